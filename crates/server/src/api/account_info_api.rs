@@ -1,0 +1,78 @@
+//! `account_info_api`: balance, free check credits and the recent ledger.
+
+use crate::auth::AuthUser;
+use crate::envelope::ApiResult;
+use crate::envelope::Success;
+use crate::state::AppState;
+use axum::extract::State;
+use serde::Serialize;
+use utoipa::ToSchema;
+
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct LedgerRow {
+    pub id: i64,
+    /// Stable kind, e.g. `qr_first_login_bonus`, `operator_credit`.
+    pub kind: String,
+    /// Change of balance in fen (1/100 yuan); negative for spending.
+    pub delta_fen: i64,
+    pub delta_free_checks: i64,
+    pub balance_after_fen: i64,
+    pub free_checks_after: i64,
+    /// Why the account changed, in Chinese.
+    pub reason: String,
+    /// Unix milliseconds.
+    pub created_at: i64,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct AccountInfo {
+    pub user_id: i64,
+    pub login_name: String,
+    /// Balance in fen (1/100 yuan).
+    pub balance_fen: i64,
+    /// Free plagiarism checks left.
+    pub free_check_credits: i64,
+    /// The newest 50 ledger rows, newest first.
+    pub ledger: Vec<LedgerRow>,
+}
+
+const RECENT_LEDGER_ROWS: i64 = 50;
+
+#[utoipa::path(get, path = "/api/base/account_info_api/account", tag = "account_info_api",
+    security(("bearer" = [])),
+    responses(
+        (status = 200, body = inline(crate::envelope::Envelope<AccountInfo>)),
+        (status = 401, description = "not_logged_in", body = crate::envelope::ErrorBody),
+    ))]
+pub async fn account(
+    State(state): State<AppState>,
+    AuthUser(session): AuthUser,
+) -> ApiResult<AccountInfo> {
+    let user = &session.user;
+    let account = state.store.account(user.id).await?;
+    let ledger = state
+        .store
+        .ledger(user.id, RECENT_LEDGER_ROWS)
+        .await?
+        .into_iter()
+        .map(|e| LedgerRow {
+            id: e.id,
+            kind: e.kind,
+            delta_fen: e.delta_fen,
+            delta_free_checks: e.delta_free_checks,
+            balance_after_fen: e.balance_after_fen,
+            free_checks_after: e.free_checks_after,
+            reason: e.reason,
+            created_at: e.created_at,
+        })
+        .collect();
+    Ok(Success(AccountInfo {
+        user_id: user.id,
+        login_name: user.login_name.clone(),
+        balance_fen: account.balance_fen,
+        free_check_credits: account.free_checks,
+        ledger,
+    }))
+}

@@ -1,0 +1,54 @@
+//! Public facts the web app needs before anyone signs in, and a health probe.
+
+use crate::envelope::{ApiResult, Success};
+use crate::state::AppState;
+use axum::extract::State;
+use serde::Serialize;
+use utoipa::ToSchema;
+
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct SiteConfig {
+    pub site_title: String,
+    /// Opened in a new tab by the "首页" menu entry.
+    pub marketing_url: String,
+    /// Which QR-login provider confirms scans, e.g. `local`.
+    pub qr_provider: String,
+    pub version: String,
+}
+
+#[utoipa::path(get, path = "/api/base/site_api/f/config", tag = "site_api",
+    responses((status = 200, body = inline(crate::envelope::Envelope<SiteConfig>))))]
+pub async fn config(State(state): State<AppState>) -> ApiResult<SiteConfig> {
+    Ok(Success(SiteConfig {
+        site_title: state.config.site_title.clone(),
+        marketing_url: state.config.marketing_url.clone(),
+        qr_provider: state.qr_provider.name().into(),
+        version: env!("CARGO_PKG_VERSION").into(),
+    }))
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct Health {
+    #[schema(example = "ok")]
+    pub status: String,
+    /// `sqlite` or `postgres`.
+    pub database: String,
+}
+
+/// Liveness and database reachability.
+#[utoipa::path(get, path = "/api/health", tag = "site_api",
+    responses(
+        (status = 200, body = inline(crate::envelope::Envelope<Health>)),
+        (status = 500, description = "database unreachable", body = crate::envelope::ErrorBody),
+    ))]
+pub async fn health(State(state): State<AppState>) -> ApiResult<Health> {
+    state.store.ping().await?;
+    Ok(Success(Health {
+        status: "ok".into(),
+        database: match state.store.backend() {
+            store::Backend::Sqlite => "sqlite".into(),
+            store::Backend::Postgres => "postgres".into(),
+        },
+    }))
+}

@@ -1,0 +1,91 @@
+//! Configuration: built-in defaults, then an optional `wenjian.toml`, then `WENJIAN_*` variables.
+
+use figment::Figment;
+use figment::providers::{Env, Format, Serialized, Toml};
+use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Config {
+    /// Address the HTTP server binds to.
+    pub listen: String,
+    /// Folder for the embedded database, uploaded files and models.
+    pub data_dir: PathBuf,
+    /// `sqlite://…` or `postgres://…`; defaults to `sqlite://<data_dir>/wenjian.db`.
+    pub database_url: Option<String>,
+    /// Where uploaded and generated files live; defaults to `<data_dir>/files`.
+    pub files_dir: Option<PathBuf>,
+    /// The address users reach this server at, used in QR codes. Defaults to the request's Host.
+    pub public_url: Option<String>,
+    pub site_title: String,
+    /// The marketing site opened by the "首页" menu entry.
+    pub marketing_url: String,
+    pub session_ttl_hours: i64,
+    pub qr_ttl_seconds: i64,
+    /// Failed logins allowed per IP and username before a temporary lock.
+    pub login_max_failures: u32,
+    /// Failed logins allowed per IP (all usernames together) before a temporary lock.
+    pub login_max_failures_per_ip: u32,
+    pub login_lock_minutes: u64,
+    /// Take the client address from `X-Forwarded-For` (only behind a trusted reverse proxy).
+    pub trust_forwarded_for: bool,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            listen: "127.0.0.1:8080".into(),
+            data_dir: PathBuf::from("./data"),
+            database_url: None,
+            files_dir: None,
+            public_url: None,
+            site_title: "文鉴".into(),
+            marketing_url: "https://wenjian.example.com".into(),
+            session_ttl_hours: 24 * 30,
+            qr_ttl_seconds: 300,
+            login_max_failures: 5,
+            login_max_failures_per_ip: 30,
+            login_lock_minutes: 15,
+            trust_forwarded_for: false,
+        }
+    }
+}
+
+impl Config {
+    /// Loads the layered configuration. `file` is the TOML file to read; when `None`,
+    /// `./wenjian.toml` is read if it exists.
+    pub fn load(file: Option<&Path>) -> anyhow::Result<Config> {
+        let mut figment = Figment::from(Serialized::defaults(Config::default()));
+        match file {
+            Some(path) => {
+                anyhow::ensure!(path.exists(), "配置文件不存在：{}", path.display());
+                figment = figment.merge(Toml::file(path));
+            }
+            None => figment = figment.merge(Toml::file("wenjian.toml")),
+        }
+        let config: Config = figment
+            .merge(Env::prefixed("WENJIAN_").ignore(&["config", "log"]))
+            .extract()?;
+        Ok(config)
+    }
+
+    pub fn database_url(&self) -> String {
+        self.database_url.clone().unwrap_or_else(|| {
+            format!(
+                "sqlite://{}?mode=rwc",
+                self.data_dir.join("wenjian.db").display()
+            )
+        })
+    }
+
+    pub fn files_dir(&self) -> PathBuf {
+        self.files_dir
+            .clone()
+            .unwrap_or_else(|| self.data_dir.join("files"))
+    }
+
+    pub fn session_ttl_ms(&self) -> i64 {
+        self.session_ttl_hours * 3_600_000
+    }
+}

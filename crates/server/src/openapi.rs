@@ -1,0 +1,53 @@
+//! The generated OpenAPI document, served at `/api/docs/openapi.json`.
+
+use crate::api::{account_info_api, login_api, site_api};
+use axum::Json;
+use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
+use utoipa::{Modify, OpenApi};
+
+#[derive(OpenApi)]
+#[openapi(
+    info(
+        title = "文鉴 Wenjian API",
+        description = "All responses use the envelope {code, success, message, result}; failures carry a real \
+HTTP status, a Chinese `message` and a stable `error` code. Authenticate with `Authorization: Bearer <access_token>`. \
+Parameters documented as query are also accepted as a form or JSON body.",
+    ),
+    paths(
+        site_api::health,
+        site_api::config,
+        login_api::login,
+        login_api::register,
+        login_api::current,
+        login_api::logout,
+        login_api::change_password,
+        login_api::login_qr_code,
+        login_api::val_login_qr_code,
+        login_api::qr_info,
+        login_api::qr_confirm,
+        account_info_api::account,
+    ),
+    modifiers(&BearerAuth),
+    tags(
+        (name = "login_api", description = "账号登录、注册与扫码登录"),
+        (name = "account_info_api", description = "账户余额、免费次数与流水"),
+        (name = "site_api", description = "站点信息与健康检查"),
+    )
+)]
+pub struct ApiDoc;
+
+struct BearerAuth;
+
+impl Modify for BearerAuth {
+    fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
+        let components = openapi.components.get_or_insert_with(Default::default);
+        components.add_security_scheme(
+            "bearer",
+            SecurityScheme::Http(HttpBuilder::new().scheme(HttpAuthScheme::Bearer).build()),
+        );
+    }
+}
+
+pub async fn document() -> Json<utoipa::openapi::OpenApi> {
+    Json(ApiDoc::openapi())
+}

@@ -1,0 +1,29 @@
+use crate::config::Config;
+use crate::qr_provider::QrLoginProvider;
+use crate::rate_limit::LoginLimiter;
+use std::sync::Arc;
+use store::Store;
+
+#[derive(Clone)]
+pub struct AppState {
+    pub store: Store,
+    pub config: Arc<Config>,
+    pub login_limiter: Arc<LoginLimiter>,
+    pub qr_provider: Arc<dyn QrLoginProvider>,
+}
+
+impl AppState {
+    pub fn new(store: Store, config: Config) -> Self {
+        let limiter = LoginLimiter::new(
+            config.login_max_failures,
+            config.login_max_failures_per_ip,
+            std::time::Duration::from_secs(config.login_lock_minutes * 60),
+        );
+        AppState {
+            store,
+            config: Arc::new(config),
+            login_limiter: Arc::new(limiter),
+            qr_provider: Arc::new(crate::qr_provider::LocalPageProvider),
+        }
+    }
+}

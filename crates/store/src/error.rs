@@ -1,0 +1,25 @@
+use thiserror::Error;
+
+#[derive(Debug, Error)]
+pub enum StoreError {
+    #[error("not found")]
+    NotFound,
+    #[error("conflict: {0}")]
+    Conflict(&'static str),
+    #[error("configuration: {0}")]
+    Config(String),
+    #[error("database: {0}")]
+    Database(#[from] sqlx::Error),
+    #[error("migration: {0}")]
+    Migrate(#[from] sqlx::migrate::MigrateError),
+    #[error("insufficient balance or credits")]
+    InsufficientFunds,
+    #[error("password hashing: {0}")]
+    Hash(String),
+}
+
+impl StoreError {
+    pub(crate) fn is_unique_violation(err: &sqlx::Error) -> bool {
+        matches!(err, sqlx::Error::Database(db) if db.is_unique_violation())
+    }
+}

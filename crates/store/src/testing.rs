@@ -1,0 +1,116 @@
+//! Throwaway databases for tests: every store test runs once on SQLite and once on PostgreSQL.
+//! PostgreSQL is reached at `WENJIAN_TEST_POSTGRES_URL` (default: local server, trust auth); each
+//! test gets a database of its own, named `wj_test_*`, dropped when the test finishes.
+
+use crate::Store;
+use sqlx::{AnyConnection, Connection, Executor};
+use std::sync::atomic::{AtomicU32, Ordering};
+
+const DEFAULT_ADMIN_URL: &str = "postgres://postgres@127.0.0.1:5432/postgres";
+
+static COUNTER: AtomicU32 = AtomicU32::new(0);
+
+pub struct TestDb {
+    pub store: Store,
+    pub url: String,
+    cleanup: Cleanup,
+}
+
+enum Cleanup {
+    File(std::path::PathBuf),
+    Database { admin_url: String, name: String },
+}
+
+fn unique_name() -> String {
+    format!(
+        "wj_test_{}_{}_{}",
+        std::process::id(),
+        COUNTER.fetch_add(1, Ordering::Relaxed),
+        crate::now_ms() % 1_000_000
+    )
+}
+
+impl TestDb {
+    pub async fn sqlite() -> Self {
+        let dir = std::env::temp_dir().join("wenjian-tests");
+        std::fs::create_dir_all(&dir).expect("create temp dir");
+        let path = dir.join(format!("{}.db", unique_name()));
+        let url = format!("sqlite://{}?mode=rwc", path.display());
+        let store = Store::open(&url).await.expect("open sqlite test store");
+        TestDb {
+            store,
+            url,
+            cleanup: Cleanup::File(path),
+        }
+    }
+
+    pub async fn postgres() -> Self {
+        sqlx::any::install_default_drivers();
+        let admin_url =
+            std::env::var("WENJIAN_TEST_POSTGRES_URL").unwrap_or_else(|_| DEFAULT_ADMIN_URL.into());
+        let name = unique_name();
+        let mut admin = AnyConnection::connect(&admin_url).await.unwrap_or_else(|e| {
+            panic!("PostgreSQL is needed for store tests at {admin_url}: {e} (scripts/test.sh starts it)")
+        });
+        admin
+            .execute(format!("CREATE DATABASE {name}").as_str())
+            .await
+            .expect("create test database");
+        admin.close().await.ok();
+        let base = admin_url
+            .rsplit_once('/')
+            .map(|(b, _)| b)
+            .unwrap_or(&admin_url);
+        let url = format!("{base}/{name}");
+        let store = Store::open(&url).await.expect("open postgres test store");
+        TestDb {
+            store,
+            url,
+            cleanup: Cleanup::Database { admin_url, name },
+        }
+    }
+
+    pub async fn cleanup(self) {
+        self.store.close().await;
+        match self.cleanup {
+            Cleanup::File(path) => {
+                for suffix in ["", "-wal", "-shm"] {
+                    let _ = std::fs::remove_file(format!("{}{suffix}", path.display()));
+                }
+            }
+            Cleanup::Database { admin_url, name } => {
+                if let Ok(mut admin) = AnyConnection::connect(&admin_url).await {
+                    let _ = admin
+                        .execute(format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)").as_str())
+                        .await;
+                }
+            }
+        }
+    }
+}
+
+/// Declares a test that runs on both backends:
+/// `store_test!(name, |store: Store| async move { ... });`
+#[macro_export]
+macro_rules! store_test {
+    ($name:ident, $body:expr) => {
+        mod $name {
+            #[allow(unused_imports)]
+            use super::*;
+
+            #[tokio::test]
+            async fn sqlite() {
+                let db = $crate::testing::TestDb::sqlite().await;
+                ($body)(db.store.clone()).await;
+                db.cleanup().await;
+            }
+
+            #[tokio::test]
+            async fn postgres() {
+                let db = $crate::testing::TestDb::postgres().await;
+                ($body)(db.store.clone()).await;
+                db.cleanup().await;
+            }
+        }
+    };
+}

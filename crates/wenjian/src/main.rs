@@ -1,0 +1,215 @@
+//! `wenjian`: the one binary. Parses arguments, builds the configuration and calls into the crates.
+
+use anyhow::{Context, bail};
+use clap::{Parser, Subcommand};
+use server::Config;
+use std::io::BufRead;
+use std::path::PathBuf;
+
+#[derive(Parser)]
+#[command(
+    name = "wenjian",
+    version,
+    about = "文鉴：论文查重、AIGC 检测与降重平台"
+)]
+struct Cli {
+    /// TOML configuration file (default: ./wenjian.toml when present).
+    #[arg(long, global = true, env = "WENJIAN_CONFIG")]
+    config: Option<PathBuf>,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Run the web app and API (with its workers) on the configured address.
+    Serve,
+    /// Create or upgrade the database schema, then exit.
+    Migrate,
+    /// Manage user accounts.
+    User {
+        #[command(subcommand)]
+        command: UserCommand,
+    },
+    /// Adjust account balances until orders and top-up exist.
+    Account {
+        #[command(subcommand)]
+        command: AccountCommand,
+    },
+}
+
+#[derive(Subcommand)]
+enum UserCommand {
+    /// Create a user. The password comes from --password, WENJIAN_USER_PASSWORD or one line of stdin.
+    Create {
+        username: String,
+        #[arg(long, env = "WENJIAN_USER_PASSWORD", hide_env_values = true)]
+        password: Option<String>,
+        /// Make the user an operator (may use the operator console).
+        #[arg(long)]
+        admin: bool,
+    },
+    /// List users.
+    List,
+}
+
+#[derive(Subcommand)]
+enum AccountCommand {
+    /// Add balance (in yuan) and/or free check credits to a user's account; every change is a ledger row.
+    Credit {
+        username: String,
+        /// Amount in yuan, e.g. 10 or 12.50; negative to correct.
+        #[arg(long, default_value = "0", allow_hyphen_values = true)]
+        yuan: String,
+        #[arg(long, default_value_t = 0, allow_hyphen_values = true)]
+        free_checks: i64,
+        #[arg(long, default_value = "运营人员手动充值")]
+        reason: String,
+    },
+}
+
+fn init_tracing() {
+    let filter = tracing_subscriber::EnvFilter::try_from_env("WENJIAN_LOG")
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info,sqlx=warn"));
+    tracing_subscriber::fmt().with_env_filter(filter).init();
+}
+
+/// "12.5" → 1250 fen, without going through floating point.
+fn yuan_to_fen(text: &str) -> anyhow::Result<i64> {
+    let text = text.trim();
+    let (negative, digits) = match text.strip_prefix('-') {
+        Some(rest) => (true, rest),
+        None => (false, text),
+    };
+    let (whole, frac) = digits.split_once('.').unwrap_or((digits, ""));
+    if whole.is_empty() && frac.is_empty()
+        || frac.len() > 2
+        || !whole
+            .chars()
+            .chain(frac.chars())
+            .all(|c| c.is_ascii_digit())
+    {
+        bail!("金额格式不正确：{text}（例：10 或 12.50）");
+    }
+    let whole: i64 = if whole.is_empty() { 0 } else { whole.parse()? };
+    let frac: i64 = format!("{frac:0<2}").parse()?;
+    let fen = whole
+        .checked_mul(100)
+        .and_then(|w| w.checked_add(frac))
+        .context("金额过大")?;
+    Ok(if negative { -fen } else { fen })
+}
+
+#[tokio::main]
+async fn main() -> anyhow::Result<()> {
+    let cli = Cli::parse();
+    init_tracing();
+    let config = Config::load(cli.config.as_deref())?;
+    match cli.command {
+        Command::Serve => server::run(config).await,
+        Command::Migrate => {
+            let store = store::Store::open(&config.database_url()).await?;
+            println!("数据库已是最新结构（{:?}）", store.backend());
+            Ok(())
+        }
+        Command::User { command } => {
+            let store = store::Store::open(&config.database_url()).await?;
+            match command {
+                UserCommand::Create {
+                    username,
+                    password,
+                    admin,
+                } => {
+                    let username = username.trim().to_string();
+                    if !server::api::login_api::valid_username(&username) {
+                        bail!(server::api::login_api::USERNAME_RULE);
+                    }
+                    let password = match password {
+                        Some(p) => p,
+                        None => {
+                            let mut line = String::new();
+                            std::io::stdin().lock().read_line(&mut line)?;
+                            line.trim_end_matches(['\r', '\n']).to_string()
+                        }
+                    };
+                    if password.chars().count() < 8 {
+                        bail!("密码至少需要 8 个字符");
+                    }
+                    let user = match store.create_user(&username, &password, admin).await {
+                        Err(store::StoreError::Conflict(_)) => {
+                            bail!("该用户名已被注册：{username}")
+                        }
+                        other => other?,
+                    };
+                    println!(
+                        "已创建用户 {} (id {}){}",
+                        user.login_name,
+                        user.id,
+                        if admin { "，运营人员" } else { "" }
+                    );
+                }
+                UserCommand::List => {
+                    for u in store.list_users().await? {
+                        println!(
+                            "{}\t{}\t{}",
+                            u.id,
+                            u.login_name,
+                            if u.is_operator { "operator" } else { "" }
+                        );
+                    }
+                }
+            }
+            Ok(())
+        }
+        Command::Account { command } => {
+            let store = store::Store::open(&config.database_url()).await?;
+            match command {
+                AccountCommand::Credit {
+                    username,
+                    yuan,
+                    free_checks,
+                    reason,
+                } => {
+                    let fen = yuan_to_fen(&yuan)?;
+                    let user = match store.user_by_login(&username).await {
+                        Err(store::StoreError::NotFound) => bail!("用户不存在：{username}"),
+                        other => other?,
+                    };
+                    let account = match store
+                        .operator_credit(user.id, fen, free_checks, &reason)
+                        .await
+                    {
+                        Err(store::StoreError::InsufficientFunds) => {
+                            bail!("余额或免费次数不能为负")
+                        }
+                        other => other?,
+                    };
+                    println!(
+                        "{}：余额 {}.{:02} 元，免费查重 {} 次",
+                        user.login_name,
+                        account.balance_fen / 100,
+                        account.balance_fen.abs() % 100,
+                        account.free_checks
+                    );
+                }
+            }
+            Ok(())
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::yuan_to_fen;
+
+    #[test]
+    fn yuan_parsing() {
+        assert_eq!(yuan_to_fen("10").unwrap(), 1000);
+        assert_eq!(yuan_to_fen("12.5").unwrap(), 1250);
+        assert_eq!(yuan_to_fen("0.05").unwrap(), 5);
+        assert_eq!(yuan_to_fen("-3.10").unwrap(), -310);
+        assert!(yuan_to_fen("1.234").is_err());
+        assert!(yuan_to_fen("abc").is_err());
+        assert!(yuan_to_fen("").is_err());
+    }
+}

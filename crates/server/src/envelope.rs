@@ -130,10 +130,10 @@ impl IntoResponse for ApiError {
             }),
         )
             .into_response();
-        if let Some(secs) = self.retry_after_secs {
-            if let Ok(value) = HeaderValue::from_str(&secs.to_string()) {
-                response.headers_mut().insert(header::RETRY_AFTER, value);
-            }
+        if let Some(secs) = self.retry_after_secs
+            && let Ok(value) = HeaderValue::from_str(&secs.to_string())
+        {
+            response.headers_mut().insert(header::RETRY_AFTER, value);
         }
         response
     }

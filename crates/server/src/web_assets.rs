@@ -25,16 +25,17 @@ pub async fn serve_web(uri: Uri) -> Response {
     if path == "api" || path.starts_with("api/") {
         return crate::api::api_not_found().await.into_response();
     }
-    if !path.is_empty() && path != "index.html" {
-        if let Some(file) = WebAssets::get(path) {
-            // Vite puts content-hashed files under assets/: they never change, so cache for good.
-            let cache = if path.starts_with("assets/") {
-                "public, max-age=31536000, immutable"
-            } else {
-                "no-cache"
-            };
-            return asset_response(path, file.data.into_owned(), cache);
-        }
+    if !path.is_empty()
+        && path != "index.html"
+        && let Some(file) = WebAssets::get(path)
+    {
+        // Vite puts content-hashed files under assets/: they never change, so cache for good.
+        let cache = if path.starts_with("assets/") {
+            "public, max-age=31536000, immutable"
+        } else {
+            "no-cache"
+        };
+        return asset_response(path, file.data.into_owned(), cache);
     }
     match WebAssets::get("index.html") {
         Some(index) => asset_response("index.html", index.data.into_owned(), "no-cache"),

@@ -124,12 +124,12 @@ fn ensure_sqlite_parent_dir(url: &str) -> Result<()> {
     if path.is_empty() || path == ":memory:" {
         return Ok(());
     }
-    if let Some(parent) = std::path::Path::new(path).parent() {
-        if !parent.as_os_str().is_empty() {
-            std::fs::create_dir_all(parent).map_err(|e| {
-                StoreError::Config(format!("无法创建数据目录 {}：{e}", parent.display()))
-            })?;
-        }
+    if let Some(parent) = std::path::Path::new(path).parent()
+        && !parent.as_os_str().is_empty()
+    {
+        std::fs::create_dir_all(parent).map_err(|e| {
+            StoreError::Config(format!("无法创建数据目录 {}：{e}", parent.display()))
+        })?;
     }
     Ok(())
 }

@@ -1,0 +1,88 @@
+import { get, post } from './client'
+
+export interface LoginResult {
+  access_token: string
+  token_type: string
+  expires_at: number
+}
+
+export interface UserInfo {
+  id: number
+  loginName: string
+  name: string
+  avatar: string
+  introduction: string
+  roles: string[]
+  operator: boolean
+  createdAt: number
+}
+
+export interface QrCode {
+  id: string
+  qrCode: string
+  expiresAt: number
+  expiresInSeconds: number
+}
+
+export interface QrInfo {
+  id: string
+  status: 'pending' | 'confirmed' | 'consumed' | 'expired'
+  provider: string
+  requesterIp: string
+  requesterAgent: string
+  createdAt: number
+  expiresAt: number
+}
+
+export interface LedgerRow {
+  id: number
+  kind: string
+  deltaFen: number
+  deltaFreeChecks: number
+  balanceAfterFen: number
+  freeChecksAfter: number
+  reason: string
+  createdAt: number
+}
+
+export interface AccountInfo {
+  userId: number
+  loginName: string
+  balanceFen: number
+  freeCheckCredits: number
+  ledger: LedgerRow[]
+}
+
+export interface SiteConfig {
+  siteTitle: string
+  marketingUrl: string
+  qrProvider: string
+  version: string
+}
+
+// Login failures are shown by the form itself, so these calls stay silent.
+export const login = (username: string, password: string) =>
+  post<LoginResult>('api/base/login_api/f/login', { params: { username, password }, silent: true })
+
+export const register = (username: string, password: string) =>
+  post<LoginResult>('api/base/login_api/f/register', { data: { username, password }, silent: true })
+
+export const getInfo = () => post<UserInfo>('api/base/login_api/current', { silent: true })
+
+export const logout = () => post<boolean>('api/base/login_api/logout', { silent: true })
+
+export const changePassword = (old_password: string, new_password: string) =>
+  post<boolean>('api/base/login_api/change_password', { data: { old_password, new_password }, silent: true })
+
+export const getLoginQrCode = () => post<QrCode>('api/base/login_api/f/login_qr_code', { silent: true })
+
+export const valLoginQrCode = (id: string) =>
+  post<LoginResult | false>('api/base/login_api/f/val_login_qr_code', { params: { id }, silent: true })
+
+export const getQrInfo = (id: string) => post<QrInfo>('api/base/login_api/f/qr_info', { params: { id }, silent: true })
+
+export const confirmQr = (id: string) => post<boolean>('api/base/login_api/qr_confirm', { params: { id }, silent: true })
+
+export const getAccount = () => get<AccountInfo>('/api/base/account_info_api/account')
+
+export const getSiteConfig = () => get<SiteConfig>('/api/base/site_api/f/config', { silent: true })

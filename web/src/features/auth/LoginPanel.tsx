@@ -1,0 +1,205 @@
+import { useState } from 'react'
+import { Button, Form, Input, Spin, Typography } from 'antd'
+import { LockOutlined, ReloadOutlined, UserOutlined } from '@ant-design/icons'
+import { Link } from 'react-router'
+import { useQrLogin } from './useQrLogin'
+import { useUserStore } from '../../stores/user'
+import { toastError } from '../../utils/feedback'
+import { capsLockOn, validNewUsername } from '../../utils/validate'
+import { zhCN } from '../../locales/zh-CN'
+
+interface Props {
+  /** Whether the panel is on screen: QR polling runs only then. */
+  active: boolean
+  onSuccess: () => void
+  /** Shows the dismiss link (dialog only). */
+  onDismiss?: () => void
+}
+
+/** QR login beside the password / register form; used by the login dialog and the /login page. */
+export default function LoginPanel({ active, onSuccess, onDismiss }: Props) {
+  const acceptToken = useUserStore((s) => s.acceptToken)
+  const { qr, refresh } = useQrLogin(active, (token) => {
+    acceptToken(token)
+    onSuccess()
+  })
+  const [mode, setMode] = useState<'login' | 'register'>('login')
+
+  return (
+    <div className="login-panel">
+      <div className="login-qr">
+        <div className="login-qr-title">手机扫码登录</div>
+        <div
+          className="login-qr-box"
+          role="button"
+          tabIndex={0}
+          title="点击刷新二维码"
+          onClick={() => void refresh()}
+          onKeyDown={(e) => e.key === 'Enter' && void refresh()}
+        >
+          {qr ? (
+            <img src={qr.dataUrl} width={300} height={300} alt="登录二维码" data-testid="login-qr" />
+          ) : (
+            <Spin />
+          )}
+          {qr?.stale && (
+            <div className="login-qr-stale">
+              <div>二维码已失效</div>
+              <div>点击刷新</div>
+            </div>
+          )}
+        </div>
+        <div className="login-qr-hint">
+          用手机相机或浏览器扫码，在手机上确认登录
+          <Button type="link" size="small" icon={<ReloadOutlined />} onClick={() => void refresh()}>
+            刷新二维码
+          </Button>
+        </div>
+        <div className="login-qr-gift">首次扫码登录赠送 1 次免费查重</div>
+      </div>
+      <div className="login-form">
+        {mode === 'login' ? (
+          <PasswordForm onSuccess={onSuccess} onRegister={() => setMode('register')} />
+        ) : (
+          <RegisterForm onSuccess={onSuccess} onLogin={() => setMode('login')} />
+        )}
+        {onDismiss && (
+          <div className="login-dismiss">
+            <Typography.Link onClick={onDismiss}>{zhCN.dismissLogin}</Typography.Link>
+          </div>
+        )}
+      </div>
+    </div>
+  )
+}
+
+function CapsLockHint({ on }: { on: boolean }) {
+  return on ? <div className="caps-hint">大写锁定已开启</div> : null
+}
+
+function PasswordForm({ onSuccess, onRegister }: { onSuccess: () => void; onRegister: () => void }) {
+  const login = useUserStore((s) => s.loginWithPassword)
+  const [loading, setLoading] = useState(false)
+  const [caps, setCaps] = useState(false)
+
+  const submit = async (values: { username: string; password: string }) => {
+    if (loading) return
+    setLoading(true)
+    try {
+      await login(values.username.trim(), values.password)
+      onSuccess()
+    } catch (e) {
+      toastError((e as Error).message)
+    } finally {
+      setLoading(false)
+    }
+  }
+
+  return (
+    <>
+      <div className="login-form-title">账号密码登录</div>
+      <Form layout="vertical" onFinish={submit} requiredMark={false} name="login">
+        <Form.Item
+          name="username"
+          validateTrigger="onBlur"
+          rules={[{ required: true, whitespace: true, message: '请输入用户名' }]}
+        >
+          <Input prefix={<UserOutlined />} placeholder="用户名" autoComplete="username" size="large" />
+        </Form.Item>
+        <Form.Item name="password" validateTrigger="onBlur" rules={[{ required: true, message: '请输入密码' }]}>
+          <Input.Password
+            prefix={<LockOutlined />}
+            placeholder="密码"
+            autoComplete="current-password"
+            size="large"
+            onKeyUp={(e) => setCaps(capsLockOn(e))}
+            onBlur={() => setCaps(false)}
+          />
+        </Form.Item>
+        <CapsLockHint on={caps} />
+        <Button type="primary" htmlType="submit" block size="large" loading={loading}>
+          登录
+        </Button>
+      </Form>
+      <div className="login-links">
+        <span>
+          还没有账号？<Typography.Link onClick={onRegister}>立即注册</Typography.Link>
+        </span>
+        <Link to="/forgot-password">忘记密码？</Link>
+      </div>
+    </>
+  )
+}
+
+function RegisterForm({ onSuccess, onLogin }: { onSuccess: () => void; onLogin: () => void }) {
+  const register = useUserStore((s) => s.registerAccount)
+  const [loading, setLoading] = useState(false)
+
+  const submit = async (values: { username: string; password: string }) => {
+    if (loading) return
+    setLoading(true)
+    try {
+      await register(values.username.trim(), values.password)
+      onSuccess()
+    } catch (e) {
+      toastError((e as Error).message)
+    } finally {
+      setLoading(false)
+    }
+  }
+
+  return (
+    <>
+      <div className="login-form-title">注册新账号</div>
+      <Form layout="vertical" onFinish={submit} requiredMark={false} name="register">
+        <Form.Item
+          name="username"
+          validateTrigger="onBlur"
+          rules={[
+            { required: true, whitespace: true, message: '请输入用户名' },
+            {
+              validator: (_, v: string) =>
+                !v || validNewUsername(v)
+                  ? Promise.resolve()
+                  : Promise.reject(new Error('4–32 个字符，可使用字母、数字、汉字及 _ - . @')),
+            },
+          ]}
+        >
+          <Input prefix={<UserOutlined />} placeholder="用户名（4–32 个字符）" autoComplete="username" size="large" />
+        </Form.Item>
+        <Form.Item
+          name="password"
+          validateTrigger="onBlur"
+          rules={[
+            { required: true, message: '请输入密码' },
+            { min: 8, message: '密码至少需要 8 个字符' },
+          ]}
+        >
+          <Input.Password prefix={<LockOutlined />} placeholder="密码（至少 8 位）" autoComplete="new-password" size="large" />
+        </Form.Item>
+        <Form.Item
+          name="confirm"
+          dependencies={['password']}
+          validateTrigger="onBlur"
+          rules={[
+            { required: true, message: '请再次输入密码' },
+            ({ getFieldValue }) => ({
+              validator: (_, v: string) =>
+                !v || getFieldValue('password') === v ? Promise.resolve() : Promise.reject(new Error('两次输入的密码不一致')),
+            }),
+          ]}
+        >
+          <Input.Password prefix={<LockOutlined />} placeholder="确认密码" autoComplete="new-password" size="large" />
+        </Form.Item>
+        <Button type="primary" htmlType="submit" block size="large" loading={loading}>
+          注册并登录
+        </Button>
+      </Form>
+      <div className="login-links">
+        <span>
+          已有账号？<Typography.Link onClick={onLogin}>去登录</Typography.Link>
+        </span>
+      </div>
+    </>
+  )
+}

@@ -1,0 +1,145 @@
+import {
+  AuditOutlined,
+  EditOutlined,
+  FileSearchOutlined,
+  FileTextOutlined,
+  FundProjectionScreenOutlined,
+  RobotOutlined,
+  ScissorOutlined,
+  WalletOutlined,
+} from '@ant-design/icons'
+import type { MenuGroup, PageRoute } from './meta'
+import FeatureUnavailable from '../components/FeatureUnavailable'
+import AccountCenter from '../features/account'
+
+const soon = (feature: string, detail: string) => <FeatureUnavailable feature={feature} detail={detail} />
+
+/** Every product screen of spec §2, grouped as the sidebar shows them. */
+export const menuGroups: MenuGroup[] = [
+  {
+    key: 'check',
+    title: '论文查重',
+    icon: <FileSearchOutlined />,
+    pages: [
+      { path: '/papercheck/check', meta: { title: '论文查重', affix: true }, element: soon('论文查重', '上传论文，获得与知网同口径的总文字复制比、逐段标红与 PDF 报告。') },
+      { path: '/paper/report', meta: { title: '查重记录', hidden: true, activeMenu: '/papercheck/check' }, element: soon('查重记录', '您提交的每一次查重都会在这里列出，可查看进度、报告与下载。') },
+      { path: '/paper/submit/:id', meta: { title: '确认提交', hidden: true, noCache: true, activeMenu: '/papercheck/check' }, element: soon('查重提交确认', '提交前在此核对标题、作者、字数与费用。') },
+    ],
+  },
+  {
+    key: 'machine',
+    title: '论文降重',
+    icon: <ScissorOutlined />,
+    pages: [
+      { path: '/papermachinesubmit/papermachine', meta: { title: '论文降重' }, element: soon('论文降重', '对查重标红段落进行改写，并用同一查重引擎重新测量复制比。') },
+      { path: '/papermachine/list', meta: { title: '降重记录' }, element: soon('降重记录', '每一次降重任务的进度与前后对比将在这里列出。') },
+      { path: '/papermachine/cnki', meta: { title: '知网版降重记录' }, element: soon('知网版降重记录', '依据知网格式报告进行的降重任务将在这里列出。') },
+      { path: '/papermachine/content/:id', meta: { title: '降重详情', hidden: true, noCache: true, activeMenu: '/papermachine/list' }, element: soon('降重详情', '逐段展示改写前后的文本与实测复制比。') },
+    ],
+  },
+  {
+    key: 'aigcdown',
+    title: '降AIGC',
+    icon: <RobotOutlined />,
+    pages: [
+      { path: '/proaigcsubmit/promachine', meta: { title: '降AIGC' }, element: soon('降AIGC', '改写机器生成痕迹明显的段落，并重新检测 AI 率。') },
+      { path: '/proaigcsubmit/list', meta: { title: '降AIGC记录' }, element: soon('降AIGC记录', '每一次降 AIGC 任务的进度与结果将在这里列出。') },
+      { path: '/proaigcsubmit/content/:id', meta: { title: '改写对比', hidden: true, noCache: true, activeMenu: '/proaigcsubmit/list' }, element: soon('改写对比', '逐段对比改写前后的文本与实测 AI 概率。') },
+      { path: '/aigcdown/machine', meta: { title: 'AI率降低' }, element: soon('AI率降低', '粘贴或上传文本，降低其中的 AI 生成痕迹。') },
+      { path: '/aigc/list', meta: { title: 'AI率降低记录' }, element: soon('AI率降低记录', '每一次 AI 率降低任务将在这里列出。') },
+    ],
+  },
+  {
+    key: 'aigccheck',
+    title: 'AIGC检测',
+    icon: <AuditOutlined />,
+    pages: [
+      { path: '/aigccheck/check', meta: { title: 'AIGC检测' }, element: soon('AIGC检测', '用本地语言模型逐段估计文本由 AI 生成的概率，并说明其局限。') },
+      { path: '/aigccheck/list', meta: { title: '检测记录' }, element: soon('AIGC检测记录', '每一次 AIGC 检测的进度与结果将在这里列出。') },
+      { path: '/aigccheck/content/:id', meta: { title: '检测详情', hidden: true, noCache: true, activeMenu: '/aigccheck/list' }, element: soon('AIGC检测详情', '逐段展示 AI 概率与分档。') },
+    ],
+  },
+  {
+    key: 'cnki',
+    title: '段落改写',
+    icon: <EditOutlined />,
+    pages: [
+      { path: '/cnki/cnki', meta: { title: '段落改写' }, element: soon('段落改写', '逐段改写文本，可设置改写强度与保留术语。') },
+      { path: '/nlp/machine', meta: { title: '智能改写' }, element: soon('智能改写', '润色、扩写、缩写与学术化表达。') },
+      { path: '/machine/list', meta: { title: '改写记录' }, element: soon('改写记录', '每一次改写任务将在这里列出。') },
+    ],
+  },
+  {
+    key: 'ppt',
+    title: '答辩PPT',
+    icon: <FundProjectionScreenOutlined />,
+    pages: [
+      { path: '/aippt/ppt', meta: { title: '答辩PPT' }, element: soon('答辩PPT生成', '根据论文生成答辩演示文稿。') },
+      { path: '/aippt/list', meta: { title: 'PPT记录' }, element: soon('PPT记录', '生成的答辩 PPT 将在这里列出。') },
+      { path: '/aippt/ppttype/:id', meta: { title: '确认生成', hidden: true, noCache: true, activeMenu: '/aippt/ppt' }, element: soon('PPT生成确认', '选择模板并确认生成。') },
+    ],
+  },
+  {
+    key: 'aipaper',
+    title: '论文生成',
+    icon: <FileTextOutlined />,
+    pages: [
+      { path: '/aipaper/gc', meta: { title: 'AI论文生成' }, element: soon('AI论文生成', '根据题目生成大纲与正文初稿。') },
+      { path: '/aipaper/list', meta: { title: 'AI论文列表' }, element: soon('AI论文列表', '生成的论文将在这里列出。') },
+      { path: '/aipaper/outline/:id', meta: { title: '论文大纲', hidden: true, noCache: true, activeMenu: '/aipaper/list' }, element: soon('论文大纲', '查看与修改生成的大纲。') },
+      { path: '/aipaper/content/:id', meta: { title: '论文内容', hidden: true, noCache: true, activeMenu: '/aipaper/list' }, element: soon('论文内容', '查看与修改生成的正文。') },
+      { path: '/papergc/gc', meta: { title: '毕业论文生成' }, element: soon('毕业论文生成', '按学校格式生成毕业论文初稿。') },
+      { path: '/paperwirte/gc', meta: { title: '论文写作' }, element: soon('论文写作', '分章节撰写论文。') },
+      { path: '/paperwirte/report', meta: { title: '写作记录' }, element: soon('写作记录', '论文写作任务将在这里列出。') },
+      { path: '/paperwirte/wirte/:id', meta: { title: '写作详情', hidden: true, noCache: true, activeMenu: '/paperwirte/report' }, element: soon('写作详情', '查看写作任务的内容。') },
+      { path: '/paperwirte/biye', meta: { title: '毕业论文', hidden: true }, element: soon('毕业论文写作', '毕业论文专项写作。') },
+    ],
+  },
+  {
+    key: 'order',
+    title: '套餐与账户',
+    icon: <WalletOutlined />,
+    pages: [
+      { path: '/order/taocan', meta: { title: '优惠套餐' }, element: soon('优惠套餐', '购买查重、降重与检测套餐。') },
+      { path: '/order/recharge', meta: { title: '账户充值' }, element: soon('账户充值', '通过微信支付或支付宝为账户充值。') },
+      { path: '/order/account', meta: { title: '账户中心' }, element: <AccountCenter /> },
+    ],
+  },
+]
+
+export const allPages: PageRoute[] = menuGroups.flatMap((g) => g.pages)
+
+/** The group a path belongs to, for breadcrumbs and the header menu's highlight. */
+export function findPage(pathname: string): { group?: MenuGroup; page?: PageRoute } {
+  for (const group of menuGroups) {
+    for (const page of group.pages) {
+      if (matchPattern(page.path, pathname)) return { group, page }
+    }
+  }
+  return {}
+}
+
+export function matchPattern(pattern: string, pathname: string): boolean {
+  const a = pattern.split('/')
+  const b = pathname.replace(/\/$/, '').split('/')
+  return a.length === b.length && a.every((seg, i) => seg.startsWith(':') || seg === b[i])
+}
+
+/** The header menu of spec §1; `home` opens the marketing site in a new tab. */
+export const headerMenu: { key: string; title: string; to: string | 'marketing'; group?: string }[] = [
+  { key: 'home', title: '首页', to: 'marketing' },
+  { key: 'check', title: '论文查重', to: '/papercheck/check', group: 'check' },
+  { key: 'machine', title: '论文降重', to: '/papermachinesubmit/papermachine', group: 'machine' },
+  { key: 'aigcdown', title: '降AIGC', to: '/proaigcsubmit/promachine', group: 'aigcdown' },
+  { key: 'aigccheck', title: 'AIGC检测', to: '/aigccheck/check', group: 'aigccheck' },
+  { key: 'cnki', title: '段落改写', to: '/cnki/cnki', group: 'cnki' },
+  { key: 'ppt', title: '答辩PPT', to: '/aippt/ppt', group: 'ppt' },
+  { key: 'aipaper', title: '论文生成', to: '/aipaper/gc', group: 'aipaper' },
+  { key: 'order', title: '优惠套餐', to: '/order/taocan', group: 'order' },
+]
+
+/** Which header entry is active for a path. */
+export function activeHeaderKey(pathname: string): string | undefined {
+  const { group } = findPage(pathname)
+  return group && headerMenu.find((h) => h.group === group.key)?.key
+}

@@ -1,0 +1,21 @@
+import { create } from 'zustand'
+import { getSiteConfig, type SiteConfig } from '../api/user'
+import { zhCN } from '../locales/zh-CN'
+
+interface SiteState extends SiteConfig {
+  load: () => Promise<void>
+}
+
+export const useSiteStore = create<SiteState>((set) => ({
+  siteTitle: zhCN.siteTitle,
+  marketingUrl: '',
+  qrProvider: 'local',
+  version: '',
+  load: async () => {
+    try {
+      set(await getSiteConfig())
+    } catch {
+      // The defaults are usable; the header's home link is simply hidden without a URL.
+    }
+  },
+}))

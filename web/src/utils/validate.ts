@@ -1,0 +1,20 @@
+/** An external link starts with http(s):, mailto: or tel:. */
+export function isExternal(path: string): boolean {
+  return /^(https?:|mailto:|tel:)/.test(path)
+}
+
+/** Only these two names count in the template's username helper. */
+export function validUsername(name: string): boolean {
+  return ['admin', 'editor'].includes(name.trim())
+}
+
+/** The rule the server enforces on registration: 4–32 letters (any script), digits or _ - . @ */
+export function validNewUsername(name: string): boolean {
+  const chars = Array.from(name.trim())
+  return chars.length >= 4 && chars.length <= 32 && chars.every((c) => /[\p{L}\p{N}_\-.@]/u.test(c))
+}
+
+/** Caps-lock state from a keyboard event, for password fields. */
+export function capsLockOn(event: { getModifierState?: (key: 'CapsLock') => boolean }): boolean {
+  return Boolean(event.getModifierState?.('CapsLock'))
+}

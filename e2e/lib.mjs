@@ -1,0 +1,31 @@
+// Shared helpers for browser tests: Debian's Chromium driven by playwright-core.
+import { chromium } from 'playwright-core'
+
+export const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium'
+
+export function launch() {
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+  })
+}
+
+export const DESKTOP = { viewport: { width: 1366, height: 800 }, locale: 'zh-CN' }
+export const PHONE = {
+  viewport: { width: 390, height: 844 },
+  deviceScaleFactor: 2,
+  isMobile: true,
+  hasTouch: true,
+  locale: 'zh-CN',
+  userAgent:
+    'Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1',
+}

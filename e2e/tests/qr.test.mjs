@@ -1,0 +1,68 @@
+import { test, before, after } from 'node:test'
+import assert from 'node:assert/strict'
+import jsQR from 'jsqr'
+import { launch, DESKTOP, PHONE } from '../lib.mjs'
+import { startServer } from '../server.mjs'
+
+let server, browser
+before(async () => {
+  server = await startServer()
+  browser = await launch()
+})
+after(async () => {
+  await browser?.close()
+  await server?.stop()
+})
+
+/** Reads the QR image the way a phone camera would: from its pixels. */
+async function decodeQr(page) {
+  const img = page.getByTestId('login-qr')
+  await img.waitFor()
+  const pixels = await img.evaluate((el) => {
+    const canvas = document.createElement('canvas')
+    canvas.width = el.naturalWidth
+    canvas.height = el.naturalHeight
+    const ctx = canvas.getContext('2d')
+    ctx.drawImage(el, 0, 0)
+    const data = ctx.getImageData(0, 0, canvas.width, canvas.height)
+    return { data: Array.from(data.data), width: data.width, height: data.height }
+  })
+  assert.equal(pixels.width, 300)
+  const code = jsQR(Uint8ClampedArray.from(pixels.data), pixels.width, pixels.height)
+  assert.ok(code, 'QR image decodes')
+  return code.data
+}
+
+test('QR login: phone registers and confirms, desktop signs in within 4 s with one free check', async () => {
+  const desktop = await (await browser.newContext(DESKTOP)).newPage()
+  await desktop.goto(`${server.base}/papercheck/check`)
+  const url = await decodeQr(desktop)
+  assert.match(url, new RegExp(`^${server.base}/m/qr/[0-9a-f]{32}$`))
+
+  const phone = await (await browser.newContext(PHONE)).newPage()
+  await phone.goto(url)
+  await phone.getByText('您正在登录文鉴网页版').waitFor()
+  await phone.getByText('立即注册').click()
+  await phone.getByPlaceholder('用户名（4–32 个字符）').fill('扫码同学01')
+  await phone.getByPlaceholder('密码（至少 8 位）').fill('qr-password-1')
+  await phone.getByRole('button', { name: '注册' }).click()
+  await phone.getByText('当前账号：').waitFor()
+  await phone.screenshot({ path: 'artifacts/phone-qr-confirm.png' }).catch(() => {})
+  const confirmedAt = Date.now()
+  await phone.getByRole('button', { name: '确认登录' }).click()
+  await phone.getByText('已确认登录').waitFor()
+
+  await desktop.getByTestId('user-area').waitFor({ timeout: 4000 })
+  assert.ok(Date.now() - confirmedAt <= 4000 + 500)
+  assert.equal(await desktop.locator('.ant-modal-wrap:visible').count(), 0, 'dialog closed')
+  assert.match(await desktop.getByTestId('user-area').innerText(), /ID：\d+/)
+
+  await desktop.goto(`${server.base}/order/account`)
+  const free = desktop.locator('.ant-statistic', { hasText: '免费查重次数' })
+  await free.getByText('1', { exact: true }).waitFor()
+  await desktop.getByText('首次扫码登录赠送免费查重 1 次').waitFor()
+
+  // The same QR cannot be used twice.
+  await phone.goto(url)
+  await phone.getByText('该二维码已使用').waitFor()
+})

@@ -51,3 +51,24 @@ impl Modify for BearerAuth {
 pub async fn document() -> Json<utoipa::openapi::OpenApi> {
     Json(ApiDoc::openapi())
 }
+
+/// The document as pretty JSON, for `wenjian openapi` and the committed `docs/openapi.json`.
+pub fn document_json() -> String {
+    ApiDoc::openapi()
+        .to_pretty_json()
+        .unwrap_or_else(|e| format!("{{\"error\":\"{e}\"}}"))
+}
+
+#[cfg(test)]
+mod tests {
+    /// `docs/openapi.json` is generated; regenerate with `cargo run -p wenjian -- openapi > docs/openapi.json`.
+    #[test]
+    fn committed_document_is_current() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/openapi.json");
+        let committed = std::fs::read_to_string(path).unwrap_or_default();
+        assert!(
+            committed.trim() == super::document_json().trim(),
+            "docs/openapi.json is out of date: run `cargo run -p wenjian -- openapi > docs/openapi.json`"
+        );
+    }
+}

@@ -31,6 +31,8 @@ enum Command {
         #[command(subcommand)]
         command: UserCommand,
     },
+    /// Print the OpenAPI document (as served at /api/docs/openapi.json).
+    Openapi,
     /// Adjust account balances until orders and top-up exist.
     Account {
         #[command(subcommand)]
@@ -48,6 +50,12 @@ enum UserCommand {
         /// Make the user an operator (may use the operator console).
         #[arg(long)]
         admin: bool,
+    },
+    /// Reset a user's password (for a user who forgot it); signs out all their sessions.
+    Password {
+        username: String,
+        #[arg(long, env = "WENJIAN_USER_PASSWORD", hide_env_values = true)]
+        password: Option<String>,
     },
     /// List users.
     List,
@@ -100,6 +108,22 @@ fn yuan_to_fen(text: &str) -> anyhow::Result<i64> {
     Ok(if negative { -fen } else { fen })
 }
 
+/// The password from the flag or variable, else one line of stdin; at least 8 characters.
+fn new_password(given: Option<String>) -> anyhow::Result<String> {
+    let password = match given {
+        Some(p) => p,
+        None => {
+            let mut line = String::new();
+            std::io::stdin().lock().read_line(&mut line)?;
+            line.trim_end_matches(['\r', '\n']).to_string()
+        }
+    };
+    if password.chars().count() < 8 {
+        bail!("密码至少需要 8 个字符");
+    }
+    Ok(password)
+}
+
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
     let cli = Cli::parse();
@@ -107,6 +131,10 @@ async fn main() -> anyhow::Result<()> {
     let config = Config::load(cli.config.as_deref())?;
     match cli.command {
         Command::Serve => server::run(config).await,
+        Command::Openapi => {
+            println!("{}", server::openapi::document_json());
+            Ok(())
+        }
         Command::Migrate => {
             let store = store::Store::open(&config.database_url()).await?;
             println!("数据库已是最新结构（{:?}）", store.backend());
@@ -124,17 +152,7 @@ async fn main() -> anyhow::Result<()> {
                     if !server::api::login_api::valid_username(&username) {
                         bail!(server::api::login_api::USERNAME_RULE);
                     }
-                    let password = match password {
-                        Some(p) => p,
-                        None => {
-                            let mut line = String::new();
-                            std::io::stdin().lock().read_line(&mut line)?;
-                            line.trim_end_matches(['\r', '\n']).to_string()
-                        }
-                    };
-                    if password.chars().count() < 8 {
-                        bail!("密码至少需要 8 个字符");
-                    }
+                    let password = new_password(password)?;
                     let user = match store.create_user(&username, &password, admin).await {
                         Err(store::StoreError::Conflict(_)) => {
                             bail!("该用户名已被注册：{username}")
@@ -147,6 +165,15 @@ async fn main() -> anyhow::Result<()> {
                         user.id,
                         if admin { "，运营人员" } else { "" }
                     );
+                }
+                UserCommand::Password { username, password } => {
+                    let password = new_password(password)?;
+                    let user = match store.user_by_login(&username).await {
+                        Err(store::StoreError::NotFound) => bail!("用户不存在：{username}"),
+                        other => other?,
+                    };
+                    store.set_password(user.id, &password, None).await?;
+                    println!("已重置 {} 的密码，其所有登录已退出", user.login_name);
                 }
                 UserCommand::List => {
                     for u in store.list_users().await? {

@@ -1,0 +1,66 @@
+# Shared by scripts/run.sh and scripts/test.sh: install what this machine is missing.
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+
+log() { printf '\033[1;34m==>\033[0m %s\n' "$*"; }
+
+as_root() {
+  if [ "$(id -u)" = 0 ]; then "$@"; elif command -v sudo >/dev/null; then sudo "$@"; else
+    echo "需要 root 权限来安装系统软件包：$*" >&2; return 1; fi
+}
+
+APT_UPDATED=0
+apt_install() {
+  if [ "$APT_UPDATED" = 0 ]; then as_root apt-get update -qq; APT_UPDATED=1; fi
+  DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq "$@" >/dev/null
+}
+
+require_toolchains() {
+  command -v cargo >/dev/null || { echo "缺少 Rust 工具链（cargo）" >&2; exit 1; }
+  command -v npm >/dev/null || { echo "缺少 Node.js / npm" >&2; exit 1; }
+}
+
+# npm ci when the lock file changed since the last install, so repeated runs stay fast.
+npm_install() {
+  local dir="$1"
+  local stamp="$dir/node_modules/.wenjian-lock-hash"
+  local hash
+  hash="$(sha256sum "$dir/package-lock.json" | cut -d' ' -f1)"
+  if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$hash" ]; then
+    log "npm ci ($dir)"
+    (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error)
+    echo "$hash" > "$stamp"
+  fi
+}
+
+build_web() {
+  npm_install "$ROOT/web"
+  log "building the web app"
+  (cd "$ROOT/web" && npm run build --silent)
+}
+
+ensure_browser() {
+  local want=()
+  [ -x /usr/bin/chromium ] || want+=(chromium)
+  fc-list 2>/dev/null | grep -qi 'Noto Sans CJK' || want+=(fonts-noto-cjk)
+  if [ "${#want[@]}" -gt 0 ]; then
+    log "installing ${want[*]}"
+    apt_install "${want[@]}"
+  fi
+}
+
+ensure_postgres() {
+  if ! command -v pg_isready >/dev/null; then
+    log "installing PostgreSQL"
+    apt_install postgresql
+  fi
+  if ! pg_isready -h 127.0.0.1 -p 5432 -q; then
+    log "starting PostgreSQL"
+    local version
+    version="$(ls /etc/postgresql | sort -V | tail -n 1)"
+    as_root pg_ctlcluster --skip-systemctl-redirect "$version" main start
+    for _ in $(seq 1 30); do pg_isready -h 127.0.0.1 -p 5432 -q && break; sleep 1; done
+  fi
+  pg_isready -h 127.0.0.1 -p 5432 -q || { echo "PostgreSQL 未能在 127.0.0.1:5432 启动" >&2; exit 1; }
+}

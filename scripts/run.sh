@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# Sets up and runs Wenjian on its embedded defaults (SQLite and files under ./data) at http://127.0.0.1:8080.
+source "$(dirname "$0")/lib.sh"
+cd "$ROOT"
+require_toolchains
+build_web
+log "building wenjian (release)"
+cargo build --release --locked -p wenjian
+log "starting: http://127.0.0.1:8080 (Ctrl-C to stop)"
+exec ./target/release/wenjian serve "$@"

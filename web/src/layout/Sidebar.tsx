@@ -1,3 +1,4 @@
+import { useEffect, useState } from 'react'
 import { Menu } from 'antd'
 import type { MenuProps } from 'antd'
 import { useLocation, useNavigate, useMatches } from 'react-router'
@@ -16,6 +17,11 @@ export default function Sidebar({ collapsed, onNavigate }: { collapsed: boolean;
   const meta = (matches[matches.length - 1]?.handle ?? {}) as RouteMeta
   const selected = meta.activeMenu ?? pathname
   const openGroup = groups.find((g) => g.pages.some((p) => p.path === selected))?.key
+  const [openKeys, setOpenKeys] = useState<string[]>(openGroup ? [openGroup] : [])
+  // Opening a page from elsewhere (header, tabs, search) unfolds its group.
+  useEffect(() => {
+    if (openGroup) setOpenKeys((keys) => (keys.includes(openGroup) ? keys : [...keys, openGroup]))
+  }, [openGroup])
 
   const items: MenuProps['items'] = groups.map((g) => ({
     key: g.key,
@@ -37,7 +43,7 @@ export default function Sidebar({ collapsed, onNavigate }: { collapsed: boolean;
         theme="dark"
         inlineCollapsed={collapsed}
         selectedKeys={[selected]}
-        defaultOpenKeys={openGroup ? [openGroup] : []}
+        {...(collapsed ? {} : { openKeys, onOpenChange: setOpenKeys })}
         items={items}
         onClick={({ key }) => {
           navigate(key)

@@ -31,7 +31,7 @@ export default function AccountCenter() {
   const columns = [
     { title: '时间', dataIndex: 'createdAt', key: 'createdAt', width: 170, render: (v: number) => formatDateTime(v) },
     { title: '类型', dataIndex: 'kind', key: 'kind', width: 100, render: (v: string) => <Tag>{kindLabels[v] ?? v}</Tag> },
-    { title: '说明', dataIndex: 'reason', key: 'reason' },
+    { title: '说明', dataIndex: 'reason', key: 'reason', width: 240 },
     {
       title: '金额变动',
       dataIndex: 'deltaFen',

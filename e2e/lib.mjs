@@ -29,3 +29,16 @@ export const PHONE = {
   userAgent:
     'Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1',
 }
+
+/** Retries `check` (which throws while not yet true) until it passes or `timeoutMs` runs out. */
+export async function eventually(check, timeoutMs = 5000) {
+  const deadline = Date.now() + timeoutMs
+  for (;;) {
+    try {
+      return await check()
+    } catch (e) {
+      if (Date.now() > deadline) throw e
+      await new Promise((r) => setTimeout(r, 100))
+    }
+  }
+}

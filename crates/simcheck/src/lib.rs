@@ -1,0 +1,204 @@
+//! simcheck (查重): the similarity engine. Plain Rust, no HTTP or SQL.
+//!
+//! normalise (offsets kept) → segment (chapters, paragraphs, sentences, sections, quotations,
+//! citations) → fingerprint (k-grams, winnowing) → library lookup (seeds) → align (maximal
+//! spans, light edits) → report (总文字复制比 and the rest).
+
+pub mod align;
+pub mod embedded;
+pub mod fingerprint;
+pub mod library;
+pub mod normalize;
+pub mod report;
+pub mod segment;
+
+pub use align::SpanClass;
+pub use embedded::EmbeddedLibrary;
+pub use fingerprint::FingerprintParams;
+pub use library::{DocId, DocMeta, Library, LibraryError, NewDoc, Scope, ScopeFilter};
+pub use report::{Report, Span};
+
+use align::AlignParams;
+use fingerprint::kgram_hashes;
+use normalize::normalize;
+use segment::{SectionKind, segment};
+use std::collections::HashMap;
+
+/// Engine version, printed on reports.
+pub const ENGINE_VERSION: &str = concat!("simcheck ", env!("CARGO_PKG_VERSION"));
+
+#[derive(Debug, Clone, Copy)]
+pub struct CheckOptions {
+    /// Shortest reported match in characters (default 13, CNKI's rule).
+    pub min_span: usize,
+    /// Largest edit gap bridged inside one light-edit match.
+    pub max_gap: usize,
+    pub exclude_bibliography: bool,
+    pub exclude_toc: bool,
+    pub scope: ScopeFilter,
+    /// How many library documents with the most shared k-grams are aligned.
+    pub max_candidates: usize,
+    /// k-grams found in more places than this are too common to count as evidence.
+    pub max_postings_per_hash: usize,
+}
+
+impl Default for CheckOptions {
+    fn default() -> Self {
+        CheckOptions {
+            min_span: 13,
+            max_gap: 6,
+            exclude_bibliography: true,
+            exclude_toc: true,
+            scope: ScopeFilter::default(),
+            max_candidates: 200,
+            max_postings_per_hash: 2_000,
+        }
+    }
+}
+
+/// Checks `text` against `library`.
+pub async fn check<L: Library>(
+    text: &str,
+    library: &L,
+    options: &CheckOptions,
+) -> Result<Report, LibraryError> {
+    let text_chars: Vec<char> = text.chars().collect();
+    let doc = segment(text);
+    let mut excluded = vec![false; text_chars.len()];
+    for p in &doc.paragraphs {
+        let skip = (options.exclude_bibliography && p.section == SectionKind::References)
+            || (options.exclude_toc && p.section == SectionKind::Toc);
+        if skip {
+            excluded[p.start..p.end].iter_mut().for_each(|x| *x = true);
+        }
+    }
+    let query = normalize(text);
+    let checkable: Vec<bool> = query
+        .offsets
+        .iter()
+        .map(|&o| !excluded[o as usize])
+        .collect();
+    let params = library.params();
+    let align = AlignParams {
+        k: params.k,
+        min_span: options.min_span,
+        max_gap: options.max_gap,
+        ..AlignParams::default()
+    };
+
+    let hashes = kgram_hashes(&query.chars, params.k);
+    let seeds = library
+        .seeds(&hashes, options.scope, options.max_postings_per_hash)
+        .await?;
+    let mut by_doc: HashMap<DocId, Vec<(u32, u32)>> = HashMap::new();
+    for s in seeds {
+        let q = s.query_pos as usize;
+        if checkable[q] && checkable[q + params.k - 1] {
+            by_doc
+                .entry(s.doc)
+                .or_default()
+                .push((s.query_pos, s.source_pos));
+        }
+    }
+    let mut candidates: Vec<(DocId, Vec<(u32, u32)>)> = by_doc.into_iter().collect();
+    candidates.sort_by(|a, b| b.1.len().cmp(&a.1.len()).then(a.0.cmp(&b.0)));
+    candidates.truncate(options.max_candidates);
+
+    let mut spans = Vec::new();
+    let mut sources = HashMap::new();
+    for (doc_id, mut doc_seeds) in candidates {
+        let (Some(meta), Some(source_text)) =
+            (library.meta(doc_id).await?, library.text(doc_id).await?)
+        else {
+            continue;
+        };
+        let source = normalize(&source_text);
+        let mut found = false;
+        for m in align::align(&query.chars, &source.chars, &mut doc_seeds, &align) {
+            for (qs, qe) in checkable_runs(&checkable, m.q_start, m.q_end, options.min_span) {
+                // Source bounds follow the query piece along the match.
+                let ss = (m.s_start + (qs - m.q_start)).min(m.s_end - 1);
+                let se = (m.s_end.saturating_sub(m.q_end - qe))
+                    .max(ss + 1)
+                    .min(source.len());
+                let (start, end) = query.original_range(qs, qe);
+                let (source_start, source_end) = source.original_range(ss, se);
+                let class = classify(
+                    &doc,
+                    start,
+                    end,
+                    if m.edited {
+                        SpanClass::LightEdit
+                    } else {
+                        SpanClass::Copy
+                    },
+                );
+                spans.push(Span {
+                    start,
+                    end,
+                    source_id: doc_id,
+                    source_start,
+                    source_end,
+                    class,
+                    chars: 0,
+                });
+                found = true;
+            }
+        }
+        if found {
+            sources.insert(doc_id, meta);
+        }
+    }
+    Ok(report::build(report::ReportInput {
+        text_chars: &text_chars,
+        doc: &doc,
+        excluded: &excluded,
+        spans,
+        sources,
+    }))
+}
+
+/// Maximal runs of checkable stream positions inside `[from, to)` at least `min` long.
+fn checkable_runs(checkable: &[bool], from: usize, to: usize, min: usize) -> Vec<(usize, usize)> {
+    let mut out = Vec::new();
+    let mut i = from;
+    while i < to {
+        while i < to && !checkable[i] {
+            i += 1;
+        }
+        let s = i;
+        while i < to && checkable[i] {
+            i += 1;
+        }
+        if i - s >= min {
+            out.push((s, i));
+        }
+    }
+    out
+}
+
+fn overlap(a: (usize, usize), b: (usize, usize)) -> usize {
+    a.1.min(b.1).saturating_sub(a.0.max(b.0))
+}
+
+/// A span mostly inside quotation marks, or mostly inside a sentence that carries a citation
+/// mark, is "quoted or cited".
+fn classify(doc: &segment::Document, start: usize, end: usize, default: SpanClass) -> SpanClass {
+    let len = end - start;
+    let quoted: usize = doc
+        .quotations
+        .iter()
+        .map(|&q| overlap(q, (start, end)))
+        .sum();
+    let cited: usize = doc
+        .sentences
+        .iter()
+        .filter(|s| s.cited)
+        .map(|s| overlap((s.start, s.end), (start, end)))
+        .sum();
+    if quoted * 2 >= len || cited * 2 >= len {
+        SpanClass::Quoted
+    } else {
+        default
+    }
+}

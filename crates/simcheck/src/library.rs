@@ -1,0 +1,124 @@
+//! The reference library: documents with metadata, and their fingerprints. `Library` is the one
+//! interface the checker uses; the embedded backend (`EmbeddedLibrary`) keeps on-disk segments,
+//! and a PostgreSQL backend (postings table) implements the same trait in `store`.
+
+use crate::fingerprint::FingerprintParams;
+use serde::{Deserialize, Serialize};
+use std::future::Future;
+
+pub type DocId = u64;
+
+/// Who may be matched against a document.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Scope {
+    /// The public library, matched for everyone.
+    Public,
+    /// A user's private library (for comparing drafts), matched only for its owner.
+    Private,
+    /// A user's own published work: matched for its owner and left out of 去除本人已发表文献复制比.
+    OwnPublished,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DocMeta {
+    pub id: DocId,
+    pub title: String,
+    #[serde(default)]
+    pub author: String,
+    #[serde(default)]
+    pub year: Option<i32>,
+    /// Where it came from (journal, school, URL, file name).
+    #[serde(default)]
+    pub source: String,
+    #[serde(default)]
+    pub owner: Option<i64>,
+    pub scope: Scope,
+    /// Counted characters of its text.
+    pub chars: u64,
+    /// Unix milliseconds.
+    pub added_at: i64,
+}
+
+#[derive(Debug, Clone)]
+pub struct NewDoc {
+    pub title: String,
+    pub author: String,
+    pub year: Option<i32>,
+    pub source: String,
+    pub owner: Option<i64>,
+    pub scope: Scope,
+    pub text: String,
+}
+
+impl NewDoc {
+    pub fn public(title: impl Into<String>, text: impl Into<String>) -> Self {
+        NewDoc {
+            title: title.into(),
+            author: String::new(),
+            year: None,
+            source: String::new(),
+            owner: None,
+            scope: Scope::Public,
+            text: text.into(),
+        }
+    }
+}
+
+/// Which documents a check may match: always the public library, plus the private library and
+/// own published work of `owner` when given.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ScopeFilter {
+    pub owner: Option<i64>,
+}
+
+impl ScopeFilter {
+    pub fn admits(&self, meta_scope: Scope, meta_owner: Option<i64>) -> bool {
+        match meta_scope {
+            Scope::Public => true,
+            Scope::Private | Scope::OwnPublished => {
+                self.owner.is_some() && self.owner == meta_owner
+            }
+        }
+    }
+}
+
+/// A shared k-gram: the library fingerprint at `source_pos` of `doc` has the hash of the query
+/// k-gram at `query_pos` (stream positions).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Seed {
+    pub doc: DocId,
+    pub source_pos: u32,
+    pub query_pos: u32,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum LibraryError {
+    #[error("library I/O: {0}")]
+    Io(#[from] std::io::Error),
+    #[error("library data is damaged: {0}")]
+    Corrupt(String),
+    #[error("library backend: {0}")]
+    Backend(String),
+}
+
+pub type LibraryResult<T> = Result<T, LibraryError>;
+
+pub trait Library: Send + Sync {
+    fn params(&self) -> FingerprintParams;
+    fn add(&self, docs: Vec<NewDoc>) -> impl Future<Output = LibraryResult<Vec<DocId>>> + Send;
+    /// `false` when there was no such document.
+    fn remove(&self, id: DocId) -> impl Future<Output = LibraryResult<bool>> + Send;
+    fn list(&self) -> impl Future<Output = LibraryResult<Vec<DocMeta>>> + Send;
+    fn meta(&self, id: DocId) -> impl Future<Output = LibraryResult<Option<DocMeta>>> + Send;
+    fn text(&self, id: DocId) -> impl Future<Output = LibraryResult<Option<String>>> + Send;
+    /// Seeds for the query's k-gram hashes (`query_hashes[i]` starts at stream position i).
+    /// Hashes found in more than `max_postings_per_hash` places are too common to be evidence and
+    /// are skipped.
+    fn seeds(
+        &self,
+        query_hashes: &[u64],
+        filter: ScopeFilter,
+        max_postings_per_hash: usize,
+    ) -> impl Future<Output = LibraryResult<Vec<Seed>>> + Send;
+}

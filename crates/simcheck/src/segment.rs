@@ -1,0 +1,397 @@
+//! The document model: chapters, paragraphs and sentences with character offsets into the
+//! original text, the recognised sections (摘要, Abstract, 目录, 参考文献, 致谢), quotations and
+//! citation marks.
+
+use regex::Regex;
+use serde::Serialize;
+use std::sync::OnceLock;
+
+/// Which part of a thesis a paragraph belongs to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SectionKind {
+    /// Before the first recognised heading (title page and the like).
+    Front,
+    Abstract,
+    Toc,
+    Body,
+    References,
+    Acknowledgements,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Chapter {
+    pub title: String,
+    pub section: SectionKind,
+    /// Character offsets `[start, end)` into the original text.
+    pub start: usize,
+    pub end: usize,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Paragraph {
+    pub start: usize,
+    pub end: usize,
+    pub chapter: usize,
+    pub section: SectionKind,
+    pub is_heading: bool,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Sentence {
+    pub start: usize,
+    pub end: usize,
+    pub paragraph: usize,
+    /// Carries a citation mark such as [1] or （张三，2020）.
+    pub cited: bool,
+}
+
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Document {
+    pub chapters: Vec<Chapter>,
+    pub paragraphs: Vec<Paragraph>,
+    pub sentences: Vec<Sentence>,
+    /// Inner ranges of quotations: “…”, 「…」, 『…』 and "…".
+    pub quotations: Vec<(usize, usize)>,
+    /// Ranges of citation marks.
+    pub citations: Vec<(usize, usize)>,
+}
+
+fn special_heading(line: &str) -> Option<SectionKind> {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    let re = RE.get_or_init(|| {
+        Regex::new(
+            r"(?i)^(摘\s*要|abstract|目\s*录|contents|table of contents|参考文献|references|bibliography|致\s*谢|acknowledge?ments?)\s*[:：]?",
+        )
+        .expect("valid regex")
+    });
+    let m = re.captures(line)?;
+    let word: String = m[1]
+        .chars()
+        .filter(|c| !c.is_whitespace())
+        .collect::<String>()
+        .to_lowercase();
+    Some(match word.as_str() {
+        "摘要" | "abstract" => SectionKind::Abstract,
+        "目录" | "contents" | "tableofcontents" => SectionKind::Toc,
+        "参考文献" | "references" | "bibliography" => SectionKind::References,
+        _ => SectionKind::Acknowledgements,
+    })
+}
+
+fn chapter_heading(line: &str) -> bool {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    let re = RE.get_or_init(|| {
+        Regex::new(r"^(第[一二三四五六七八九十百零〇\d]+章|[一二三四五六七八九十]+、|\d{1,2}[\s、.．]\s*\D|chapter\s+\d+)")
+            .expect("valid regex")
+    });
+    let chars = line.chars().count();
+    chars <= 40 && !line.ends_with('。') && re.is_match(&line.to_lowercase())
+}
+
+fn sub_heading(line: &str) -> bool {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    let re = RE.get_or_init(|| {
+        Regex::new(r"^(\d{1,2}(\.\d{1,2}){1,3}|（[一二三四五六七八九十]+）)\s*\S")
+            .expect("valid regex")
+    });
+    line.chars().count() <= 40 && !line.ends_with('。') && re.is_match(line)
+}
+
+/// A table-of-contents line: dot leaders or a trailing page number.
+fn toc_line(line: &str) -> bool {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    let re = RE.get_or_init(|| {
+        Regex::new(r"(\.{3,}|…{2,}|·{3,}|\s)\s*[IVXivx\d]+\s*$").expect("valid regex")
+    });
+    re.is_match(line)
+}
+
+fn citation_ranges(text: &str) -> Vec<(usize, usize)> {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    let re = RE.get_or_init(|| {
+        Regex::new(
+            r"\[\s*\d{1,3}(\s*[,，、\-–~]\s*\d{1,3})*\s*\]|[（(][^（()）\n]{1,30}?[,，]\s*(19|20)\d{2}[a-z]?\s*[）)]",
+        )
+        .expect("valid regex")
+    });
+    byte_to_char_ranges(text, re.find_iter(text).map(|m| (m.start(), m.end())))
+}
+
+fn quotation_ranges(text: &str) -> Vec<(usize, usize)> {
+    let mut out = Vec::new();
+    let mut open: Option<(char, usize)> = None;
+    for (i, c) in text.chars().enumerate() {
+        match (open, c) {
+            (None, '“' | '「' | '『' | '"') => open = Some((c, i + 1)),
+            (Some(('“', s)), '”')
+            | (Some(('「', s)), '」')
+            | (Some(('『', s)), '』')
+            | (Some(('"', s)), '"') => {
+                if i > s {
+                    out.push((s, i));
+                }
+                open = None;
+            }
+            // Quotations do not run across paragraphs.
+            (Some(_), '\n') => open = None,
+            _ => {}
+        }
+    }
+    out
+}
+
+fn byte_to_char_ranges(
+    text: &str,
+    ranges: impl Iterator<Item = (usize, usize)>,
+) -> Vec<(usize, usize)> {
+    let mut ranges: Vec<(usize, usize)> = ranges.collect();
+    if ranges.is_empty() {
+        return ranges;
+    }
+    let mut byte_to_char = std::collections::HashMap::new();
+    let mut count = 0;
+    for (b, _) in text.char_indices() {
+        byte_to_char.insert(b, count);
+        count += 1;
+    }
+    byte_to_char.insert(text.len(), count);
+    for r in &mut ranges {
+        *r = (byte_to_char[&r.0], byte_to_char[&r.1]);
+    }
+    ranges
+}
+
+const SENTENCE_END: &[char] = &['。', '！', '？', '!', '?', '；', ';'];
+const CLOSERS: &[char] = &['”', '」', '』', '"', '）', ')'];
+
+pub fn segment(text: &str) -> Document {
+    let chars: Vec<char> = text.chars().collect();
+    let citations = citation_ranges(text);
+    let mut doc = Document {
+        quotations: quotation_ranges(text),
+        ..Document::default()
+    };
+    let mut section = SectionKind::Front;
+    let mut start = 0;
+    while start < chars.len() {
+        let mut end = start;
+        while end < chars.len() && chars[end] != '\n' {
+            end += 1;
+        }
+        let line: String = chars[start..end].iter().collect();
+        let trimmed = line.trim();
+        if !trimmed.is_empty() {
+            // Offsets of the trimmed paragraph.
+            let lead = line.chars().take_while(|c| c.is_whitespace()).count();
+            let p_start = start + lead;
+            let p_end = p_start + trimmed.chars().count();
+            let mut is_heading = false;
+            if let Some(kind) = special_heading(trimmed) {
+                section = kind;
+                is_heading = trimmed.chars().count() <= 20;
+                doc.chapters.push(Chapter {
+                    title: trimmed.chars().take(30).collect(),
+                    section,
+                    start: p_start,
+                    end: p_end,
+                });
+            } else if chapter_heading(trimmed)
+                && !(section == SectionKind::Toc && toc_line(trimmed))
+            {
+                if matches!(
+                    section,
+                    SectionKind::References | SectionKind::Acknowledgements
+                ) && !trimmed.starts_with('第')
+                {
+                    // Numbered entries of a reference list are not chapters.
+                } else {
+                    section = SectionKind::Body;
+                    is_heading = true;
+                    doc.chapters.push(Chapter {
+                        title: trimmed.to_string(),
+                        section,
+                        start: p_start,
+                        end: p_end,
+                    });
+                }
+            } else if sub_heading(trimmed) && section == SectionKind::Body {
+                is_heading = true;
+            }
+            if doc.chapters.is_empty() {
+                doc.chapters.push(Chapter {
+                    title: String::new(),
+                    section,
+                    start: p_start,
+                    end: p_end,
+                });
+            }
+            let chapter = doc.chapters.len() - 1;
+            doc.chapters[chapter].end = p_end;
+            let paragraph = doc.paragraphs.len();
+            doc.paragraphs.push(Paragraph {
+                start: p_start,
+                end: p_end,
+                chapter,
+                section,
+                is_heading,
+            });
+            split_sentences(
+                &chars,
+                p_start,
+                p_end,
+                paragraph,
+                &citations,
+                &mut doc.sentences,
+            );
+        }
+        start = end + 1;
+    }
+    doc.citations = citations;
+    doc
+}
+
+fn split_sentences(
+    chars: &[char],
+    start: usize,
+    end: usize,
+    paragraph: usize,
+    citations: &[(usize, usize)],
+    out: &mut Vec<Sentence>,
+) {
+    let mut s = start;
+    let mut i = start;
+    while i < end {
+        let c = chars[i];
+        let terminal = SENTENCE_END.contains(&c)
+            || (c == '.' && (i + 1 == end || chars[i + 1].is_whitespace()));
+        i += 1;
+        if terminal {
+            while i < end && CLOSERS.contains(&chars[i]) {
+                i += 1;
+            }
+            // A citation right after the full stop belongs to the sentence: "……。[3]".
+            while let Some(&(cs, ce)) = citations.iter().find(|(cs, _)| *cs == i) {
+                let _ = cs;
+                i = ce.min(end);
+            }
+            push_sentence(s, i, paragraph, citations, out);
+            while i < end && chars[i].is_whitespace() {
+                i += 1;
+            }
+            s = i;
+        }
+    }
+    if s < end {
+        push_sentence(s, end, paragraph, citations, out);
+    }
+}
+
+fn push_sentence(
+    start: usize,
+    end: usize,
+    paragraph: usize,
+    citations: &[(usize, usize)],
+    out: &mut Vec<Sentence>,
+) {
+    let cited = citations.iter().any(|&(cs, ce)| cs >= start && ce <= end);
+    out.push(Sentence {
+        start,
+        end,
+        paragraph,
+        cited,
+    });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const THESIS: &str = "基于深度学习的文本相似度研究\n摘要：本文研究文本相似度。\n目录\n第一章 绪论 ........ 1\n第二章 方法 ........ 5\n第一章 绪论\n1.1 研究背景\n正如张三所言“相似度检测至关重要”。已有研究[1]表明这一点。另有工作（李四，2020）。\n第二章 方法\n本章介绍方法。\n参考文献\n[1] 王五. 文本相似度. 2019.\n致谢\n感谢导师。";
+
+    #[test]
+    fn recognises_sections_and_chapters() {
+        let doc = segment(THESIS);
+        let titles: Vec<(&str, SectionKind)> = doc
+            .chapters
+            .iter()
+            .map(|c| (c.title.as_str(), c.section))
+            .collect();
+        assert_eq!(
+            titles,
+            vec![
+                ("", SectionKind::Front),
+                ("摘要：本文研究文本相似度。", SectionKind::Abstract),
+                ("目录", SectionKind::Toc),
+                ("第一章 绪论", SectionKind::Body),
+                ("第二章 方法", SectionKind::Body),
+                ("参考文献", SectionKind::References),
+                ("致谢", SectionKind::Acknowledgements),
+            ]
+        );
+        let toc: Vec<_> = doc
+            .paragraphs
+            .iter()
+            .filter(|p| p.section == SectionKind::Toc)
+            .collect();
+        assert_eq!(toc.len(), 3);
+        let refs: Vec<_> = doc
+            .paragraphs
+            .iter()
+            .filter(|p| p.section == SectionKind::References)
+            .collect();
+        assert_eq!(refs.len(), 2);
+    }
+
+    #[test]
+    fn offsets_map_back_to_the_text() {
+        let doc = segment(THESIS);
+        let chars: Vec<char> = THESIS.chars().collect();
+        for p in &doc.paragraphs {
+            let s: String = chars[p.start..p.end].iter().collect();
+            assert_eq!(s, s.trim());
+            assert!(!s.is_empty());
+        }
+        let quoted: String = chars[doc.quotations[0].0..doc.quotations[0].1]
+            .iter()
+            .collect();
+        assert_eq!(quoted, "相似度检测至关重要");
+    }
+
+    #[test]
+    fn citations_and_cited_sentences() {
+        let doc = segment(THESIS);
+        let chars: Vec<char> = THESIS.chars().collect();
+        let marks: Vec<String> = doc
+            .citations
+            .iter()
+            .map(|&(s, e)| chars[s..e].iter().collect())
+            .collect();
+        assert!(marks.contains(&"[1]".to_string()));
+        assert!(marks.contains(&"（李四，2020）".to_string()));
+        let cited: Vec<String> = doc
+            .sentences
+            .iter()
+            .filter(|s| s.cited)
+            .map(|s| chars[s.start..s.end].iter().collect())
+            .collect();
+        assert!(
+            cited.contains(&"已有研究[1]表明这一点。".to_string()),
+            "{cited:?}"
+        );
+        assert!(
+            cited.contains(&"另有工作（李四，2020）。".to_string()),
+            "{cited:?}"
+        );
+        for mark in ["[1-3]", "[1,4]", "[2，5]", "(Smith et al., 2019)"] {
+            assert_eq!(citation_ranges(mark).len(), 1, "{mark}");
+        }
+    }
+
+    #[test]
+    fn empty_and_odd_input() {
+        assert!(segment("").paragraphs.is_empty());
+        assert_eq!(segment("\n\n  \n").paragraphs.len(), 0);
+        assert_eq!(segment("“未闭合的引号\n下一段”").quotations.len(), 0);
+    }
+}

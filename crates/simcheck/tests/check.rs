@@ -1,0 +1,386 @@
+//! The engine end to end: an embedded library on disk, checks against it, and the report's figures.
+
+use proptest::prelude::*;
+use simcheck::{
+    CheckOptions, EmbeddedLibrary, FingerprintParams, Library, NewDoc, Scope, ScopeFilter,
+    SpanClass, check,
+};
+
+/// Deterministic Chinese-looking text (the project's own, not real prose) of `n` characters.
+fn text(seed: u64, n: usize) -> String {
+    const ALPHABET: &str = "的一是在不了有和人这中大为上个国我以要他时来用们生到作地于出就分对成会可主发年动同工也能下过子说产种面而方后多定行学法所民得经十三之进着等部度家电力里如水化高自二理起小物现实加量都两体制机当使点从业本去把性好应开它合还因由其些然前外天政四日那社义事平形相全表间样与关各重新线内数正心反你明看原又么利比或但质气第向道命此变条只没结解问意建月公无系军很情者最立代想已通并提直题党程展五果料象员革位入常文总次品式活设及管特件长求老头基资边流路级少图山统接知较将组见计别她手角期根论运农指几九区强放决西被干做必战先回则任取据处理府研质";
+    let chars: Vec<char> = ALPHABET.chars().collect();
+    let mut x = seed
+        .wrapping_mul(6364136223846793005)
+        .wrapping_add(1442695040888963407);
+    let mut out = String::new();
+    for i in 0..n {
+        x = x
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        out.push(chars[(x >> 33) as usize % chars.len()]);
+        if i % 37 == 36 {
+            out.push('，');
+        }
+        if i % 97 == 96 {
+            out.push('。');
+        }
+    }
+    out
+}
+
+fn chars(s: &str) -> Vec<char> {
+    s.chars().collect()
+}
+
+fn slice(s: &str, start: usize, end: usize) -> String {
+    chars(s)[start..end].iter().collect()
+}
+
+/// A passage as a span reports it: from the first to the last letter or digit.
+fn content(s: String) -> String {
+    s.trim_matches(|c: char| !c.is_alphanumeric()).to_string()
+}
+
+async fn library_with(docs: Vec<NewDoc>) -> (tempfile::TempDir, EmbeddedLibrary, Vec<u64>) {
+    let dir = tempfile::tempdir().unwrap();
+    let lib = EmbeddedLibrary::open(dir.path().join("lib"), FingerprintParams::default()).unwrap();
+    let ids = lib.add(docs).await.unwrap();
+    (dir, lib, ids)
+}
+
+#[tokio::test]
+async fn finds_exactly_the_copied_spans_and_the_figures_agree() {
+    let a = text(1, 600);
+    let b = text(2, 600);
+    let (_dir, lib, ids) = library_with(vec![
+        NewDoc::public("来源甲", a.clone()),
+        NewDoc::public("来源乙", b.clone()),
+    ])
+    .await;
+    let copied_a = content(slice(&a, 100, 160));
+    let copied_b = content(slice(&b, 300, 340));
+    let own = format!(
+        "{}\n{}{}\n{}{}\n",
+        text(10, 200),
+        text(11, 80),
+        copied_a,
+        copied_b,
+        text(12, 120)
+    );
+    let report = check(&own, &lib, &CheckOptions::default()).await.unwrap();
+
+    assert_eq!(report.spans.len(), 2, "{:#?}", report.spans);
+    let s0 = &report.spans[0];
+    assert_eq!(s0.source_id, ids[0]);
+    assert_eq!(slice(&own, s0.start, s0.end), copied_a);
+    assert_eq!(slice(&a, s0.source_start, s0.source_end), copied_a);
+    assert_eq!(s0.class, SpanClass::Copy);
+    let s1 = &report.spans[1];
+    assert_eq!(s1.source_id, ids[1]);
+    assert_eq!(slice(&own, s1.start, s1.end), copied_b);
+
+    let total = simcheck::normalize::count_chars(&own);
+    assert_eq!(report.total_chars, total);
+    let copied =
+        simcheck::normalize::count_chars(&copied_a) + simcheck::normalize::count_chars(&copied_b);
+    assert_eq!(report.copied_chars, copied);
+    assert!((report.ratio_total - copied as f64 * 100.0 / total as f64).abs() < 1e-9);
+    assert_eq!(report.ratio_excluding_quotes, report.ratio_total);
+    assert_eq!(report.ratio_excluding_own, report.ratio_total);
+    assert_eq!(report.sources.len(), 2);
+    assert_eq!(report.sources[0].id, ids[0], "the larger share ranks first");
+    assert_eq!(report.max_single_source, Some(ids[0]));
+    assert_eq!(report.ratio_max_single_source, report.sources[0].ratio);
+    let per_source: usize = report.sources.iter().map(|s| s.copied_chars).sum();
+    assert_eq!(
+        per_source, report.copied_chars,
+        "disjoint sources add up to the total"
+    );
+    let per_paragraph: usize = report.paragraphs.iter().map(|p| p.copied_chars).sum();
+    assert_eq!(per_paragraph, report.copied_chars);
+    let paragraph_total: usize = report.paragraphs.iter().map(|p| p.total_chars).sum();
+    assert_eq!(paragraph_total, report.total_chars);
+    let per_chapter: usize = report.chapters.iter().map(|c| c.copied_chars).sum();
+    assert_eq!(per_chapter, report.copied_chars);
+}
+
+#[tokio::test]
+async fn punctuation_case_width_and_script_do_not_hide_a_copy() {
+    let src = "基于深度学习的文本相似度检测方法在论文查重中具有重要意义并且得到了广泛应用";
+    let (_d, lib, _) = library_with(vec![NewDoc::public("繁简", src)]).await;
+    let disguised =
+        "开头。基於深度學習的文本，相似度檢測方法在論文查重中具有重要意義並且得到了廣泛應用。结尾";
+    let report = check(disguised, &lib, &CheckOptions::default())
+        .await
+        .unwrap();
+    assert_eq!(report.spans.len(), 1);
+    let s = &report.spans[0];
+    assert_eq!(
+        slice(disguised, s.start, s.end),
+        "基於深度學習的文本，相似度檢測方法在論文查重中具有重要意義並且得到了廣泛應用"
+    );
+}
+
+#[tokio::test]
+async fn the_thirteen_character_rule() {
+    let src = text(5, 400);
+    let (_d, lib, _) = library_with(vec![NewDoc::public("s", src.clone())]).await;
+    let run12 = format!("{}{}{}", text(20, 50), slice(&src, 10, 22), text(21, 50));
+    let run13 = format!("{}{}{}", text(20, 50), slice(&src, 10, 23), text(21, 50));
+    let plain = |s: &str| s.chars().filter(|c| c.is_alphanumeric()).count();
+    assert_eq!(plain(&slice(&src, 10, 22)), 12);
+    assert!(
+        check(&run12, &lib, &CheckOptions::default())
+            .await
+            .unwrap()
+            .spans
+            .is_empty()
+    );
+    assert_eq!(
+        check(&run13, &lib, &CheckOptions::default())
+            .await
+            .unwrap()
+            .spans
+            .len(),
+        1
+    );
+    let strict = CheckOptions {
+        min_span: 20,
+        ..CheckOptions::default()
+    };
+    assert!(check(&run13, &lib, &strict).await.unwrap().spans.is_empty());
+}
+
+#[tokio::test]
+async fn light_edits_merge_into_one_match() {
+    let src = text(7, 300);
+    let (_d, lib, _) = library_with(vec![NewDoc::public("s", src.clone())]).await;
+    let mut edited = chars(&src)[50..150].to_vec();
+    edited[20] = '甲';
+    edited.insert(45, '乙');
+    edited.remove(70);
+    let edited: String = edited.into_iter().collect();
+    let paper = format!("{}\n{}\n{}", text(30, 60), edited, text(31, 60));
+    let report = check(&paper, &lib, &CheckOptions::default()).await.unwrap();
+    assert_eq!(report.spans.len(), 1, "{:#?}", report.spans);
+    assert_eq!(report.spans[0].class, SpanClass::LightEdit);
+    assert!(report.spans[0].chars >= 95, "{}", report.spans[0].chars);
+}
+
+#[tokio::test]
+async fn quotations_citations_and_own_work_have_their_own_figures() {
+    let public = text(40, 400);
+    let own_pub = text(41, 400);
+    let (_d, lib, ids) = library_with(vec![
+        NewDoc::public("公开", public.clone()),
+        NewDoc {
+            owner: Some(7),
+            scope: Scope::OwnPublished,
+            ..NewDoc::public("本人已发表", own_pub.clone())
+        },
+    ])
+    .await;
+    let quoted = slice(&public, 0, 30);
+    let cited = slice(&public, 200, 230);
+    let mine = slice(&own_pub, 100, 140);
+    let paper = format!(
+        "{}“{}”{}。\n{}{}[3]。\n{}{}。\n",
+        text(50, 40),
+        quoted,
+        text(51, 30),
+        text(52, 30),
+        cited,
+        text(53, 30),
+        mine
+    );
+    let as_owner = CheckOptions {
+        scope: ScopeFilter { owner: Some(7) },
+        ..CheckOptions::default()
+    };
+    let report = check(&paper, &lib, &as_owner).await.unwrap();
+    let classes: Vec<SpanClass> = report.spans.iter().map(|s| s.class).collect();
+    assert_eq!(
+        classes,
+        vec![SpanClass::Quoted, SpanClass::Quoted, SpanClass::Copy],
+        "{:#?}",
+        report.spans
+    );
+    let total = report.total_chars as f64;
+    let mine_chars = simcheck::normalize::count_chars(&mine);
+    assert!((report.ratio_excluding_quotes - mine_chars as f64 * 100.0 / total).abs() < 1e-9);
+    assert!(report.ratio_excluding_own < report.ratio_total);
+    assert!(report.ratio_excluding_quotes < report.ratio_total);
+    assert!(report.sources.iter().any(|s| s.id == ids[1]));
+
+    // Another user does not see the owner's work at all.
+    let stranger = CheckOptions {
+        scope: ScopeFilter { owner: Some(8) },
+        ..CheckOptions::default()
+    };
+    let report = check(&paper, &lib, &stranger).await.unwrap();
+    assert!(report.sources.iter().all(|s| s.id != ids[1]));
+}
+
+#[tokio::test]
+async fn a_passage_in_two_sources_counts_once() {
+    let shared = text(60, 80);
+    let a = format!("{}{}", text(61, 100), shared);
+    let b = format!("{}{}", shared, text(62, 100));
+    let (_d, lib, _) = library_with(vec![NewDoc::public("a", a), NewDoc::public("b", b)]).await;
+    let paper = format!("{}\n{}\n", text(63, 100), shared);
+    let report = check(&paper, &lib, &CheckOptions::default()).await.unwrap();
+    assert_eq!(report.sources.len(), 2);
+    let shared_chars = simcheck::normalize::count_chars(&shared);
+    assert_eq!(report.copied_chars, shared_chars);
+    assert_eq!(report.sources[0].copied_chars, shared_chars);
+    assert_eq!(report.sources[1].copied_chars, shared_chars);
+}
+
+#[tokio::test]
+async fn reference_list_and_contents_are_left_out() {
+    let src = text(70, 300);
+    let (_d, lib, _) = library_with(vec![NewDoc::public("s", src.clone())]).await;
+    let paper = format!(
+        "第一章 绪论\n{}\n参考文献\n[1] {}\n",
+        text(71, 200),
+        slice(&src, 0, 60)
+    );
+    let report = check(&paper, &lib, &CheckOptions::default()).await.unwrap();
+    assert!(report.spans.is_empty());
+    assert!(report.excluded_chars > 60);
+    let include = CheckOptions {
+        exclude_bibliography: false,
+        ..CheckOptions::default()
+    };
+    assert_eq!(check(&paper, &lib, &include).await.unwrap().spans.len(), 1);
+}
+
+#[tokio::test]
+async fn library_lists_removes_and_survives_reopening() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("lib");
+    let src = text(80, 300);
+    {
+        let lib = EmbeddedLibrary::open(&path, FingerprintParams::default()).unwrap();
+        let ids = lib
+            .add(vec![
+                NewDoc::public("一", src.clone()),
+                NewDoc::public("二", text(81, 300)),
+            ])
+            .await
+            .unwrap();
+        assert_eq!(ids, vec![1, 2]);
+        assert_eq!(
+            lib.meta(1).await.unwrap().unwrap().chars as usize,
+            simcheck::normalize::count_chars(&src)
+        );
+        assert_eq!(lib.text(1).await.unwrap().unwrap(), src);
+    }
+    let lib = EmbeddedLibrary::open(&path, FingerprintParams { k: 9, w: 3 }).unwrap();
+    assert_eq!(
+        lib.params(),
+        FingerprintParams::default(),
+        "an existing library keeps its parameters"
+    );
+    assert_eq!(
+        lib.list()
+            .await
+            .unwrap()
+            .iter()
+            .map(|m| m.title.as_str())
+            .collect::<Vec<_>>(),
+        vec!["一", "二"]
+    );
+    let paper = format!("{}{}", text(82, 50), slice(&src, 0, 50));
+    assert_eq!(
+        check(&paper, &lib, &CheckOptions::default())
+            .await
+            .unwrap()
+            .spans
+            .len(),
+        1
+    );
+
+    // A second handle (another process, say) sees a removal made through the first.
+    let other = EmbeddedLibrary::open(&path, FingerprintParams::default()).unwrap();
+    assert!(other.remove(1).await.unwrap());
+    assert!(!other.remove(1).await.unwrap());
+    assert!(lib.meta(1).await.unwrap().is_none());
+    assert!(
+        check(&paper, &lib, &CheckOptions::default())
+            .await
+            .unwrap()
+            .spans
+            .is_empty()
+    );
+}
+
+#[tokio::test]
+async fn many_small_adds_are_merged_and_stay_searchable() {
+    let dir = tempfile::tempdir().unwrap();
+    let lib = EmbeddedLibrary::open(dir.path(), FingerprintParams::default()).unwrap();
+    let mut texts = Vec::new();
+    for i in 0..12 {
+        let t = text(100 + i, 200);
+        lib.add(vec![NewDoc::public(format!("第{i}篇"), t.clone())])
+            .await
+            .unwrap();
+        texts.push(t);
+    }
+    lib.remove(3).await.unwrap();
+    assert!(lib.segment_count() <= 8, "{}", lib.segment_count());
+    assert_eq!(lib.list().await.unwrap().len(), 11);
+    for (i, t) in texts.iter().enumerate() {
+        let paper = format!("{}{}", text(900, 40), slice(t, 20, 60));
+        let found = check(&paper, &lib, &CheckOptions::default())
+            .await
+            .unwrap()
+            .spans
+            .len();
+        assert_eq!(found, usize::from(i != 2), "document {}", i + 1);
+    }
+    let files = std::fs::read_dir(dir.path()).unwrap().count();
+    assert!(
+        files <= 8 * 3 + 3,
+        "old segment files are cleaned up ({files})"
+    );
+}
+
+#[tokio::test]
+async fn empty_library_and_empty_text() {
+    let dir = tempfile::tempdir().unwrap();
+    let lib = EmbeddedLibrary::open(dir.path(), FingerprintParams::default()).unwrap();
+    let r = check("", &lib, &CheckOptions::default()).await.unwrap();
+    assert_eq!((r.total_chars, r.copied_chars, r.ratio_total), (0, 0, 0.0));
+    let r = check(&text(1, 100), &lib, &CheckOptions::default())
+        .await
+        .unwrap();
+    assert!(r.spans.is_empty());
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
+
+    /// Any copied run of at least 13 characters is reported, with exact bounds on both sides.
+    #[test]
+    fn every_copied_run_of_thirteen_or_more_is_found(seed in 0u64..10_000, len in 13usize..80, at in 0usize..200) {
+        let rt = tokio::runtime::Builder::new_current_thread().build().unwrap();
+        rt.block_on(async {
+            let src = text(seed, 300);
+            let (_d, lib, _) = library_with(vec![NewDoc::public("s", src.clone())]).await;
+            let start = at.min(300 - len);
+            // Take `len` alphanumeric characters of the source.
+            let cs = chars(&src);
+            let mut end = start;
+            let mut n = 0;
+            while n < len { if cs[end].is_alphanumeric() { n += 1; } end += 1; }
+            let copied: String = cs[start..end].iter().collect();
+            let paper = format!("{}\n{}\n{}", text(seed + 50_000, 90), copied, text(seed + 60_000, 90));
+            let report = check(&paper, &lib, &CheckOptions::default()).await.unwrap();
+            let hit = report.spans.iter().find(|s| slice(&paper, s.start, s.end).contains(copied.trim_matches(|c: char| !c.is_alphanumeric())));
+            prop_assert!(hit.is_some(), "copied {:?} not found: {:?}", copied, report.spans);
+            Ok(())
+        })?;
+    }
+}

@@ -16,6 +16,8 @@ pub struct Config {
     pub database_url: Option<String>,
     /// Where uploaded and generated files live; defaults to `<data_dir>/files`.
     pub files_dir: Option<PathBuf>,
+    /// The embedded similarity library (index segments); defaults to `<data_dir>/library`.
+    pub library_dir: Option<PathBuf>,
     /// The address users reach this server at, used in QR codes. Defaults to the request's Host.
     pub public_url: Option<String>,
     pub site_title: String,
@@ -39,6 +41,7 @@ impl Default for Config {
             data_dir: PathBuf::from("./data"),
             database_url: None,
             files_dir: None,
+            library_dir: None,
             public_url: None,
             site_title: "文鉴".into(),
             marketing_url: "https://wenjian.example.com".into(),
@@ -83,6 +86,12 @@ impl Config {
         self.files_dir
             .clone()
             .unwrap_or_else(|| self.data_dir.join("files"))
+    }
+
+    pub fn library_dir(&self) -> PathBuf {
+        self.library_dir
+            .clone()
+            .unwrap_or_else(|| self.data_dir.join("library"))
     }
 
     pub fn session_ttl_ms(&self) -> i64 {

@@ -188,12 +188,10 @@ pub fn align(
     grown.sort_unstable_by(|a, b| b.len().cmp(&a.len()).then(a.q_start.cmp(&b.q_start)));
     let mut kept: Vec<Match> = Vec::new();
     for m in grown {
-        let inside = kept.iter().any(|k| {
-            k.q_start <= m.q_start
-                && m.q_end <= k.q_end
-                && k.s_start <= m.s_start
-                && m.s_end <= k.s_end
-        });
+        // Within one source, a passage of the submission is reported once, at its longest match.
+        let inside = kept
+            .iter()
+            .any(|k| k.q_start <= m.q_start && m.q_end <= k.q_end);
         if !inside {
             kept.push(m);
         }
@@ -270,5 +268,26 @@ mod tests {
         // A seed whose characters differ (a hash collision) is ignored.
         let mut bogus = vec![(0u32, 0u32)];
         assert!(exact_matches(&chars("abcdefgh"), &chars("zzzzzzzz"), &mut bogus, 5).is_empty());
+    }
+}
+#[cfg(test)]
+mod containment_tests {
+    use super::*;
+    use crate::fingerprint::{FingerprintParams, fingerprints, kgram_hashes};
+    #[test]
+    fn one_passage_one_match_per_source() {
+        let source: Vec<char> = "区分名词与动词的标准方法及后果本文探讨区分名词和动词的标准方法及其对语法理论的影响基本观点是实词的分类应该".chars().collect();
+        let query: Vec<char> = "我们自己写的句子在这里本文探讨区分名词和动词的标准方法及其对语法理论的影响基本观点是实词的分类应该".chars().collect();
+        let lib = fingerprints(&source, FingerprintParams::default());
+        let mut seeds = Vec::new();
+        for (qi, h) in kgram_hashes(&query, 5).iter().enumerate() {
+            for f in &lib {
+                if f.hash == *h {
+                    seeds.push((qi as u32, f.pos));
+                }
+            }
+        }
+        let out = align(&query, &source, &mut seeds, &AlignParams::default());
+        assert_eq!(out.len(), 1, "{out:?}");
     }
 }

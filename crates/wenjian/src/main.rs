@@ -1,5 +1,7 @@
 //! `wenjian`: the one binary. Parses arguments, builds the configuration and calls into the crates.
 
+mod corpus;
+
 use anyhow::{Context, bail};
 use clap::{Parser, Subcommand};
 use server::Config;
@@ -31,6 +33,27 @@ enum Command {
         #[command(subcommand)]
         command: UserCommand,
     },
+    /// Manage the similarity library (比对库).
+    Corpus {
+        #[command(subcommand)]
+        command: CorpusCommand,
+    },
+    /// Check a paper (.txt) against the library and print the report.
+    Check {
+        file: PathBuf,
+        /// Print the report as JSON.
+        #[arg(long)]
+        json: bool,
+        /// Shortest reported match, in characters.
+        #[arg(long, default_value_t = 13)]
+        min_span: usize,
+        /// Also check the reference list.
+        #[arg(long)]
+        include_bibliography: bool,
+        /// Also match the private library and own published work of this user id.
+        #[arg(long)]
+        owner: Option<i64>,
+    },
     /// Print the OpenAPI document (as served at /api/docs/openapi.json).
     Openapi,
     /// Adjust account balances until orders and top-up exist.
@@ -38,6 +61,24 @@ enum Command {
         #[command(subcommand)]
         command: AccountCommand,
     },
+}
+
+#[derive(Subcommand)]
+enum CorpusCommand {
+    /// Import a folder of .txt files, a .txt file, or JSON Lines (title, author, year, source, text).
+    Import {
+        path: PathBuf,
+        /// public, private or own (a user's own published work).
+        #[arg(long, default_value = "public")]
+        scope: String,
+        /// The user a private or own-published document belongs to.
+        #[arg(long)]
+        owner: Option<i64>,
+    },
+    /// List the documents of the library.
+    List,
+    /// Remove a document by its id.
+    Remove { id: u64 },
 }
 
 #[derive(Subcommand)]
@@ -131,6 +172,40 @@ async fn main() -> anyhow::Result<()> {
     let config = Config::load(cli.config.as_deref())?;
     match cli.command {
         Command::Serve => server::run(config).await,
+        Command::Corpus { command } => {
+            let dir = config.library_dir();
+            match command {
+                CorpusCommand::Import { path, scope, owner } => {
+                    let scope = match scope.as_str() {
+                        "public" => simcheck::Scope::Public,
+                        "private" => simcheck::Scope::Private,
+                        "own" => simcheck::Scope::OwnPublished,
+                        other => bail!("未知的范围 {other}：应为 public、private 或 own"),
+                    };
+                    if scope != simcheck::Scope::Public && owner.is_none() {
+                        bail!("个人库与本人已发表文献需要 --owner 用户编号");
+                    }
+                    corpus::import(&dir, &path, scope, owner).await
+                }
+                CorpusCommand::List => corpus::list(&dir).await,
+                CorpusCommand::Remove { id } => corpus::remove(&dir, id).await,
+            }
+        }
+        Command::Check {
+            file,
+            json,
+            min_span,
+            include_bibliography,
+            owner,
+        } => {
+            let options = simcheck::CheckOptions {
+                min_span: min_span.max(5),
+                exclude_bibliography: !include_bibliography,
+                scope: simcheck::ScopeFilter { owner },
+                ..simcheck::CheckOptions::default()
+            };
+            corpus::check(&config.library_dir(), &file, json, options).await
+        }
         Command::Openapi => {
             println!("{}", server::openapi::document_json());
             Ok(())

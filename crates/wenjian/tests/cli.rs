@@ -1,0 +1,103 @@
+//! The binary as an operator uses it: corpus import, list, remove, and check --json.
+
+use serde_json::Value;
+use std::process::Command;
+
+fn wenjian(data: &std::path::Path, args: &[&str]) -> (bool, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_wenjian"))
+        .args(args)
+        .env("WENJIAN_DATA_DIR", data)
+        .env_remove("WENJIAN_DATABASE_URL")
+        .output()
+        .expect("run wenjian");
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+const SOURCE_A: &str = "本研究采用问卷调查与深度访谈相结合的方法考察了高校学生的课外阅读习惯及其影响因素结果表明阅读时间与学业成绩存在显著的正相关关系";
+const SOURCE_B: &str = "城市轨道交通的客流预测是线网规划与运营组织的基础工作本文提出一种融合时空特征的组合预测模型并在多个站点进行了验证";
+
+#[test]
+fn import_list_check_and_remove() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path();
+    let jsonl = data.join("docs.jsonl");
+    std::fs::write(
+        &jsonl,
+        format!(
+            "{}\n{}\nnot json\n",
+            serde_json::json!({"title": "阅读习惯研究", "author": "甲", "year": 2021, "text": SOURCE_A}),
+            serde_json::json!({"title": "客流预测模型", "text": SOURCE_B}),
+        ),
+    )
+    .unwrap();
+    let (ok, out, err) = wenjian(data, &["corpus", "import", jsonl.to_str().unwrap()]);
+    assert!(ok, "{err}");
+    assert!(out.contains("已导入 2 篇文档"), "{out}");
+    assert!(err.contains("第 3 行"), "a bad line is reported: {err}");
+
+    let (ok, out, _) = wenjian(data, &["corpus", "list"]);
+    assert!(ok);
+    assert!(
+        out.contains("阅读习惯研究") && out.contains("客流预测模型"),
+        "{out}"
+    );
+
+    let paper = data.join("paper.txt");
+    let copied: String = SOURCE_A.chars().skip(10).take(30).collect();
+    std::fs::write(
+        &paper,
+        format!(
+            "\u{feff}第一章 引言\n这是作者自己撰写的一段开头文字。{copied}。后面也是原创的内容。\n"
+        ),
+    )
+    .unwrap();
+    let (ok, out, err) = wenjian(data, &["check", paper.to_str().unwrap(), "--json"]);
+    assert!(ok, "{err}");
+    let r: Value = serde_json::from_str(&out).unwrap();
+    for key in [
+        "total_chars",
+        "copied_chars",
+        "ratio_total",
+        "ratio_excluding_quotes",
+        "ratio_max_single_source",
+        "sources",
+        "spans",
+    ] {
+        assert!(r.get(key).is_some(), "missing {key}");
+    }
+    assert_eq!(r["copied_chars"], 30);
+    let span = &r["spans"][0];
+    // Offsets count characters of the decoded text (the byte-order mark is not part of it).
+    let text: Vec<char> = std::fs::read_to_string(&paper)
+        .unwrap()
+        .trim_start_matches('\u{feff}')
+        .chars()
+        .collect();
+    let start = span["start"].as_u64().unwrap() as usize;
+    let end = span["end"].as_u64().unwrap() as usize;
+    assert_eq!(text[start..end].iter().collect::<String>(), copied);
+    assert_eq!(span["class"], "copy");
+    assert_eq!(r["sources"][0]["title"], "阅读习惯研究");
+    let ratio = r["ratio_total"].as_f64().unwrap();
+    let expected = 30.0 * 100.0 / r["total_chars"].as_f64().unwrap();
+    assert!((ratio - expected).abs() < 1e-9);
+
+    let (ok, out, _) = wenjian(data, &["check", paper.to_str().unwrap()]);
+    assert!(ok);
+    assert!(
+        out.contains("总文字复制比") && out.contains("阅读习惯研究"),
+        "{out}"
+    );
+
+    let id = r["sources"][0]["id"].as_u64().unwrap().to_string();
+    assert!(wenjian(data, &["corpus", "remove", &id]).0);
+    let (ok, _, err) = wenjian(data, &["corpus", "remove", &id]);
+    assert!(!ok && err.contains("没有编号"), "{err}");
+    let (_, out, _) = wenjian(data, &["check", paper.to_str().unwrap(), "--json"]);
+    let r: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(r["copied_chars"], 0);
+}

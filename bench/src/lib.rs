@@ -1,0 +1,31 @@
+//! Shared pieces of the benchmarks: deterministic text generation, the PAN text-alignment
+//! measures, and process measurements.
+
+pub mod pan;
+pub mod textgen;
+
+/// Peak resident memory of this process in bytes (Linux `VmHWM`).
+pub fn peak_rss_bytes() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb * 1024)
+}
+
+/// The p-th percentile (0–100) of sorted samples.
+pub fn percentile(sorted: &[f64], p: f64) -> f64 {
+    if sorted.is_empty() {
+        return 0.0;
+    }
+    let rank = (p / 100.0 * (sorted.len() - 1) as f64).round() as usize;
+    sorted[rank.min(sorted.len() - 1)]
+}
+
+/// `WENJIAN_EVAL_DATA` (or `../shared/data` beside the repository) when it exists.
+pub fn eval_data_dir() -> Option<std::path::PathBuf> {
+    let candidates = [
+        std::env::var("WENJIAN_EVAL_DATA").ok().map(std::path::PathBuf::from),
+        Some(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/data")),
+    ];
+    candidates.into_iter().flatten().find(|p| p.is_dir())
+}

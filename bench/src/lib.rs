@@ -24,7 +24,9 @@ pub fn percentile(sorted: &[f64], p: f64) -> f64 {
 /// `WENJIAN_EVAL_DATA` (or `../shared/data` beside the repository) when it exists.
 pub fn eval_data_dir() -> Option<std::path::PathBuf> {
     let candidates = [
-        std::env::var("WENJIAN_EVAL_DATA").ok().map(std::path::PathBuf::from),
+        std::env::var("WENJIAN_EVAL_DATA")
+            .ok()
+            .map(std::path::PathBuf::from),
         Some(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/data")),
     ];
     candidates.into_iter().flatten().find(|p| p.is_dir())

@@ -64,23 +64,47 @@ fn covered_share(a: &Case, others: &[Case], rel: impl Fn(&Case, &Case) -> bool) 
         }
     }
     let len = (a.susp.1 - a.susp.0) + (a.src.1 - a.src.0);
-    if len == 0 { 0.0 } else { (union_len(susp) + union_len(src)) as f64 / len as f64 }
+    if len == 0 {
+        0.0
+    } else {
+        (union_len(susp) + union_len(src)) as f64 / len as f64
+    }
 }
 
 pub fn measure(cases: &[Case], detections: &[Case]) -> Measures {
     let recall = if cases.is_empty() {
         0.0
     } else {
-        cases.iter().map(|s| covered_share(s, detections, |s, r| detects(r, s))).sum::<f64>() / cases.len() as f64
+        cases
+            .iter()
+            .map(|s| covered_share(s, detections, |s, r| detects(r, s)))
+            .sum::<f64>()
+            / cases.len() as f64
     };
     let precision = if detections.is_empty() {
         0.0
     } else {
-        detections.iter().map(|r| covered_share(r, cases, |r, s| detects(r, s))).sum::<f64>() / detections.len() as f64
+        detections
+            .iter()
+            .map(|r| covered_share(r, cases, detects))
+            .sum::<f64>()
+            / detections.len() as f64
     };
-    let detected: Vec<usize> = cases.iter().map(|s| detections.iter().filter(|r| detects(r, s)).count()).filter(|&n| n > 0).collect();
-    let granularity = if detected.is_empty() { 1.0 } else { detected.iter().sum::<usize>() as f64 / detected.len() as f64 };
-    let f1 = if precision + recall == 0.0 { 0.0 } else { 2.0 * precision * recall / (precision + recall) };
+    let detected: Vec<usize> = cases
+        .iter()
+        .map(|s| detections.iter().filter(|r| detects(r, s)).count())
+        .filter(|&n| n > 0)
+        .collect();
+    let granularity = if detected.is_empty() {
+        1.0
+    } else {
+        detected.iter().sum::<usize>() as f64 / detected.len() as f64
+    };
+    let f1 = if precision + recall == 0.0 {
+        0.0
+    } else {
+        2.0 * precision * recall / (precision + recall)
+    };
     Measures {
         precision,
         recall,
@@ -96,14 +120,21 @@ mod tests {
     use super::*;
 
     fn case(a: usize, b: usize, src: u64, c: usize, d: usize) -> Case {
-        Case { susp: (a, b), source: src, src: (c, d) }
+        Case {
+            susp: (a, b),
+            source: src,
+            src: (c, d),
+        }
     }
 
     #[test]
     fn perfect_detection_scores_one() {
         let s = vec![case(0, 100, 1, 50, 150)];
         let m = measure(&s, &s);
-        assert_eq!((m.precision, m.recall, m.granularity, m.plagdet), (1.0, 1.0, 1.0, 1.0));
+        assert_eq!(
+            (m.precision, m.recall, m.granularity, m.plagdet),
+            (1.0, 1.0, 1.0, 1.0)
+        );
     }
 
     #[test]

@@ -36,7 +36,9 @@ fn load_texts() -> (String, Vec<(String, String)>) {
         }
     }
     let mut rng = Rng::new(7);
-    let out = (0..2_000).map(|i| (format!("合成文档{i}"), synthetic_text(&mut rng, 400))).collect();
+    let out = (0..2_000)
+        .map(|i| (format!("合成文档{i}"), synthetic_text(&mut rng, 400)))
+        .collect();
     ("synthetic".into(), out)
 }
 
@@ -47,14 +49,20 @@ fn counted(s: &str) -> usize {
 #[tokio::main(flavor = "current_thread")]
 async fn main() {
     let (corpus, texts) = load_texts();
-    let (library_texts, filler_texts): (Vec<_>, Vec<_>) = texts.into_iter().enumerate().partition(|(i, _)| i % 2 == 0);
+    let (library_texts, filler_texts): (Vec<_>, Vec<_>) =
+        texts.into_iter().enumerate().partition(|(i, _)| i % 2 == 0);
     let library_texts: Vec<(String, String)> = library_texts.into_iter().map(|(_, t)| t).collect();
     let filler_texts: Vec<String> = filler_texts.into_iter().map(|(_, t)| t.1).collect();
 
     let dir = tempfile::tempdir().expect("temp dir");
     let library = EmbeddedLibrary::open(dir.path(), FingerprintParams::default()).expect("open");
     let ids = library
-        .add(library_texts.iter().map(|(t, x)| NewDoc::public(t.clone(), x.clone())).collect())
+        .add(
+            library_texts
+                .iter()
+                .map(|(t, x)| NewDoc::public(t.clone(), x.clone()))
+                .collect(),
+        )
         .await
         .expect("add");
 
@@ -62,7 +70,9 @@ async fn main() {
     // for the ground truth to hold, so texts with any match of their own are left out.
     let mut original_filler = Vec::new();
     for text in filler_texts {
-        let report = simcheck::check(&text, &library, &CheckOptions::default()).await.expect("check");
+        let report = simcheck::check(&text, &library, &CheckOptions::default())
+            .await
+            .expect("check");
         if report.spans.is_empty() {
             original_filler.push(text);
         }
@@ -98,24 +108,41 @@ async fn main() {
             };
             let start = doc.len();
             doc.extend(inserted.chars());
-            let case = Case { susp: (start, doc.len()), source: ids[li], src: (at, at + len) };
+            let case = Case {
+                susp: (start, doc.len()),
+                source: ids[li],
+                src: (at, at + len),
+            };
             cases.push((class, case));
             doc.push('\n');
         }
         let text: String = doc.iter().collect();
-        let report = simcheck::check(&text, &library, &CheckOptions::default()).await.expect("check");
+        let report = simcheck::check(&text, &library, &CheckOptions::default())
+            .await
+            .expect("check");
         let detections: Vec<Case> = report
             .spans
             .iter()
-            .map(|s| Case { susp: (s.start, s.end), source: s.source_id, src: (s.source_start, s.source_end) })
+            .map(|s| Case {
+                susp: (s.start, s.end),
+                source: s.source_id,
+                src: (s.source_start, s.source_end),
+            })
             .collect();
         // Ground truth of 总文字复制比: counted characters of the inserted passages.
-        let planted: usize = cases.iter().map(|(_, c)| counted(&doc[c.susp.0..c.susp.1].iter().collect::<String>())).sum();
+        let planted: usize = cases
+            .iter()
+            .map(|(_, c)| counted(&doc[c.susp.0..c.susp.1].iter().collect::<String>()))
+            .sum();
         let truth = simcheck::report::percent(planted, report.total_chars);
         ratio_errors.push((report.ratio_total - truth).abs());
         // Offsets are per document: move each document apart so none overlap in the totals.
         let shift = d * 1_000_000;
-        let key = |c: &Case| Case { susp: (c.susp.0 + shift, c.susp.1 + shift), source: c.source + (d as u64) * 1_000_000_000, src: c.src };
+        let key = |c: &Case| Case {
+            susp: (c.susp.0 + shift, c.susp.1 + shift),
+            source: c.source + (d as u64) * 1_000_000_000,
+            src: c.src,
+        };
         for (class, case) in &cases {
             per_class.entry(class).or_default().0.push(key(case));
             all_cases.push(key(case));
@@ -124,7 +151,10 @@ async fn main() {
             all_detections.push(key(det));
             for class in CLASSES {
                 let hits_class = cases.iter().any(|(c, case)| {
-                    *c == class && det.source == case.source && det.susp.0 < case.susp.1 && case.susp.0 < det.susp.1
+                    *c == class
+                        && det.source == case.source
+                        && det.susp.0 < case.susp.1
+                        && case.susp.0 < det.susp.1
                 });
                 if hits_class {
                     per_class.entry(class).or_default().1.push(key(det));
@@ -132,7 +162,10 @@ async fn main() {
             }
         }
     }
-    let classes: BTreeMap<&str, Measures> = per_class.iter().map(|(k, (c, d))| (*k, measure(c, d))).collect();
+    let classes: BTreeMap<&str, Measures> = per_class
+        .iter()
+        .map(|(k, (c, d))| (*k, measure(c, d)))
+        .collect();
     ratio_errors.sort_by(f64::total_cmp);
     let mean = ratio_errors.iter().sum::<f64>() / ratio_errors.len() as f64;
     let out = serde_json::json!({

@@ -5,6 +5,7 @@
 //! spans, light edits) → report (总文字复制比 and the rest).
 
 pub mod align;
+pub mod conformance;
 pub mod embedded;
 pub mod fingerprint;
 pub mod library;

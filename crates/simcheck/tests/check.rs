@@ -384,3 +384,38 @@ proptest! {
         })?;
     }
 }
+
+mod conformance {
+    use simcheck::conformance as c;
+    use simcheck::{EmbeddedLibrary, FingerprintParams};
+
+    fn open() -> (tempfile::TempDir, EmbeddedLibrary) {
+        let dir = tempfile::tempdir().unwrap();
+        let lib = EmbeddedLibrary::open(dir.path(), FingerprintParams::default()).unwrap();
+        (dir, lib)
+    }
+
+    #[tokio::test]
+    async fn add_list_and_find() {
+        let (_d, lib) = open();
+        c::add_list_and_find(&lib).await;
+    }
+
+    #[tokio::test]
+    async fn scopes_are_respected() {
+        let (_d, lib) = open();
+        c::scopes_are_respected(&lib).await;
+    }
+
+    #[tokio::test]
+    async fn remove_hides_a_document() {
+        let (_d, lib) = open();
+        c::remove_hides_a_document(&lib).await;
+    }
+
+    #[tokio::test]
+    async fn very_common_kgrams_are_skipped() {
+        let (_d, lib) = open();
+        c::very_common_kgrams_are_skipped(&lib).await;
+    }
+}

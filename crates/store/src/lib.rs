@@ -5,6 +5,7 @@
 
 mod accounts;
 mod error;
+mod library;
 mod qr;
 pub mod secrets;
 mod sessions;
@@ -13,6 +14,7 @@ mod users;
 
 pub use accounts::{Account, LedgerEntry, LedgerKind};
 pub use error::StoreError;
+pub use library::SqlLibrary;
 pub use qr::{QrClaim, QrLogin, QrStatus};
 pub use sessions::{NewSession, SessionUser};
 pub use users::User;

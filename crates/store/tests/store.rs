@@ -239,3 +239,26 @@ store_test!(
         ));
     }
 );
+
+mod library {
+    use simcheck::FingerprintParams;
+    use simcheck::conformance as c;
+    use store::{SqlLibrary, Store, store_test};
+
+    fn lib(store: Store) -> SqlLibrary {
+        SqlLibrary::new(store, FingerprintParams::default())
+    }
+
+    store_test!(add_list_and_find, |store: Store| async move {
+        c::add_list_and_find(&lib(store)).await
+    });
+    store_test!(scopes_are_respected, |store: Store| async move {
+        c::scopes_are_respected(&lib(store)).await
+    });
+    store_test!(remove_hides_a_document, |store: Store| async move {
+        c::remove_hides_a_document(&lib(store)).await
+    });
+    store_test!(very_common_kgrams_are_skipped, |store: Store| async move {
+        c::very_common_kgrams_are_skipped(&lib(store)).await
+    });
+}

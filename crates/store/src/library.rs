@@ -1,0 +1,217 @@
+//! The similarity library in SQL: documents and their winnowed fingerprints (postings), behind
+//! simcheck's `Library` trait. The same statements serve SQLite and PostgreSQL.
+//!
+//! Fingerprint hashes and positions are integers the engine computed, so long `IN (…)` lists
+//! and multi-row `VALUES` are written as literals (sqlx's `Any` driver binds no arrays); nothing
+//! a user typed is ever put into SQL text.
+
+use crate::{Store, now_ms};
+use simcheck::fingerprint::{FingerprintParams, fingerprints};
+use simcheck::library::{
+    DocId, DocMeta, Library, LibraryError, LibraryResult, NewDoc, Scope, ScopeFilter, Seed,
+};
+use simcheck::normalize::{count_chars, normalize};
+use sqlx::Row;
+use sqlx::any::AnyRow;
+use std::collections::HashMap;
+use std::fmt::Write;
+
+const ROWS_PER_INSERT: usize = 1_000;
+const HASHES_PER_QUERY: usize = 1_000;
+
+#[derive(Clone)]
+pub struct SqlLibrary {
+    store: Store,
+    params: FingerprintParams,
+}
+
+fn backend(e: impl std::fmt::Display) -> LibraryError {
+    LibraryError::Backend(e.to_string())
+}
+
+fn scope_name(scope: Scope) -> &'static str {
+    match scope {
+        Scope::Public => "public",
+        Scope::Private => "private",
+        Scope::OwnPublished => "own_published",
+    }
+}
+
+fn scope_from(name: &str) -> Scope {
+    match name {
+        "private" => Scope::Private,
+        "own_published" => Scope::OwnPublished,
+        _ => Scope::Public,
+    }
+}
+
+const META_COLUMNS: &str = "id, title, author, year, source, owner, scope, chars, added_at";
+
+fn meta_from_row(row: &AnyRow) -> Result<DocMeta, sqlx::Error> {
+    Ok(DocMeta {
+        id: row.try_get::<i64, _>("id")? as u64,
+        title: row.try_get("title")?,
+        author: row.try_get("author")?,
+        year: row.try_get::<Option<i64>, _>("year")?.map(|y| y as i32),
+        source: row.try_get("source")?,
+        owner: row.try_get("owner")?,
+        scope: scope_from(&row.try_get::<String, _>("scope")?),
+        chars: row.try_get::<i64, _>("chars")? as u64,
+        added_at: row.try_get("added_at")?,
+    })
+}
+
+impl SqlLibrary {
+    pub fn new(store: Store, params: FingerprintParams) -> Self {
+        SqlLibrary { store, params }
+    }
+}
+
+impl Library for SqlLibrary {
+    fn params(&self) -> FingerprintParams {
+        self.params
+    }
+
+    async fn add(&self, docs: Vec<NewDoc>) -> LibraryResult<Vec<DocId>> {
+        let mut ids = Vec::with_capacity(docs.len());
+        let mut tx = self.store.pool.begin().await.map_err(backend)?;
+        let now = now_ms();
+        for doc in &docs {
+            let id: i64 = sqlx::query(
+                "INSERT INTO library_docs (title, author, year, source, owner, scope, chars, body, added_at) \
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING id",
+            )
+            .bind(&doc.title)
+            .bind(&doc.author)
+            .bind(doc.year.map(i64::from))
+            .bind(&doc.source)
+            .bind(doc.owner)
+            .bind(scope_name(doc.scope))
+            .bind(count_chars(&doc.text) as i64)
+            .bind(&doc.text)
+            .bind(now)
+            .fetch_one(&mut *tx)
+            .await
+            .map_err(backend)?
+            .try_get("id")
+            .map_err(backend)?;
+            let prints = fingerprints(&normalize(&doc.text).chars, self.params);
+            for chunk in prints.chunks(ROWS_PER_INSERT) {
+                let mut sql =
+                    String::from("INSERT INTO library_postings (hash, doc_id, pos) VALUES ");
+                for (i, fp) in chunk.iter().enumerate() {
+                    let sep = if i == 0 { "" } else { "," };
+                    let _ = write!(sql, "{sep}({},{id},{})", fp.hash as i64, fp.pos);
+                }
+                sqlx::query(&sql).execute(&mut *tx).await.map_err(backend)?;
+            }
+            ids.push(id as u64);
+        }
+        tx.commit().await.map_err(backend)?;
+        Ok(ids)
+    }
+
+    async fn remove(&self, id: DocId) -> LibraryResult<bool> {
+        let mut tx = self.store.pool.begin().await.map_err(backend)?;
+        let marked = sqlx::query("UPDATE library_docs SET deleted_at = $1, body = '' WHERE id = $2 AND deleted_at IS NULL")
+            .bind(now_ms())
+            .bind(id as i64)
+            .execute(&mut *tx)
+            .await
+            .map_err(backend)?;
+        if marked.rows_affected() == 0 {
+            return Ok(false);
+        }
+        sqlx::query("DELETE FROM library_postings WHERE doc_id = $1")
+            .bind(id as i64)
+            .execute(&mut *tx)
+            .await
+            .map_err(backend)?;
+        tx.commit().await.map_err(backend)?;
+        Ok(true)
+    }
+
+    async fn list(&self) -> LibraryResult<Vec<DocMeta>> {
+        let rows = sqlx::query(&format!(
+            "SELECT {META_COLUMNS} FROM library_docs WHERE deleted_at IS NULL ORDER BY id"
+        ))
+        .fetch_all(&self.store.pool)
+        .await
+        .map_err(backend)?;
+        rows.iter()
+            .map(|r| meta_from_row(r).map_err(backend))
+            .collect()
+    }
+
+    async fn meta(&self, id: DocId) -> LibraryResult<Option<DocMeta>> {
+        let row = sqlx::query(&format!(
+            "SELECT {META_COLUMNS} FROM library_docs WHERE id = $1 AND deleted_at IS NULL"
+        ))
+        .bind(id as i64)
+        .fetch_optional(&self.store.pool)
+        .await
+        .map_err(backend)?;
+        row.map(|r| meta_from_row(&r).map_err(backend)).transpose()
+    }
+
+    async fn text(&self, id: DocId) -> LibraryResult<Option<String>> {
+        let row = sqlx::query("SELECT body FROM library_docs WHERE id = $1 AND deleted_at IS NULL")
+            .bind(id as i64)
+            .fetch_optional(&self.store.pool)
+            .await
+            .map_err(backend)?;
+        row.map(|r| r.try_get::<String, _>("body").map_err(backend))
+            .transpose()
+    }
+
+    async fn seeds(
+        &self,
+        query_hashes: &[u64],
+        filter: ScopeFilter,
+        max_postings_per_hash: usize,
+    ) -> LibraryResult<Vec<Seed>> {
+        let mut positions: HashMap<u64, Vec<u32>> = HashMap::new();
+        for (i, &h) in query_hashes.iter().enumerate() {
+            positions.entry(h).or_default().push(i as u32);
+        }
+        let distinct: Vec<u64> = positions.keys().copied().collect();
+        let mut postings: HashMap<u64, Vec<(DocId, u32)>> = HashMap::new();
+        for chunk in distinct.chunks(HASHES_PER_QUERY) {
+            let list = chunk
+                .iter()
+                .map(|h| (*h as i64).to_string())
+                .collect::<Vec<_>>()
+                .join(",");
+            let rows = sqlx::query(&format!(
+                "SELECT p.hash, p.doc_id, p.pos FROM library_postings p JOIN library_docs d ON d.id = p.doc_id \
+                 WHERE p.hash IN ({list}) AND d.deleted_at IS NULL \
+                 AND (d.scope = 'public' OR (d.owner IS NOT NULL AND d.owner = $1))"
+            ))
+            .bind(filter.owner.unwrap_or(i64::MIN))
+            .fetch_all(&self.store.pool)
+            .await
+            .map_err(backend)?;
+            for row in rows {
+                let hash = row.try_get::<i64, _>("hash").map_err(backend)? as u64;
+                let doc = row.try_get::<i64, _>("doc_id").map_err(backend)? as u64;
+                let pos = row.try_get::<i64, _>("pos").map_err(backend)? as u32;
+                postings.entry(hash).or_default().push((doc, pos));
+            }
+        }
+        let mut seeds = Vec::new();
+        for (hash, hits) in postings {
+            if hits.len() > max_postings_per_hash {
+                continue;
+            }
+            for &query_pos in &positions[&hash] {
+                seeds.extend(hits.iter().map(|&(doc, source_pos)| Seed {
+                    doc,
+                    source_pos,
+                    query_pos,
+                }));
+            }
+        }
+        seeds.sort_unstable();
+        Ok(seeds)
+    }
+}

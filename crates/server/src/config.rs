@@ -18,6 +18,9 @@ pub struct Config {
     pub files_dir: Option<PathBuf>,
     /// The embedded similarity library (index segments); defaults to `<data_dir>/library`.
     pub library_dir: Option<PathBuf>,
+    /// `embedded` (memory-mapped segments under `library_dir`) or `database` (postings table in
+    /// the configured database, for PostgreSQL scale-out).
+    pub library_backend: String,
     /// The address users reach this server at, used in QR codes. Defaults to the request's Host.
     pub public_url: Option<String>,
     pub site_title: String,
@@ -42,6 +45,7 @@ impl Default for Config {
             database_url: None,
             files_dir: None,
             library_dir: None,
+            library_backend: "embedded".into(),
             public_url: None,
             site_title: "文鉴".into(),
             marketing_url: "https://wenjian.example.com".into(),

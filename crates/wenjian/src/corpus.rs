@@ -130,7 +130,7 @@ fn collect_docs(
 }
 
 pub async fn import(
-    library_dir: &Path,
+    library: &impl Library,
     path: &Path,
     scope: Scope,
     owner: Option<i64>,
@@ -142,7 +142,6 @@ pub async fn import(
     if docs.is_empty() {
         bail!("没有可导入的文档");
     }
-    let library = open_library(library_dir)?;
     let total_chars: usize = docs.iter().map(|d| d.text.chars().count()).sum();
     let bar = ProgressBar::new(total_chars as u64);
     bar.set_style(
@@ -175,8 +174,7 @@ pub async fn import(
     Ok(())
 }
 
-pub async fn list(library_dir: &Path) -> anyhow::Result<()> {
-    let library = open_library(library_dir)?;
+pub async fn list(library: &impl Library) -> anyhow::Result<()> {
     let docs = library.list().await?;
     if docs.is_empty() {
         say!("比对库为空。用 wenjian corpus import PATH 导入文档。");
@@ -201,8 +199,7 @@ pub async fn list(library_dir: &Path) -> anyhow::Result<()> {
     Ok(())
 }
 
-pub async fn remove(library_dir: &Path, id: u64) -> anyhow::Result<()> {
-    let library = open_library(library_dir)?;
+pub async fn remove(library: &impl Library, id: u64) -> anyhow::Result<()> {
     if library.remove(id).await? {
         say!("已从比对库删除文档 {id}");
         Ok(())
@@ -222,14 +219,13 @@ struct CheckOutput<'a> {
 }
 
 pub async fn check(
-    library_dir: &Path,
+    library: &impl Library,
     file: &Path,
     json: bool,
     options: CheckOptions,
 ) -> anyhow::Result<()> {
     let text = read_text_file(file)?;
-    let library = open_library(library_dir)?;
-    let report = simcheck::check(&text, &library, &options).await?;
+    let report = simcheck::check(&text, library, &options).await?;
     let params = library.params();
     if json {
         let out = CheckOutput {

@@ -149,6 +149,28 @@ fn yuan_to_fen(text: &str) -> anyhow::Result<i64> {
     Ok(if negative { -fen } else { fen })
 }
 
+async fn corpus_command(
+    library: &impl simcheck::Library,
+    command: CorpusCommand,
+) -> anyhow::Result<()> {
+    match command {
+        CorpusCommand::Import { path, scope, owner } => {
+            let scope = match scope.as_str() {
+                "public" => simcheck::Scope::Public,
+                "private" => simcheck::Scope::Private,
+                "own" => simcheck::Scope::OwnPublished,
+                other => bail!("未知的范围 {other}：应为 public、private 或 own"),
+            };
+            if scope != simcheck::Scope::Public && owner.is_none() {
+                bail!("个人库与本人已发表文献需要 --owner 用户编号");
+            }
+            corpus::import(library, &path, scope, owner).await
+        }
+        CorpusCommand::List => corpus::list(library).await,
+        CorpusCommand::Remove { id } => corpus::remove(library, id).await,
+    }
+}
+
 /// The password from the flag or variable, else one line of stdin; at least 8 characters.
 fn new_password(given: Option<String>) -> anyhow::Result<String> {
     let password = match given {
@@ -172,25 +194,17 @@ async fn main() -> anyhow::Result<()> {
     let config = Config::load(cli.config.as_deref())?;
     match cli.command {
         Command::Serve => server::run(config).await,
-        Command::Corpus { command } => {
-            let dir = config.library_dir();
-            match command {
-                CorpusCommand::Import { path, scope, owner } => {
-                    let scope = match scope.as_str() {
-                        "public" => simcheck::Scope::Public,
-                        "private" => simcheck::Scope::Private,
-                        "own" => simcheck::Scope::OwnPublished,
-                        other => bail!("未知的范围 {other}：应为 public、private 或 own"),
-                    };
-                    if scope != simcheck::Scope::Public && owner.is_none() {
-                        bail!("个人库与本人已发表文献需要 --owner 用户编号");
-                    }
-                    corpus::import(&dir, &path, scope, owner).await
-                }
-                CorpusCommand::List => corpus::list(&dir).await,
-                CorpusCommand::Remove { id } => corpus::remove(&dir, id).await,
+        Command::Corpus { command } => match config.library_backend.as_str() {
+            "database" => {
+                let store = store::Store::open(&config.database_url()).await?;
+                corpus_command(
+                    &store::SqlLibrary::new(store, simcheck::FingerprintParams::default()),
+                    command,
+                )
+                .await
             }
-        }
+            _ => corpus_command(&corpus::open_library(&config.library_dir())?, command).await,
+        },
         Command::Check {
             file,
             json,
@@ -198,13 +212,32 @@ async fn main() -> anyhow::Result<()> {
             include_bibliography,
             owner,
         } => {
+            if min_span < 5 {
+                bail!("最小匹配长度不能小于 5 个字");
+            }
             let options = simcheck::CheckOptions {
-                min_span: min_span.max(5),
+                min_span,
                 exclude_bibliography: !include_bibliography,
                 scope: simcheck::ScopeFilter { owner },
                 ..simcheck::CheckOptions::default()
             };
-            corpus::check(&config.library_dir(), &file, json, options).await
+            match config.library_backend.as_str() {
+                "database" => {
+                    let store = store::Store::open(&config.database_url()).await?;
+                    let library =
+                        store::SqlLibrary::new(store, simcheck::FingerprintParams::default());
+                    corpus::check(&library, &file, json, options).await
+                }
+                _ => {
+                    corpus::check(
+                        &corpus::open_library(&config.library_dir())?,
+                        &file,
+                        json,
+                        options,
+                    )
+                    .await
+                }
+            }
         }
         Command::Openapi => {
             println!("{}", server::openapi::document_json());

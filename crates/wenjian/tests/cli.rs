@@ -4,9 +4,11 @@ use serde_json::Value;
 use std::process::Command;
 
 fn wenjian(data: &std::path::Path, args: &[&str]) -> (bool, String, String) {
+    let backend = std::fs::read_to_string(data.join("backend")).unwrap_or_default();
     let out = Command::new(env!("CARGO_BIN_EXE_wenjian"))
         .args(args)
         .env("WENJIAN_DATA_DIR", data)
+        .env("WENJIAN_LIBRARY_BACKEND", backend.trim())
         .env_remove("WENJIAN_DATABASE_URL")
         .output()
         .expect("run wenjian");
@@ -21,9 +23,19 @@ const SOURCE_A: &str = "本研究采用问卷调查与深度访谈相结合的�
 const SOURCE_B: &str = "城市轨道交通的客流预测是线网规划与运营组织的基础工作本文提出一种融合时空特征的组合预测模型并在多个站点进行了验证";
 
 #[test]
-fn import_list_check_and_remove() {
+fn import_list_check_and_remove_embedded() {
+    import_list_check_and_remove("embedded");
+}
+
+#[test]
+fn import_list_check_and_remove_in_the_database() {
+    import_list_check_and_remove("database");
+}
+
+fn import_list_check_and_remove(backend: &str) {
     let dir = tempfile::tempdir().unwrap();
     let data = dir.path();
+    std::fs::write(data.join("backend"), backend).unwrap();
     let jsonl = data.join("docs.jsonl");
     std::fs::write(
         &jsonl,

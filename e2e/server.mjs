@@ -1,3 +1,5 @@
+import { before, after } from 'node:test'
+import { launch } from './lib.mjs'
 // Starts the real `wenjian serve` binary on a free port with a fresh SQLite database.
 import { spawn } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
@@ -59,4 +61,22 @@ export async function registerViaApi(base, username, password) {
   const body = await res.json()
   if (!res.ok) throw new Error(body.message)
   return body.result.access_token
+}
+
+/**
+ * Registers node:test hooks that start a fresh server and browser for a test file and stop them
+ * afterwards; the returned object holds `server` and `browser` once the hooks ran.
+ */
+export function useServerAndBrowser(setup) {
+  const env = {}
+  before(async () => {
+    env.server = await startServer()
+    env.browser = await launch()
+    await setup?.(env)
+  })
+  after(async () => {
+    await env.browser?.close()
+    await env.server?.stop()
+  })
+  return env
 }

@@ -1,18 +1,10 @@
-import { test, before, after } from 'node:test'
+import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import jsQR from 'jsqr'
-import { launch, DESKTOP, PHONE } from '../lib.mjs'
-import { startServer } from '../server.mjs'
+import { DESKTOP, PHONE } from '../lib.mjs'
+import { useServerAndBrowser } from '../server.mjs'
 
-let server, browser
-before(async () => {
-  server = await startServer()
-  browser = await launch()
-})
-after(async () => {
-  await browser?.close()
-  await server?.stop()
-})
+const env = useServerAndBrowser()
 
 /** Reads the QR image the way a phone camera would: from its pixels. */
 async function decodeQr(page) {
@@ -34,12 +26,12 @@ async function decodeQr(page) {
 }
 
 test('QR login: phone registers and confirms, desktop signs in within 4 s with one free check', async () => {
-  const desktop = await (await browser.newContext(DESKTOP)).newPage()
-  await desktop.goto(`${server.base}/papercheck/check`)
+  const desktop = await (await env.browser.newContext(DESKTOP)).newPage()
+  await desktop.goto(`${env.server.base}/papercheck/check`)
   const url = await decodeQr(desktop)
-  assert.match(url, new RegExp(`^${server.base}/m/qr/[0-9a-f]{32}$`))
+  assert.match(url, new RegExp(`^${env.server.base}/m/qr/[0-9a-f]{32}$`))
 
-  const phone = await (await browser.newContext(PHONE)).newPage()
+  const phone = await (await env.browser.newContext(PHONE)).newPage()
   await phone.goto(url)
   await phone.getByText('您正在登录文鉴网页版').waitFor()
   await phone.getByText('立即注册').click()
@@ -57,7 +49,7 @@ test('QR login: phone registers and confirms, desktop signs in within 4 s with o
   assert.ok(Date.now() - confirmedAt <= 4000, 'signed in and dialog closed within 4 s')
   assert.match(await desktop.getByTestId('user-area').innerText(), /ID：\d+/)
 
-  await desktop.goto(`${server.base}/order/account`)
+  await desktop.goto(`${env.server.base}/order/account`)
   const free = desktop.locator('.ant-statistic', { hasText: '免费查重次数' })
   await free.getByText('1', { exact: true }).waitFor()
   await desktop.getByText('首次扫码登录赠送免费查重 1 次').waitFor()

@@ -1,24 +1,17 @@
-import { test, before, after } from 'node:test'
+import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { launch, DESKTOP, eventually } from '../lib.mjs'
-import { startServer, registerViaApi } from '../server.mjs'
+import { DESKTOP, eventually } from '../lib.mjs'
+import { useServerAndBrowser, registerViaApi } from '../server.mjs'
 
-let server, browser, token
-before(async () => {
-  server = await startServer()
-  browser = await launch()
-  token = await registerViaApi(server.base, 'shell_user', 'shell-password-1')
-})
-after(async () => {
-  await browser?.close()
-  await server?.stop()
+const env = useServerAndBrowser(async (e) => {
+  e.token = await registerViaApi(e.server.base, 'shell_user', 'shell-password-1')
 })
 
 async function signedInPage() {
-  const context = await browser.newContext(DESKTOP)
-  await context.addInitScript((t) => localStorage.setItem('Admin-Token', t), token)
+  const context = await env.browser.newContext(DESKTOP)
+  await context.addInitScript((t) => localStorage.setItem('Admin-Token', t), env.token)
   const page = await context.newPage()
-  await page.goto(`${server.base}/papercheck/check`)
+  await page.goto(`${env.server.base}/papercheck/check`)
   await page.getByTestId('user-area').waitFor()
   return page
 }
@@ -75,7 +68,7 @@ test('header search finds a page by a Chinese title fragment and by a path', asy
 
 test('account centre shows the real account and an empty ledger', async () => {
   const page = await signedInPage()
-  await page.goto(`${server.base}/order/account`)
+  await page.goto(`${env.server.base}/order/account`)
   await page.locator('.ant-statistic', { hasText: '账户余额' }).getByText('¥0.00').waitFor()
   await page.getByText('暂无账户流水').waitFor()
 })
@@ -117,16 +110,16 @@ test('sidebar state is kept in a cookie; below 992 px the shell is in mobile mod
 })
 
 test('index.html is never cached, hashed assets are cached for good, unknown API paths answer JSON', async () => {
-  const index = await fetch(`${server.base}/some/spa/path`)
+  const index = await fetch(`${env.server.base}/some/spa/path`)
   assert.equal(index.status, 200)
   assert.equal(index.headers.get('cache-control'), 'no-cache')
   const html = await index.text()
   const asset = html.match(/\/assets\/[^"]+\.js/)[0]
-  const js = await fetch(`${server.base}${asset}`)
+  const js = await fetch(`${env.server.base}${asset}`)
   assert.equal(js.status, 200)
   assert.match(js.headers.get('cache-control'), /immutable/)
   assert.match(js.headers.get('content-type'), /javascript/)
-  const api = await fetch(`${server.base}/api/base/nothing_here`, { method: 'POST' })
+  const api = await fetch(`${env.server.base}/api/base/nothing_here`, { method: 'POST' })
   assert.equal(api.status, 404)
   assert.equal((await api.json()).error, 'api_not_found')
 })

@@ -4,7 +4,7 @@ import { LockOutlined, ReloadOutlined, UserOutlined } from '@ant-design/icons'
 import { Link } from 'react-router'
 import { useQrLogin } from './useQrLogin'
 import { useUserStore } from '../../stores/user'
-import { toastError } from '../../utils/feedback'
+import { useSubmit } from '../../utils/useSubmit'
 import { capsLockOn, validNewUsername } from '../../utils/validate'
 import { zhCN } from '../../locales/zh-CN'
 
@@ -79,21 +79,11 @@ function CapsLockHint({ on }: { on: boolean }) {
 
 function PasswordForm({ onSuccess, onRegister }: { onSuccess: () => void; onRegister: () => void }) {
   const login = useUserStore((s) => s.loginWithPassword)
-  const [loading, setLoading] = useState(false)
   const [caps, setCaps] = useState(false)
-
-  const submit = async (values: { username: string; password: string }) => {
-    if (loading) return
-    setLoading(true)
-    try {
-      await login(values.username.trim(), values.password)
-      onSuccess()
-    } catch (e) {
-      toastError((e as Error).message)
-    } finally {
-      setLoading(false)
-    }
-  }
+  const [loading, submit] = useSubmit(async (values: { username: string; password: string }) => {
+    await login(values.username.trim(), values.password)
+    onSuccess()
+  })
 
   return (
     <>
@@ -133,20 +123,10 @@ function PasswordForm({ onSuccess, onRegister }: { onSuccess: () => void; onRegi
 
 function RegisterForm({ onSuccess, onLogin }: { onSuccess: () => void; onLogin: () => void }) {
   const register = useUserStore((s) => s.registerAccount)
-  const [loading, setLoading] = useState(false)
-
-  const submit = async (values: { username: string; password: string }) => {
-    if (loading) return
-    setLoading(true)
-    try {
-      await register(values.username.trim(), values.password)
-      onSuccess()
-    } catch (e) {
-      toastError((e as Error).message)
-    } finally {
-      setLoading(false)
-    }
-  }
+  const [loading, submit] = useSubmit(async (values: { username: string; password: string }) => {
+    await register(values.username.trim(), values.password)
+    onSuccess()
+  })
 
   return (
     <>

@@ -4,7 +4,7 @@ import { Alert, Button, Form, Input, Result, Spin, Typography } from 'antd'
 import { confirmQr, getInfo, getQrInfo, type QrInfo, type UserInfo } from '../../api/user'
 import { useUserStore } from '../../stores/user'
 import { getToken } from '../../utils/auth'
-import { toastError } from '../../utils/feedback'
+import { useSubmit } from '../../utils/useSubmit'
 import { formatDateTime } from '../../utils/format'
 import type { ApiError } from '../../api/client'
 
@@ -29,10 +29,8 @@ export default function QrConfirmPage() {
   const [loadError, setLoadError] = useState<string | null>(null)
   const [me, setMe] = useState<UserInfo | null>(null)
   const [checkingMe, setCheckingMe] = useState(Boolean(getToken()))
-  const [confirming, setConfirming] = useState(false)
   const [done, setDone] = useState(false)
   const [mode, setMode] = useState<'login' | 'register'>('login')
-  const [submitting, setSubmitting] = useState(false)
   const { loginWithPassword, registerAccount, resetToken } = useUserStore()
 
   useEffect(() => {
@@ -59,33 +57,21 @@ export default function QrConfirmPage() {
     void loadMe()
   }, [loadMe])
 
-  const confirm = async () => {
-    if (confirming) return
-    setConfirming(true)
+  const [confirming, confirm] = useSubmit(async () => {
     try {
       await confirmQr(id)
       setDone(true)
-    } catch (e) {
-      toastError((e as ApiError).message)
+    } finally {
+      // Whatever happened, show the QR's current state.
       getQrInfo(id).then(setQr).catch(() => {})
-    } finally {
-      setConfirming(false)
     }
-  }
+  })
 
-  const signIn = async (values: { username: string; password: string }) => {
-    if (submitting) return
-    setSubmitting(true)
-    try {
-      if (mode === 'login') await loginWithPassword(values.username.trim(), values.password)
-      else await registerAccount(values.username.trim(), values.password)
-      await loadMe()
-    } catch (e) {
-      toastError((e as Error).message)
-    } finally {
-      setSubmitting(false)
-    }
-  }
+  const [submitting, signIn] = useSubmit(async (values: { username: string; password: string }) => {
+    if (mode === 'login') await loginWithPassword(values.username.trim(), values.password)
+    else await registerAccount(values.username.trim(), values.password)
+    await loadMe()
+  })
 
   let body
   if (loadError) {
@@ -124,7 +110,7 @@ export default function QrConfirmPage() {
             <div className="qr-account">
               当前账号：<b>{me.loginName}</b>（ID {me.id}）
             </div>
-            <Button type="primary" size="large" block loading={confirming} onClick={confirm}>
+            <Button type="primary" size="large" block loading={confirming} onClick={() => void confirm(undefined)}>
               确认登录
             </Button>
             <Button

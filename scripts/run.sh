@@ -6,5 +6,7 @@ require_toolchains
 build_web
 log "building wenjian (release)"
 cargo build --release --locked -p wenjian
+# Model files (paraphrase layer); the product still runs without them, saying what is missing.
+./target/release/wenjian models fetch || log "model download failed: features that need models will say so"
 log "starting: http://127.0.0.1:8080 (Ctrl-C to stop)"
 exec ./target/release/wenjian serve "$@"

@@ -19,6 +19,8 @@ cargo fmt --all -- --check
 log "web: type check, lint, unit tests"
 (cd web && npm run --silent typecheck && npm run --silent lint && npm run --silent test)
 build_web
+log "model files (wenjian models fetch)"
+cargo run --quiet --locked -p wenjian -- models fetch
 log "cargo clippy"
 cargo clippy --locked --all-targets -- -D warnings
 log "cargo test (SQLite and PostgreSQL)"

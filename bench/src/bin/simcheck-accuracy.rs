@@ -14,7 +14,46 @@ use std::collections::BTreeMap;
 use wenjian_bench::pan::{Case, Measures, measure};
 use wenjian_bench::textgen::{Rng, light_edit, reorder_clauses, synthetic_text};
 
-const CLASSES: [&str; 3] = ["verbatim", "light_edit", "reorder"];
+const CLASSES: [&str; 4] = ["verbatim", "light_edit", "reorder", "paraphrase"];
+
+/// LCQMC pairs labelled "same meaning" (both at least 12 characters): the first sentence goes
+/// into the library, the second into a suspicious document, for the paraphrase class.
+fn paraphrase_pairs() -> Vec<(String, String)> {
+    let Some(dir) = wenjian_bench::eval_data_dir() else {
+        return vec![];
+    };
+    let Ok(tsv) = std::fs::read_to_string(dir.join("paraphrase/lcqmc-dev.tsv")) else {
+        return vec![];
+    };
+    let terminated = |s: &str| {
+        let s = s.trim();
+        if s.ends_with(['？', '?', '。', '！']) {
+            s.to_string()
+        } else {
+            format!("{s}。")
+        }
+    };
+    tsv.lines()
+        .filter_map(|l| {
+            let c: Vec<&str> = l.split('\t').collect();
+            (c.len() == 3
+                && c[2].trim() == "1"
+                && c[0].chars().count() >= 12
+                && c[1].chars().count() >= 12)
+                .then(|| (terminated(c[0]), terminated(c[1])))
+        })
+        .take(400)
+        .collect()
+}
+
+fn encoder() -> Option<embed::UseEncoder> {
+    let models = std::env::var("WENJIAN_MODELS_DIR")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|_| {
+            std::path::PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../data/models"))
+        });
+    embed::UseEncoder::load(&models.join("usem3")).ok()
+}
 const SUSPICIOUS_DOCS: usize = 300;
 
 fn load_texts() -> (String, Vec<(String, String)>) {
@@ -79,6 +118,38 @@ async fn main() {
     }
     let filler_texts = original_filler;
 
+    // The paraphrase class needs its pairs and the sentence encoder; without them it is left out.
+    let encoder = encoder();
+    let pairs = if encoder.is_some() {
+        paraphrase_pairs()
+    } else {
+        vec![]
+    };
+    let mut pair_sources: Vec<(u64, (usize, usize))> = Vec::new();
+    for group in pairs.chunks(10) {
+        let mut text = String::new();
+        let mut ranges = Vec::new();
+        for (s1, _) in group {
+            let start = text.chars().count();
+            text.push_str(s1);
+            ranges.push((start, text.chars().count()));
+        }
+        let id = library
+            .add(vec![NewDoc::public("LCQMC 问句", text)])
+            .await
+            .expect("add")[0];
+        pair_sources.extend(ranges.into_iter().map(|r| (id, r)));
+    }
+    let classes_in_use = if pairs.is_empty() {
+        &CLASSES[..3]
+    } else {
+        &CLASSES[..]
+    };
+    let mut next_pair = 0;
+    let embedder = encoder
+        .as_ref()
+        .map(|e| e as &dyn simcheck::SentenceEmbedder);
+
     let mut rng = Rng::new(2026);
     let mut per_class: BTreeMap<&str, (Vec<Case>, Vec<Case>)> = BTreeMap::new();
     let mut all_cases = Vec::new();
@@ -95,12 +166,29 @@ async fn main() {
             if p == passages {
                 break;
             }
+            let class = classes_in_use[(d + p) % classes_in_use.len()];
+            if class == "paraphrase" {
+                let (source, src) = pair_sources[next_pair % pair_sources.len()];
+                let inserted = &pairs[next_pair % pairs.len()].1;
+                next_pair += 1;
+                let start = doc.len();
+                doc.extend(inserted.chars());
+                cases.push((
+                    class,
+                    Case {
+                        susp: (start, doc.len()),
+                        source,
+                        src,
+                    },
+                ));
+                doc.push('\n');
+                continue;
+            }
             let li = rng.below(library_texts.len());
             let src: Vec<char> = library_texts[li].1.chars().collect();
             let len = (60 + rng.below(140)).min(src.len() - 1);
             let at = rng.below(src.len() - len);
             let original: String = src[at..at + len].iter().collect();
-            let class = CLASSES[(d + p) % CLASSES.len()];
             let inserted = match class {
                 "verbatim" => original.clone(),
                 "light_edit" => light_edit(&mut rng, &original, 12),
@@ -117,7 +205,7 @@ async fn main() {
             doc.push('\n');
         }
         let text: String = doc.iter().collect();
-        let report = simcheck::check(&text, &library, &CheckOptions::default())
+        let report = simcheck::check_with(&text, &library, &CheckOptions::default(), embedder)
             .await
             .expect("check");
         let detections: Vec<Case> = report
@@ -130,8 +218,10 @@ async fn main() {
             })
             .collect();
         // Ground truth of 总文字复制比: counted characters of the inserted passages.
+        // (Paraphrases are never part of it.)
         let planted: usize = cases
             .iter()
+            .filter(|(class, _)| *class != "paraphrase")
             .map(|(_, c)| counted(&doc[c.susp.0..c.susp.1].iter().collect::<String>()))
             .sum();
         let truth = simcheck::report::percent(planted, report.total_chars);
@@ -171,7 +261,8 @@ async fn main() {
     let out = serde_json::json!({
         "bench": "simcheck-accuracy",
         "corpus": corpus,
-        "library_docs": ids.len(),
+        "library_docs": ids.len() + pairs.len().div_ceil(10),
+        "paraphrase_layer": encoder.is_some(),
         "filler_texts": filler_texts.len(),
         "suspicious_docs": SUSPICIOUS_DOCS,
         "classes": classes,

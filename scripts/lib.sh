@@ -50,6 +50,11 @@ ensure_browser() {
   fi
 }
 
+# Debian's pdftotext: the fallback reader for PDF uploads.
+ensure_pdftotext() {
+  command -v pdftotext >/dev/null || { log "installing poppler-utils"; apt_install poppler-utils; }
+}
+
 ensure_postgres() {
   if ! command -v pg_isready >/dev/null; then
     log "installing PostgreSQL"

@@ -3,6 +3,7 @@
 source "$(dirname "$0")/lib.sh"
 cd "$ROOT"
 require_toolchains
+ensure_pdftotext
 build_web
 log "building wenjian (release)"
 cargo build --release --locked -p wenjian

@@ -6,6 +6,7 @@ cd "$ROOT"
 require_toolchains
 ensure_postgres
 ensure_browser
+ensure_pdftotext
 npm_install "$ROOT/web"
 npm_install "$ROOT/e2e"
 

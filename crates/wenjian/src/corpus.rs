@@ -37,16 +37,13 @@ pub fn open_library(dir: &Path) -> anyhow::Result<EmbeddedLibrary> {
         .with_context(|| format!("无法打开比对库 {}", dir.display()))
 }
 
-/// Reads a .txt file as UTF-8 (a byte-order mark is dropped).
+/// Reads a .txt (any common encoding), .docx or .pdf file as text.
 pub fn read_text_file(path: &Path) -> anyhow::Result<String> {
     let bytes = std::fs::read(path).with_context(|| format!("无法读取 {}", path.display()))?;
-    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&bytes);
-    String::from_utf8(bytes.to_vec()).map_err(|_| {
-        anyhow::anyhow!(
-            "{} 不是 UTF-8 文本（GBK 等编码将在文档导入功能中支持）",
-            path.display()
-        )
-    })
+    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+    docio::extract(&bytes, name, &docio::Limits::default())
+        .map(|e| e.text)
+        .map_err(|e| anyhow::anyhow!("{}：{e}", path.display()))
 }
 
 fn collect_docs(
@@ -74,7 +71,7 @@ fn collect_docs(
         files.sort();
         for file in files {
             match ext(&file).as_str() {
-                "txt" => match read_text_file(&file) {
+                "txt" | "docx" | "pdf" => match read_text_file(&file) {
                     Ok(text) => {
                         let title = file
                             .file_stem()
@@ -87,15 +84,13 @@ fn collect_docs(
                     }
                     Err(e) => skipped.push(e.to_string()),
                 },
-                "docx" | "pdf" => skipped.push(format!(
-                    "{}：暂不支持 .docx/.pdf，等待文档导入功能",
-                    file.display()
-                )),
                 _ => {}
             }
         }
     } else if matches!(ext(path).as_str(), "jsonl" | "ndjson") {
-        let content = read_text_file(path)?;
+        let bytes = std::fs::read(path).with_context(|| format!("无法读取 {}", path.display()))?;
+        let (content, _) =
+            docio::decode_text(&bytes).map_err(|e| anyhow::anyhow!("{}：{e}", path.display()))?;
         for (i, line) in content.lines().enumerate() {
             if line.trim().is_empty() {
                 continue;
@@ -113,7 +108,7 @@ fn collect_docs(
                 Err(e) => skipped.push(format!("第 {} 行：{e}", i + 1)),
             }
         }
-    } else if ext(path) == "txt" {
+    } else if matches!(ext(path).as_str(), "txt" | "docx" | "pdf") {
         let title = path
             .file_stem()
             .and_then(|s| s.to_str())
@@ -122,7 +117,7 @@ fn collect_docs(
         docs.push(with_scope(NewDoc::public(title, read_text_file(path)?)));
     } else {
         bail!(
-            "不支持的导入路径 {}：请给出文件夹、.txt 文件或 JSON Lines（.jsonl）文件",
+            "不支持的导入路径 {}：请给出文件夹、.txt/.docx/.pdf 文件或 JSON Lines（.jsonl）文件",
             path.display()
         );
     }

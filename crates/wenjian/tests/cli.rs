@@ -113,3 +113,51 @@ fn import_list_check_and_remove(backend: &str) {
     let r: Value = serde_json::from_str(&out).unwrap();
     assert_eq!(r["copied_chars"], 0);
 }
+
+/// A minimal .docx with one paragraph per line.
+fn docx(lines: &[&str]) -> Vec<u8> {
+    use std::io::Write;
+    let body: String = lines
+        .iter()
+        .map(|l| format!("<w:p><w:r><w:t>{l}</w:t></w:r></w:p>"))
+        .collect();
+    let xml = format!(
+        r#"<?xml version="1.0" encoding="UTF-8"?><w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:body>{body}</w:body></w:document>"#
+    );
+    let mut out = std::io::Cursor::new(Vec::new());
+    let mut zip = zip::ZipWriter::new(&mut out);
+    zip.start_file(
+        "word/document.xml",
+        zip::write::SimpleFileOptions::default(),
+    )
+    .unwrap();
+    zip.write_all(xml.as_bytes()).unwrap();
+    zip.finish().unwrap();
+    out.into_inner()
+}
+
+#[test]
+fn checks_a_word_document_and_refuses_garbage() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path();
+    let source = data.join("source.txt");
+    std::fs::write(&source, SOURCE_B).unwrap();
+    assert!(wenjian(data, &["corpus", "import", source.to_str().unwrap()]).0);
+    let copied: String = SOURCE_B.chars().skip(5).take(25).collect();
+    let paper = data.join("论文.docx");
+    std::fs::write(
+        &paper,
+        docx(&["第一章 引言", &format!("本章首先说明研究动机。{copied}。")]),
+    )
+    .unwrap();
+    let (ok, out, err) = wenjian(data, &["check", paper.to_str().unwrap(), "--json"]);
+    assert!(ok, "{err}");
+    let r: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(r["copied_chars"], 25);
+
+    let garbage = data.join("garbage.pdf");
+    std::fs::write(&garbage, b"%PDF-1.7 this is not a pdf at all").unwrap();
+    let (ok, _, err) = wenjian(data, &["check", garbage.to_str().unwrap()]);
+    assert!(!ok);
+    assert!(err.contains("PDF"), "{err}");
+}

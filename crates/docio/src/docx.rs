@@ -1,0 +1,151 @@
+//! .docx: the WordprocessingML parts of the zip — body paragraphs (with heading levels from the
+//! paragraph style or outline level), table cells as paragraphs, then footnotes and endnotes.
+//! Text comes from `w:t` only, so deleted revisions and field codes stay out.
+
+use crate::{DocError, Extracted, Format, Heading};
+use quick_xml::Reader;
+use quick_xml::events::{BytesStart, Event};
+use std::io::Read;
+
+const MAX_PART_BYTES: u64 = 200 * 1024 * 1024;
+
+fn corrupt(detail: impl Into<String>) -> DocError {
+    DocError::Corrupt {
+        kind: "Word（.docx）",
+        detail: detail.into(),
+    }
+}
+
+fn read_part(
+    archive: &mut zip::ZipArchive<std::io::Cursor<&[u8]>>,
+    name: &str,
+) -> Result<Option<Vec<u8>>, DocError> {
+    let mut file = match archive.by_name(name) {
+        Ok(f) => f,
+        Err(zip::result::ZipError::FileNotFound) => return Ok(None),
+        Err(e) => return Err(corrupt(e.to_string())),
+    };
+    if file.size() > MAX_PART_BYTES {
+        return Err(corrupt(format!("{name} 过大")));
+    }
+    let mut out = Vec::with_capacity(file.size() as usize);
+    file.by_ref()
+        .take(MAX_PART_BYTES)
+        .read_to_end(&mut out)
+        .map_err(|e| corrupt(e.to_string()))?;
+    Ok(Some(out))
+}
+
+fn attr(e: &BytesStart<'_>, name: &[u8]) -> Option<String> {
+    e.try_get_attribute(name)
+        .ok()
+        .flatten()
+        .and_then(|a| a.unescape_value().ok().map(|v| v.into_owned()))
+}
+
+/// Heading level from a paragraph style id: "Heading1", "heading 2", "1" (Chinese Word's 标题 1), "Title".
+fn style_level(style: &str) -> Option<u8> {
+    let s = style.to_lowercase().replace(' ', "");
+    if s == "title" {
+        return Some(1);
+    }
+    let digits = s
+        .strip_prefix("heading")
+        .or_else(|| s.strip_prefix("标题"))
+        .unwrap_or(&s);
+    match digits.parse::<u8>() {
+        Ok(n) if (1..=9).contains(&n) => Some(n),
+        _ => None,
+    }
+}
+
+/// Paragraphs of one part, with heading levels.
+fn paragraphs(xml: &[u8]) -> Result<Vec<(String, Option<u8>)>, DocError> {
+    let mut reader = Reader::from_reader(xml);
+    reader.config_mut().trim_text(false);
+    let mut buf = Vec::new();
+    let mut out = Vec::new();
+    let mut current = String::new();
+    let mut level: Option<u8> = None;
+    let mut in_text = false;
+    loop {
+        match reader.read_event_into(&mut buf) {
+            Ok(Event::Start(e)) => match e.name().as_ref() {
+                b"w:p" => {
+                    current.clear();
+                    level = None;
+                }
+                b"w:t" => in_text = true,
+                _ => {}
+            },
+            Ok(Event::Empty(e)) => match e.name().as_ref() {
+                b"w:pStyle" => level = attr(&e, b"w:val").and_then(|v| style_level(&v)).or(level),
+                b"w:outlineLvl" => {
+                    level = attr(&e, b"w:val")
+                        .and_then(|v| v.parse::<u8>().ok())
+                        .map(|v| v + 1)
+                        .or(level)
+                }
+                b"w:tab" => current.push('\t'),
+                b"w:br" | b"w:cr" => current.push('\n'),
+                b"w:p" => out.push((String::new(), None)),
+                _ => {}
+            },
+            Ok(Event::Text(t)) if in_text => {
+                let text = t.unescape().map_err(|e| corrupt(e.to_string()))?;
+                current.push_str(&text);
+            }
+            Ok(Event::End(e)) => match e.name().as_ref() {
+                b"w:t" => in_text = false,
+                b"w:p" => out.push((std::mem::take(&mut current), level.take())),
+                _ => {}
+            },
+            Ok(Event::Eof) => break,
+            Err(e) => return Err(corrupt(e.to_string())),
+            _ => {}
+        }
+        buf.clear();
+    }
+    Ok(out)
+}
+
+pub fn extract(bytes: &[u8]) -> Result<Extracted, DocError> {
+    let mut archive =
+        zip::ZipArchive::new(std::io::Cursor::new(bytes)).map_err(|e| corrupt(e.to_string()))?;
+    let body = read_part(&mut archive, "word/document.xml")?
+        .ok_or_else(|| corrupt("缺少 word/document.xml"))?;
+    let mut lines: Vec<String> = Vec::new();
+    let mut headings = Vec::new();
+    for (text, level) in paragraphs(&body)? {
+        if let Some(level) = level.filter(|_| !text.trim().is_empty()) {
+            headings.push(Heading {
+                line: lines.len(),
+                level,
+            });
+        }
+        lines.push(text);
+    }
+    for (part, title) in [
+        ("word/footnotes.xml", "脚注"),
+        ("word/endnotes.xml", "尾注"),
+    ] {
+        if let Some(xml) = read_part(&mut archive, part)? {
+            let notes: Vec<String> = paragraphs(&xml)?
+                .into_iter()
+                .map(|(t, _)| t)
+                .filter(|t| !t.trim().is_empty())
+                .collect();
+            if !notes.is_empty() {
+                lines.push(String::new());
+                lines.push(title.to_string());
+                lines.extend(notes);
+            }
+        }
+    }
+    Ok(Extracted {
+        text: lines.join("\n"),
+        format: Format::Docx,
+        reader: "docx",
+        headings,
+    })
+}

@@ -1,0 +1,181 @@
+//! Every reader on documents the tests build themselves, and on random and truncated bytes.
+
+use docio::{DocError, Format, Limits, extract};
+use proptest::prelude::*;
+use std::io::Write;
+
+fn zip_of(parts: &[(&str, &str)]) -> Vec<u8> {
+    let mut out = std::io::Cursor::new(Vec::new());
+    {
+        let mut zip = zip::ZipWriter::new(&mut out);
+        let options = zip::write::SimpleFileOptions::default()
+            .compression_method(zip::CompressionMethod::Deflated);
+        for (name, content) in parts {
+            zip.start_file(*name, options).unwrap();
+            zip.write_all(content.as_bytes()).unwrap();
+        }
+        zip.finish().unwrap();
+    }
+    out.into_inner()
+}
+
+const W: &str = r#"xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main""#;
+
+fn para(style: Option<&str>, runs: &str) -> String {
+    let style = style
+        .map(|s| format!(r#"<w:pPr><w:pStyle w:val="{s}"/></w:pPr>"#))
+        .unwrap_or_default();
+    format!("<w:p>{style}{runs}</w:p>")
+}
+
+fn run(text: &str) -> String {
+    format!(r#"<w:r><w:t xml:space="preserve">{text}</w:t></w:r>"#)
+}
+
+pub fn sample_docx() -> Vec<u8> {
+    let body = [
+        para(Some("1"), &run("第一章 绪论")),
+        para(None, &format!("{}{}", run("本文研究"), run("论文查重&amp;检测。"))),
+        para(None, r#"<w:r><w:delText>删除的修订</w:delText></w:r><w:r><w:instrText>PAGE</w:instrText></w:r><w:r><w:t>保留的文字</w:t><w:tab/><w:t>制表符后</w:t></w:r>"#),
+        format!("<w:tbl><w:tr><w:tc>{}</w:tc><w:tc>{}</w:tc></w:tr></w:tbl>", para(None, &run("表格单元一")), para(None, &run("表格单元二"))),
+        para(Some("Heading2"), &run("1.1 研究背景")),
+        r#"<w:p><w:r><w:drawing/></w:r></w:p>"#.to_string(),
+    ]
+    .concat();
+    let document = format!(
+        r#"<?xml version="1.0" encoding="UTF-8"?><w:document {W}><w:body>{body}</w:body></w:document>"#
+    );
+    let footnotes = format!(
+        r#"<?xml version="1.0"?><w:footnotes {W}><w:footnote w:type="separator" w:id="-1"><w:p><w:r><w:separator/></w:r></w:p></w:footnote><w:footnote w:id="1">{}</w:footnote></w:footnotes>"#,
+        para(None, &run("这是一个脚注。"))
+    );
+    zip_of(&[
+        ("[Content_Types].xml", "<Types/>"),
+        ("word/document.xml", &document),
+        ("word/footnotes.xml", &footnotes),
+    ])
+}
+
+/// A one-page PDF with Helvetica text, or no text at all; the cross-reference table is exact.
+pub fn sample_pdf(text: Option<&str>) -> Vec<u8> {
+    let content = match text {
+        Some(t) => format!("BT /F1 12 Tf 72 720 Td ({t}) Tj ET"),
+        None => "0 0 1 rg 72 72 200 200 re f".to_string(),
+    };
+    let objects = [
+        "<< /Type /Catalog /Pages 2 0 R >>".to_string(),
+        "<< /Type /Pages /Kids [3 0 R] /Count 1 >>".to_string(),
+        "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R /Resources << /Font << /F1 5 0 R >> >> >>".to_string(),
+        format!("<< /Length {} >>\nstream\n{content}\nendstream", content.len()),
+        "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>".to_string(),
+    ];
+    let mut pdf = b"%PDF-1.4\n".to_vec();
+    let mut offsets = Vec::new();
+    for (i, body) in objects.iter().enumerate() {
+        offsets.push(pdf.len());
+        pdf.extend(format!("{} 0 obj\n{body}\nendobj\n", i + 1).as_bytes());
+    }
+    let xref = pdf.len();
+    pdf.extend(format!("xref\n0 {}\n0000000000 65535 f \n", objects.len() + 1).as_bytes());
+    for o in offsets {
+        pdf.extend(format!("{o:010} 00000 n \n").as_bytes());
+    }
+    pdf.extend(
+        format!(
+            "trailer\n<< /Size {} /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n",
+            objects.len() + 1
+        )
+        .as_bytes(),
+    );
+    pdf
+}
+
+#[test]
+fn docx_paragraphs_headings_tables_and_footnotes() {
+    let out = extract(&sample_docx(), "论文.docx", &Limits::default()).unwrap();
+    assert_eq!(out.format, Format::Docx);
+    let lines: Vec<&str> = out.text.lines().collect();
+    assert_eq!(
+        lines,
+        vec![
+            "第一章 绪论",
+            "本文研究论文查重&检测。",
+            "保留的文字\t制表符后",
+            "表格单元一",
+            "表格单元二",
+            "1.1 研究背景",
+            "",
+            "脚注",
+            "这是一个脚注。"
+        ]
+    );
+    assert_eq!(
+        out.headings
+            .iter()
+            .map(|h| (h.line, h.level))
+            .collect::<Vec<_>>(),
+        vec![(0, 1), (5, 2)]
+    );
+}
+
+#[test]
+fn docx_without_a_body_or_with_bad_xml_is_refused() {
+    let no_body = zip_of(&[("word/other.xml", "<x/>")]);
+    assert_eq!(
+        extract(&no_body, "a.docx", &Limits::default())
+            .unwrap_err()
+            .code(),
+        "corrupt_file"
+    );
+    let bad = zip_of(&[("word/document.xml", "<w:document><w:body><w:p><w:t>未闭合")]);
+    assert!(extract(&bad, "a.docx", &Limits::default()).is_err());
+    let empty = zip_of(&[(
+        "word/document.xml",
+        &format!("<w:document {W}><w:body><w:p/></w:body></w:document>"),
+    )]);
+    assert_eq!(
+        extract(&empty, "a.docx", &Limits::default()).unwrap_err(),
+        DocError::Empty
+    );
+}
+
+#[test]
+fn pdf_text_layer_is_read_and_an_empty_one_refused() {
+    let out = extract(
+        &sample_pdf(Some(
+            "Similarity checking reads the text layer of this PDF page",
+        )),
+        "a.pdf",
+        &Limits::default(),
+    )
+    .unwrap();
+    assert_eq!(out.format, Format::Pdf);
+    assert!(out.text.contains("Similarity checking"), "{:?}", out.text);
+    let err = extract(&sample_pdf(None), "scan.pdf", &Limits::default()).unwrap_err();
+    assert_eq!(err, DocError::Garbled);
+    assert!(err.to_string().contains("扫描件"));
+    assert!(extract(b"%PDF-1.4\nnot really", "x.pdf", &Limits::default()).is_err());
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+
+    #[test]
+    fn random_bytes_get_an_error_or_text_never_a_panic(bytes in proptest::collection::vec(any::<u8>(), 0..600), kind in 0usize..4) {
+        let mut input = match kind {
+            0 => b"%PDF-1.4\n".to_vec(),
+            1 => b"PK\x03\x04".to_vec(),
+            _ => Vec::new(),
+        };
+        input.extend(&bytes);
+        let name = ["a.pdf", "a.docx", "a.txt", "a.bin"][kind];
+        let _ = extract(&input, name, &Limits::default());
+    }
+
+    #[test]
+    fn truncated_documents_get_an_error_or_text(cut in 0usize..2000, which in 0usize..2) {
+        let doc = if which == 0 { sample_docx() } else { sample_pdf(Some("Truncated documents must not crash the reader")) };
+        let cut = cut.min(doc.len());
+        let _ = extract(&doc[..cut], if which == 0 { "a.docx" } else { "a.pdf" }, &Limits::default());
+    }
+}

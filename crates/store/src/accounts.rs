@@ -9,6 +9,10 @@ pub enum LedgerKind {
     QrFirstLoginBonus,
     /// Balance or credits added by an operator from the command line.
     OperatorCredit,
+    /// Paid for a task when it was submitted.
+    TaskCharge,
+    /// A failed or cancelled task's charge given back.
+    TaskRefund,
 }
 
 impl LedgerKind {
@@ -16,6 +20,8 @@ impl LedgerKind {
         match self {
             LedgerKind::QrFirstLoginBonus => "qr_first_login_bonus",
             LedgerKind::OperatorCredit => "operator_credit",
+            LedgerKind::TaskCharge => "task_charge",
+            LedgerKind::TaskRefund => "task_refund",
         }
     }
 }
@@ -182,7 +188,7 @@ impl Store {
         delta_free_checks: i64,
         reason: &str,
     ) -> Result<Account> {
-        let mut tx = self.pool.begin().await?;
+        let mut tx = self.begin_write().await?;
         let account = apply_movement(
             &mut tx,
             Movement {

@@ -9,6 +9,7 @@ mod library;
 mod qr;
 pub mod secrets;
 mod sessions;
+mod tasks;
 pub mod testing;
 mod users;
 
@@ -17,6 +18,7 @@ pub use error::StoreError;
 pub use library::SqlLibrary;
 pub use qr::{QrClaim, QrLogin, QrStatus};
 pub use sessions::{NewSession, SessionUser};
+pub use tasks::{Charge, ClaimedJob, Task, TaskStatus, backoff_ms};
 pub use users::User;
 
 use sqlx::any::{AnyPoolOptions, install_default_drivers};
@@ -102,6 +104,16 @@ impl Store {
             }
         }
         Ok(())
+    }
+
+    /// A transaction that will write. On SQLite it takes the write lock at once (`BEGIN
+    /// IMMEDIATE`), so concurrent writers wait their turn instead of failing when a read inside
+    /// the transaction would otherwise have to be upgraded.
+    pub(crate) async fn begin_write(&self) -> Result<sqlx::Transaction<'static, sqlx::Any>> {
+        Ok(match self.backend {
+            Backend::Sqlite => self.pool.begin_with("BEGIN IMMEDIATE").await?,
+            Backend::Postgres => self.pool.begin().await?,
+        })
     }
 
     pub fn backend(&self) -> Backend {

@@ -143,7 +143,7 @@ impl Store {
         user_agent: &str,
     ) -> Result<QrClaim> {
         let now = now_ms();
-        let mut tx = self.pool.begin().await?;
+        let mut tx = self.begin_write().await?;
         let row = sqlx::query(
             "UPDATE qr_logins SET status = 'consumed', consumed_at = $1 \
              WHERE id = $2 AND status = 'confirmed' AND expires_at > $1 RETURNING user_id, provider",

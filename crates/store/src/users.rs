@@ -41,7 +41,7 @@ impl Store {
     ) -> Result<User> {
         let hash = secrets::hash_password(password)?;
         let now = now_ms();
-        let mut tx = self.pool.begin().await?;
+        let mut tx = self.begin_write().await?;
         let row = sqlx::query(&format!(
             "INSERT INTO users (login_name, login_name_key, password_hash, is_operator, created_at, updated_at) \
              VALUES ($1, $2, $3, $4, $5, $5) RETURNING {USER_COLUMNS}"
@@ -122,7 +122,7 @@ impl Store {
     ) -> Result<()> {
         let hash = secrets::hash_password(new_password)?;
         let now = now_ms();
-        let mut tx = self.pool.begin().await?;
+        let mut tx = self.begin_write().await?;
         let updated =
             sqlx::query("UPDATE users SET password_hash = $1, updated_at = $2 WHERE id = $3")
                 .bind(hash)

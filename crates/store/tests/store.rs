@@ -262,3 +262,375 @@ mod library {
         c::very_common_kgrams_are_skipped(&lib(store)).await
     });
 }
+
+mod tasks {
+    use store::{Charge, Store, StoreError, TaskStatus, store_test};
+
+    async fn funded_user(store: &Store, name: &str, fen: i64, free: i64) -> i64 {
+        let u = store.create_user(name, "password-1", false).await.unwrap();
+        store
+            .operator_credit(u.id, fen, free, "测试充值")
+            .await
+            .unwrap();
+        u.id
+    }
+
+    fn charge(fen: i64, free: i64) -> Charge {
+        Charge {
+            fen,
+            free_checks: free,
+            reason: "论文查重".into(),
+        }
+    }
+
+    async fn ledger_sum(store: &Store, user: i64) -> (i64, i64) {
+        let rows = store.ledger(user, 100).await.unwrap();
+        (
+            rows.iter().map(|r| r.delta_fen).sum(),
+            rows.iter().map(|r| r.delta_free_checks).sum(),
+        )
+    }
+
+    store_test!(
+        submit_charges_and_queues_all_or_nothing,
+        |store: Store| async move {
+            let user = funded_user(&store, "task_user1", 500, 1).await;
+            let t = store
+                .create_task(user, "check", "我的论文", r#"{"chars":1000}"#)
+                .await
+                .unwrap();
+            assert_eq!(t.status, TaskStatus::Pending);
+            // Not enough balance: nothing charged, still a draft, no job.
+            let err = store
+                .submit_task(t.id, user, "check", &charge(600, 0), 3)
+                .await
+                .unwrap_err();
+            assert!(matches!(err, StoreError::InsufficientFunds));
+            assert_eq!(
+                store.task(t.id, user).await.unwrap().status,
+                TaskStatus::Pending
+            );
+            assert_eq!(store.account(user).await.unwrap().balance_fen, 500);
+            assert!(
+                store
+                    .claim_job("check", "w1", 30_000)
+                    .await
+                    .unwrap()
+                    .is_none()
+            );
+
+            let queued = store
+                .submit_task(t.id, user, "check", &charge(0, 1), 3)
+                .await
+                .unwrap();
+            assert_eq!(queued.status, TaskStatus::Queued);
+            assert_eq!(store.account(user).await.unwrap().free_checks, 0);
+            assert!(matches!(
+                store
+                    .submit_task(t.id, user, "check", &charge(0, 0), 3)
+                    .await,
+                Err(StoreError::Conflict(_))
+            ));
+            // Another user's task is not found.
+            let other = funded_user(&store, "task_user2", 0, 0).await;
+            assert!(matches!(
+                store.task(t.id, other).await,
+                Err(StoreError::NotFound)
+            ));
+            assert!(matches!(
+                store
+                    .submit_task(t.id, other, "check", &charge(0, 0), 3)
+                    .await,
+                Err(StoreError::NotFound)
+            ));
+        }
+    );
+
+    store_test!(one_worker_claims_and_completes, |store: Store| async move {
+        let user = funded_user(&store, "task_user3", 1000, 0).await;
+        let t = store
+            .create_task(user, "check", "论文", "{}")
+            .await
+            .unwrap();
+        store
+            .submit_task(t.id, user, "check", &charge(300, 0), 3)
+            .await
+            .unwrap();
+        let job = store
+            .claim_job("check", "w1", 30_000)
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!(
+            (job.task_id, job.attempt, job.kind.as_str()),
+            (t.id, 1, "check")
+        );
+        assert!(
+            store
+                .claim_job("check", "w2", 30_000)
+                .await
+                .unwrap()
+                .is_none(),
+            "leased jobs are not handed out twice"
+        );
+        assert!(
+            store
+                .claim_job("other_queue", "w2", 30_000)
+                .await
+                .unwrap()
+                .is_none()
+        );
+        assert_eq!(
+            store.task(t.id, user).await.unwrap().status,
+            TaskStatus::Running
+        );
+        store.task_progress(t.id, 40, "比对中").await.unwrap();
+        let running = store.task(t.id, user).await.unwrap();
+        assert_eq!((running.progress, running.phase.as_str()), (40, "比对中"));
+        assert!(store.heartbeat(job.job_id, "w1", 30_000).await.unwrap());
+        assert!(
+            !store.heartbeat(job.job_id, "w2", 30_000).await.unwrap(),
+            "only the holder extends a lease"
+        );
+        assert!(!store.complete_job(job.job_id, "w2", "{}").await.unwrap());
+        assert!(
+            store
+                .complete_job(job.job_id, "w1", r#"{"ratio_total":12.5}"#)
+                .await
+                .unwrap()
+        );
+        let done = store.task(t.id, user).await.unwrap();
+        assert_eq!(done.status, TaskStatus::Done);
+        assert_eq!(done.progress, 100);
+        assert_eq!(done.result.as_deref(), Some(r#"{"ratio_total":12.5}"#));
+        assert_eq!(ledger_sum(&store, user).await, (700, 0));
+    });
+
+    store_test!(
+        a_dead_workers_job_is_claimed_again_and_charged_once,
+        |store: Store| async move {
+            let user = funded_user(&store, "task_user4", 1000, 0).await;
+            let t = store
+                .create_task(user, "check", "论文", "{}")
+                .await
+                .unwrap();
+            store
+                .submit_task(t.id, user, "check", &charge(300, 0), 3)
+                .await
+                .unwrap();
+            // The first worker's lease runs out at once, as if it had died.
+            let first = store.claim_job("check", "dead", -1).await.unwrap().unwrap();
+            let second = store
+                .claim_job("check", "alive", 30_000)
+                .await
+                .unwrap()
+                .unwrap();
+            assert_eq!((second.job_id, second.attempt), (first.job_id, 2));
+            assert!(
+                !store.heartbeat(first.job_id, "dead", 30_000).await.unwrap(),
+                "the dead worker has lost its lease"
+            );
+            assert!(
+                store
+                    .complete_job(second.job_id, "alive", "{}")
+                    .await
+                    .unwrap()
+            );
+            assert_eq!(
+                store.account(user).await.unwrap().balance_fen,
+                700,
+                "charged exactly once"
+            );
+        }
+    );
+
+    store_test!(
+        failures_retry_with_backoff_then_fail_and_refund_once,
+        |store: Store| async move {
+            let user = funded_user(&store, "task_user5", 1000, 1).await;
+            let t = store
+                .create_task(user, "check", "论文", "{}")
+                .await
+                .unwrap();
+            store
+                .submit_task(t.id, user, "check", &charge(200, 1), 2)
+                .await
+                .unwrap();
+            let job = store
+                .claim_job("check", "w", 30_000)
+                .await
+                .unwrap()
+                .unwrap();
+            assert_eq!(
+                store
+                    .fail_job(job.job_id, "w", "临时错误", true)
+                    .await
+                    .unwrap(),
+                TaskStatus::Queued
+            );
+            assert!(
+                store
+                    .claim_job("check", "w", 30_000)
+                    .await
+                    .unwrap()
+                    .is_none(),
+                "waits for its backoff"
+            );
+            assert_eq!(store::backoff_ms(1), 5_000);
+            assert_eq!(store::backoff_ms(3), 20_000);
+            assert_eq!(store::backoff_ms(50), 600_000);
+
+            let t2 = store
+                .create_task(user, "check", "另一篇", "{}")
+                .await
+                .unwrap();
+            store
+                .submit_task(t2.id, user, "check", &charge(100, 0), 3)
+                .await
+                .unwrap();
+            let job2 = store
+                .claim_job("check", "w", 30_000)
+                .await
+                .unwrap()
+                .unwrap();
+            assert_eq!(job2.task_id, t2.id);
+            assert_eq!(
+                store
+                    .fail_job(job2.job_id, "w", "文档无法解析", false)
+                    .await
+                    .unwrap(),
+                TaskStatus::Failed
+            );
+            let failed = store.task(t2.id, user).await.unwrap();
+            assert_eq!(failed.status, TaskStatus::Failed);
+            assert_eq!(failed.error.as_deref(), Some("文档无法解析"));
+            // Refunded once: cancelling the failed task changes nothing.
+            assert!(!store.cancel_task(t2.id, user).await.unwrap());
+            assert_eq!(
+                ledger_sum(&store, user).await,
+                (1000 - 200, 0),
+                "t2 refunded, t still charged"
+            );
+            let kinds: Vec<String> = store
+                .ledger(user, 10)
+                .await
+                .unwrap()
+                .into_iter()
+                .map(|r| r.kind)
+                .collect();
+            assert_eq!(kinds.iter().filter(|k| *k == "task_refund").count(), 1);
+        }
+    );
+
+    store_test!(
+        attempts_run_out_after_repeated_deaths,
+        |store: Store| async move {
+            let user = funded_user(&store, "task_user6", 1000, 0).await;
+            let t = store
+                .create_task(user, "check", "论文", "{}")
+                .await
+                .unwrap();
+            store
+                .submit_task(t.id, user, "check", &charge(300, 0), 2)
+                .await
+                .unwrap();
+            store.claim_job("check", "a", -1).await.unwrap().unwrap();
+            store.claim_job("check", "b", -1).await.unwrap().unwrap();
+            assert!(
+                store
+                    .claim_job("check", "c", 30_000)
+                    .await
+                    .unwrap()
+                    .is_none()
+            );
+            let failed = store.task(t.id, user).await.unwrap();
+            assert_eq!(failed.status, TaskStatus::Failed);
+            assert_eq!(
+                store.account(user).await.unwrap().balance_fen,
+                1000,
+                "refunded"
+            );
+        }
+    );
+
+    store_test!(
+        cancel_refunds_and_stops_the_worker,
+        |store: Store| async move {
+            let user = funded_user(&store, "task_user7", 1000, 0).await;
+            let t = store
+                .create_task(user, "check", "论文", "{}")
+                .await
+                .unwrap();
+            store
+                .submit_task(t.id, user, "check", &charge(300, 0), 3)
+                .await
+                .unwrap();
+            let job = store
+                .claim_job("check", "w", 30_000)
+                .await
+                .unwrap()
+                .unwrap();
+            assert!(store.cancel_task(t.id, user).await.unwrap());
+            assert!(!store.heartbeat(job.job_id, "w", 30_000).await.unwrap());
+            assert!(!store.complete_job(job.job_id, "w", "{}").await.unwrap());
+            assert_eq!(
+                store.task(t.id, user).await.unwrap().status,
+                TaskStatus::Cancelled
+            );
+            assert_eq!(store.account(user).await.unwrap().balance_fen, 1000);
+            let (tasks, total) = store.list_tasks(user, "check", None, 0, 10).await.unwrap();
+            assert_eq!((tasks.len(), total), (1, 1));
+            let (cancelled, _) = store
+                .list_tasks(user, "check", Some(TaskStatus::Done), 0, 10)
+                .await
+                .unwrap();
+            assert!(cancelled.is_empty());
+        }
+    );
+
+    store_test!(
+        concurrent_workers_never_share_a_job,
+        |store: Store| async move {
+            let user = funded_user(&store, "task_user8", 0, 0).await;
+            let mut ids = Vec::new();
+            for i in 0..20 {
+                let t = store
+                    .create_task(user, "check", &format!("论文{i}"), "{}")
+                    .await
+                    .unwrap();
+                store
+                    .submit_task(t.id, user, "check", &charge(0, 0), 3)
+                    .await
+                    .unwrap();
+                ids.push(t.id);
+            }
+            let mut workers = Vec::new();
+            for w in 0..4 {
+                let store = store.clone();
+                workers.push(tokio::spawn(async move {
+                    let mut mine = Vec::new();
+                    while let Some(job) = store
+                        .claim_job("check", &format!("w{w}"), 30_000)
+                        .await
+                        .unwrap()
+                    {
+                        mine.push(job.task_id);
+                        assert!(
+                            store
+                                .complete_job(job.job_id, &format!("w{w}"), "{}")
+                                .await
+                                .unwrap()
+                        );
+                    }
+                    mine
+                }));
+            }
+            let mut claimed = Vec::new();
+            for w in workers {
+                claimed.extend(w.await.unwrap());
+            }
+            claimed.sort();
+            assert_eq!(claimed, ids, "every job exactly once");
+        }
+    );
+}

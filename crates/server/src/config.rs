@@ -18,6 +18,8 @@ pub struct Config {
     pub files_dir: Option<PathBuf>,
     /// The embedded similarity library (index segments); defaults to `<data_dir>/library`.
     pub library_dir: Option<PathBuf>,
+    /// Workers per task queue in this process (`serve` and `worker`).
+    pub workers_per_queue: usize,
     /// Model files fetched by `wenjian models fetch`; defaults to `<data_dir>/models`.
     pub models_dir: Option<PathBuf>,
     /// `embedded` (memory-mapped segments under `library_dir`) or `database` (postings table in
@@ -49,6 +51,7 @@ impl Default for Config {
             library_dir: None,
             library_backend: "embedded".into(),
             models_dir: None,
+            workers_per_queue: 1,
             public_url: None,
             site_title: "文鉴".into(),
             marketing_url: "https://wenjian.example.com".into(),

@@ -2,6 +2,7 @@
 
 pub mod api;
 pub mod auth;
+pub mod check_task;
 pub mod config;
 pub mod envelope;
 pub mod openapi;
@@ -10,13 +11,16 @@ pub mod qr_provider;
 pub mod rate_limit;
 pub mod state;
 pub mod web_assets;
+pub mod worker;
 
 pub use config::Config;
 pub use state::AppState;
 
 use axum::Router;
 use std::net::SocketAddr;
+use std::sync::Arc;
 use tokio::net::TcpListener;
+use tokio::sync::watch;
 use tower_http::trace::TraceLayer;
 
 pub fn router(state: AppState) -> Router {
@@ -40,7 +44,35 @@ pub async fn serve_on(
     .await
 }
 
-/// `wenjian serve`: opens the store, prepares the folders and serves until Ctrl-C or SIGTERM.
+/// The task handlers this deployment runs, over the configured library backend.
+pub fn task_handlers(
+    config: &Config,
+    store: &store::Store,
+) -> anyhow::Result<Vec<Arc<dyn worker::TaskHandler>>> {
+    let params = simcheck::FingerprintParams::default();
+    let check: Arc<dyn worker::TaskHandler> = match config.library_backend.as_str() {
+        "database" => Arc::new(check_task::CheckHandler::new(Arc::new(
+            store::SqlLibrary::new(store.clone(), params),
+        ))),
+        _ => Arc::new(check_task::CheckHandler::new(Arc::new(
+            simcheck::EmbeddedLibrary::open(config.library_dir(), params)?,
+        ))),
+    };
+    Ok(vec![check])
+}
+
+/// A channel that turns true on Ctrl-C or SIGTERM.
+fn shutdown_channel() -> watch::Receiver<bool> {
+    let (tx, rx) = watch::channel(false);
+    tokio::spawn(async move {
+        shutdown_signal().await;
+        let _ = tx.send(true);
+    });
+    rx
+}
+
+/// `wenjian serve`: opens the store, prepares the folders, runs the workers in-process and
+/// serves until Ctrl-C or SIGTERM, finishing requests and jobs in flight.
 pub async fn run(config: Config) -> anyhow::Result<()> {
     std::fs::create_dir_all(config.files_dir())?;
     let store = store::Store::open(&config.database_url()).await?;
@@ -52,10 +84,31 @@ pub async fn run(config: Config) -> anyhow::Result<()> {
     })?;
     let addr = listener.local_addr()?;
     tracing::info!(database = ?store.backend(), "文鉴 listening on http://{addr}");
+    let shutdown = shutdown_channel();
+    let workers = worker::WorkerPool::new(store.clone(), task_handlers(&config, &store)?);
+    let workers = tokio::spawn(workers.run(config.workers_per_queue, shutdown.clone()));
     let state = AppState::new(store.clone(), config);
-    serve_on(listener, state, shutdown_signal()).await?;
+    let mut http_shutdown = shutdown.clone();
+    serve_on(listener, state, async move {
+        let _ = http_shutdown.wait_for(|stop| *stop).await;
+    })
+    .await?;
+    let _ = workers.await;
     store.close().await;
     tracing::info!("stopped");
+    Ok(())
+}
+
+/// `wenjian worker`: workers only, against the configured database (scale-out).
+pub async fn run_workers(config: Config) -> anyhow::Result<()> {
+    let store = store::Store::open(&config.database_url()).await?;
+    tracing::info!(database = ?store.backend(), "文鉴 worker started");
+    let workers = worker::WorkerPool::new(store.clone(), task_handlers(&config, &store)?);
+    workers
+        .run(config.workers_per_queue, shutdown_channel())
+        .await;
+    store.close().await;
+    tracing::info!("worker stopped");
     Ok(())
 }
 

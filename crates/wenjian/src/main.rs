@@ -27,6 +27,8 @@ struct Cli {
 enum Command {
     /// Run the web app and API (with its workers) on the configured address.
     Serve,
+    /// Run task workers only, against the configured database (scale-out).
+    Worker,
     /// Create or upgrade the database schema, then exit.
     Migrate,
     /// Manage user accounts.
@@ -237,6 +239,7 @@ async fn run() -> anyhow::Result<()> {
     let config = Config::load(cli.config.as_deref())?;
     match cli.command {
         Command::Serve => server::run(config).await,
+        Command::Worker => server::run_workers(config).await,
         Command::Corpus { command } => match config.library_backend.as_str() {
             "database" => {
                 let store = store::Store::open(&config.database_url()).await?;

@@ -1,0 +1,186 @@
+//! Workers: claim jobs from the durable queue, keep their lease alive, report progress, and end
+//! each job done or failed. `serve` runs them in-process; `wenjian worker` runs them alone, against
+//! the same database, for scale-out. A job whose worker dies is claimed again after its lease.
+
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::time::Duration;
+use store::{ClaimedJob, Store};
+use tokio::sync::watch;
+
+/// Why a task could not be done: a Chinese sentence for the user, and whether trying again may help.
+#[derive(Debug, Clone)]
+pub struct TaskError {
+    pub message: String,
+    pub retryable: bool,
+}
+
+impl TaskError {
+    pub fn permanent(message: impl Into<String>) -> Self {
+        TaskError {
+            message: message.into(),
+            retryable: false,
+        }
+    }
+
+    pub fn retryable(message: impl Into<String>) -> Self {
+        TaskError {
+            message: message.into(),
+            retryable: true,
+        }
+    }
+}
+
+pub type TaskFuture<'a> = Pin<Box<dyn Future<Output = Result<String, TaskError>> + Send + 'a>>;
+
+/// What a handler may do while it runs.
+#[derive(Clone)]
+pub struct TaskContext {
+    pub store: Store,
+    pub task_id: i64,
+    /// The task's input, JSON.
+    pub input: String,
+}
+
+impl TaskContext {
+    /// Progress 0–100 and a phrase for the user; failures to record it are not fatal.
+    pub async fn progress(&self, percent: i64, phase: &str) {
+        if let Err(e) = self.store.task_progress(self.task_id, percent, phase).await {
+            tracing::warn!(task = self.task_id, error = %e, "progress not recorded");
+        }
+    }
+}
+
+/// Runs one kind of task (its queue has the same name). Returns the result as JSON.
+pub trait TaskHandler: Send + Sync {
+    fn kind(&self) -> &'static str;
+    fn run(&self, ctx: TaskContext) -> TaskFuture<'_>;
+}
+
+#[derive(Clone)]
+pub struct WorkerPool {
+    store: Store,
+    handlers: Vec<Arc<dyn TaskHandler>>,
+    name: String,
+    lease: Duration,
+    idle_poll: Duration,
+}
+
+impl WorkerPool {
+    pub fn new(store: Store, handlers: Vec<Arc<dyn TaskHandler>>) -> Self {
+        WorkerPool {
+            store,
+            handlers,
+            name: format!("{}-{}", hostname(), std::process::id()),
+            lease: Duration::from_secs(60),
+            idle_poll: Duration::from_millis(500),
+        }
+    }
+
+    pub fn with_lease(mut self, lease: Duration, idle_poll: Duration) -> Self {
+        self.lease = lease;
+        self.idle_poll = idle_poll;
+        self
+    }
+
+    /// Runs `per_queue` workers for every handler until `shutdown` turns true; jobs in hand are
+    /// finished first.
+    pub async fn run(self, per_queue: usize, shutdown: watch::Receiver<bool>) {
+        let mut tasks = Vec::new();
+        for handler in &self.handlers {
+            for n in 0..per_queue.max(1) {
+                let pool = self.clone();
+                let handler = handler.clone();
+                let shutdown = shutdown.clone();
+                let name = format!("{}/{}#{n}", self.name, handler.kind());
+                tasks.push(tokio::spawn(async move {
+                    pool.work(handler, name, shutdown).await
+                }));
+            }
+        }
+        for t in tasks {
+            let _ = t.await;
+        }
+    }
+
+    async fn work(
+        &self,
+        handler: Arc<dyn TaskHandler>,
+        name: String,
+        mut shutdown: watch::Receiver<bool>,
+    ) {
+        let lease_ms = self.lease.as_millis() as i64;
+        while !*shutdown.borrow() {
+            match self.store.claim_job(handler.kind(), &name, lease_ms).await {
+                Ok(Some(job)) => self.run_job(handler.as_ref(), &name, job).await,
+                Ok(None) => {
+                    tokio::select! {
+                        _ = tokio::time::sleep(self.idle_poll) => {}
+                        _ = shutdown.changed() => {}
+                    }
+                }
+                Err(e) => {
+                    tracing::error!(worker = %name, error = %e, "claiming a job failed");
+                    tokio::time::sleep(self.idle_poll * 4).await;
+                }
+            }
+        }
+    }
+
+    async fn run_job(&self, handler: &dyn TaskHandler, name: &str, job: ClaimedJob) {
+        tracing::info!(
+            worker = name,
+            task = job.task_id,
+            attempt = job.attempt,
+            "job started"
+        );
+        let ctx = TaskContext {
+            store: self.store.clone(),
+            task_id: job.task_id,
+            input: job.input.clone(),
+        };
+        let lease_ms = self.lease.as_millis() as i64;
+        let beat_every = self.lease / 3;
+        let heartbeat = async {
+            loop {
+                tokio::time::sleep(beat_every).await;
+                match self.store.heartbeat(job.job_id, name, lease_ms).await {
+                    Ok(true) => {}
+                    // Lost the lease (cancelled, or taken over after a stall): stop this run.
+                    Ok(false) => return,
+                    Err(e) => tracing::warn!(task = job.task_id, error = %e, "heartbeat failed"),
+                }
+            }
+        };
+        let outcome = tokio::select! {
+            r = handler.run(ctx) => Some(r),
+            _ = heartbeat => None,
+        };
+        let recorded = match outcome {
+            None => {
+                tracing::info!(task = job.task_id, "lease lost; run abandoned");
+                return;
+            }
+            Some(Ok(result)) => self
+                .store
+                .complete_job(job.job_id, name, &result)
+                .await
+                .map(|_| ()),
+            Some(Err(e)) => self
+                .store
+                .fail_job(job.job_id, name, &e.message, e.retryable)
+                .await
+                .map(|_| ()),
+        };
+        if let Err(e) = recorded {
+            tracing::error!(task = job.task_id, error = %e, "job outcome not recorded");
+        }
+    }
+}
+
+fn hostname() -> String {
+    std::fs::read_to_string("/etc/hostname")
+        .map(|h| h.trim().to_string())
+        .unwrap_or_else(|_| "worker".into())
+}

@@ -33,6 +33,24 @@ impl FromRequestParts<AppState> for AuthUser {
     }
 }
 
+/// The signed-in user when there is one; visitors are `None`.
+pub struct MaybeUser(pub Option<SessionUser>);
+
+impl FromRequestParts<AppState> for MaybeUser {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, ApiError> {
+        let Some(token) = bearer_token(parts) else {
+            return Ok(MaybeUser(None));
+        };
+        match state.store.session_user(token).await {
+            Ok(session) => Ok(MaybeUser(Some(session))),
+            Err(StoreError::NotFound) => Ok(MaybeUser(None)),
+            Err(other) => Err(other.into()),
+        }
+    }
+}
+
 /// Who is calling: the client IP (from the socket, or `X-Forwarded-For` when configured) and agent.
 pub struct ClientInfo {
     pub ip: String,

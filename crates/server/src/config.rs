@@ -18,6 +18,12 @@ pub struct Config {
     pub files_dir: Option<PathBuf>,
     /// The embedded similarity library (index segments); defaults to `<data_dir>/library`.
     pub library_dir: Option<PathBuf>,
+    /// Price of a similarity check per started 1,000 characters, in fen.
+    pub check_price_fen_per_thousand: i64,
+    /// Largest upload in bytes.
+    pub max_upload_bytes: usize,
+    /// Most counted characters in one paper.
+    pub max_paper_chars: usize,
     /// Workers per task queue in this process (`serve` and `worker`).
     pub workers_per_queue: usize,
     /// Model files fetched by `wenjian models fetch`; defaults to `<data_dir>/models`.
@@ -52,6 +58,9 @@ impl Default for Config {
             library_backend: "embedded".into(),
             models_dir: None,
             workers_per_queue: 1,
+            check_price_fen_per_thousand: 300,
+            max_upload_bytes: 50 * 1024 * 1024,
+            max_paper_chars: 300_000,
             public_url: None,
             site_title: "文鉴".into(),
             marketing_url: "https://wenjian.example.com".into(),

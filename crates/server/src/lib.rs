@@ -9,6 +9,7 @@ pub mod openapi;
 pub mod params;
 pub mod qr_provider;
 pub mod rate_limit;
+pub mod report_html;
 pub mod state;
 pub mod web_assets;
 pub mod worker;

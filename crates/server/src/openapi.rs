@@ -1,6 +1,6 @@
 //! The generated OpenAPI document, served at `/api/docs/openapi.json`.
 
-use crate::api::{account_info_api, login_api, site_api};
+use crate::api::{account_info_api, check_api, login_api, site_api};
 use axum::Json;
 use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
 use utoipa::{Modify, OpenApi};
@@ -26,12 +26,24 @@ Parameters documented as query are also accepted as a form or JSON body.",
         login_api::qr_info,
         login_api::qr_confirm,
         account_info_api::account,
+        check_api::word_count,
+        check_api::check_init,
+        check_api::check_cost,
+        check_api::check_submit,
+        check_api::query_list,
+        check_api::load_by_id,
+        check_api::report_paragraphs,
+        check_api::download_report,
+        check_api::update_title,
+        check_api::delete,
+        check_api::check_machine_submit,
     ),
     modifiers(&BearerAuth),
     tags(
         (name = "login_api", description = "账号登录、注册与扫码登录"),
         (name = "account_info_api", description = "账户余额、免费次数与流水"),
         (name = "site_api", description = "站点信息与健康检查"),
+        (name = "check_api", description = "论文查重：上传、计价、提交、进度与报告"),
     )
 )]
 pub struct ApiDoc;

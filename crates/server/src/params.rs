@@ -136,3 +136,59 @@ mod tests {
         }
     }
 }
+
+/// Numbers and flags arrive as strings from query strings and forms, and as JSON values from
+/// bodies; these accept both.
+pub mod lenient {
+    use serde::{Deserialize, Deserializer, de::Error};
+
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum Raw {
+        Int(i64),
+        Float(f64),
+        Bool(bool),
+        Text(String),
+    }
+
+    pub fn i64<'de, D: Deserializer<'de>>(d: D) -> Result<i64, D::Error> {
+        match Raw::deserialize(d)? {
+            Raw::Int(v) => Ok(v),
+            Raw::Float(v) if v.fract() == 0.0 => Ok(v as i64),
+            Raw::Text(s) => s
+                .trim()
+                .parse()
+                .map_err(|_| D::Error::custom(format!("“{s}”不是整数"))),
+            _ => Err(D::Error::custom("应为整数")),
+        }
+    }
+
+    pub fn opt_i64<'de, D: Deserializer<'de>>(d: D) -> Result<Option<i64>, D::Error> {
+        match Option::<Raw>::deserialize(d)? {
+            None => Ok(None),
+            Some(Raw::Text(s)) if s.trim().is_empty() => Ok(None),
+            Some(Raw::Int(v)) => Ok(Some(v)),
+            Some(Raw::Text(s)) => s
+                .trim()
+                .parse()
+                .map(Some)
+                .map_err(|_| D::Error::custom(format!("“{s}”不是整数"))),
+            Some(_) => Err(D::Error::custom("应为整数")),
+        }
+    }
+
+    pub fn opt_bool<'de, D: Deserializer<'de>>(d: D) -> Result<Option<bool>, D::Error> {
+        match Option::<Raw>::deserialize(d)? {
+            None => Ok(None),
+            Some(Raw::Bool(b)) => Ok(Some(b)),
+            Some(Raw::Int(v)) => Ok(Some(v != 0)),
+            Some(Raw::Text(s)) => match s.trim() {
+                "" => Ok(None),
+                "true" | "1" => Ok(Some(true)),
+                "false" | "0" => Ok(Some(false)),
+                _ => Err(D::Error::custom(format!("“{s}”不是是/否值"))),
+            },
+            Some(_) => Err(D::Error::custom("应为是/否值")),
+        }
+    }
+}

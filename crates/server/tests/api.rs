@@ -450,6 +450,17 @@ api_test!(
             "/api/base/login_api/f/qr_info",
             "/api/base/login_api/qr_confirm",
             "/api/base/account_info_api/account",
+            "/api/base/check_api/word_count",
+            "/api/base/check_api/check_init",
+            "/api/base/check_api/check_cost",
+            "/api/base/check_api/check_submit",
+            "/api/base/check_api/query_list",
+            "/api/base/check_api/load_by_id",
+            "/api/base/check_api/report_paragraphs",
+            "/api/base/check_api/download_report",
+            "/api/base/check_api/update_title",
+            "/api/base/check_api/delete",
+            "/api/base/check_api/check_machine_submit",
         ];
         expected.sort();
         assert_eq!(paths, expected);
@@ -460,3 +471,353 @@ api_test!(
         assert_eq!(health["result"]["status"], json!("ok"));
     }
 );
+
+mod check_journey {
+    use super::*;
+    use simcheck::{EmbeddedLibrary, FingerprintParams, Library, NewDoc};
+    use std::sync::Arc;
+
+    const SOURCE: &str = "城市轨道交通的客流预测是线网规划与运营组织的基础工作本文提出一种融合时空特征的组合预测模型并在多个站点进行了验证结果表明该模型的预测精度明显优于传统方法";
+
+    async fn journey(db: TestDb) {
+        let dir = tempfile::tempdir().unwrap();
+        let library = Arc::new(
+            EmbeddedLibrary::open(dir.path().join("library"), FingerprintParams::default())
+                .unwrap(),
+        );
+        library
+            .add(vec![NewDoc::public("客流预测研究", SOURCE)])
+            .await
+            .unwrap();
+        let store = db.store.clone();
+        let config = Config {
+            files_dir: Some(dir.path().join("files")),
+            check_price_fen_per_thousand: 200,
+            ..test_config()
+        };
+        let s = TestServer::start(db, config).await;
+        let (stop, stopped) = tokio::sync::watch::channel(false);
+        let pool = server::worker::WorkerPool::new(
+            store.clone(),
+            vec![Arc::new(server::check_task::CheckHandler::new(library))],
+        )
+        .with_lease(
+            std::time::Duration::from_secs(5),
+            std::time::Duration::from_millis(20),
+        );
+        let workers = tokio::spawn(pool.run(1, stopped));
+
+        let token = s.register("checker01", "password-123").await;
+        let me = s
+            .post("/api/base/login_api/current", Some(&token), json!({}))
+            .await
+            .1["result"]["id"]
+            .as_i64()
+            .unwrap();
+        let copied: String = SOURCE.chars().take(40).collect();
+        let text = format!(
+            "第一章 引言\n这是作者独立完成的研究工作，以下内容需要检测。\n{copied}\n参考文献\n[1] 某文献。\n"
+        );
+
+        // A visitor may count characters.
+        let (status, count) = s
+            .post(
+                "/api/base/check_api/word_count",
+                None,
+                json!({"text": text}),
+            )
+            .await;
+        assert_eq!(status, StatusCode::OK, "{count}");
+        let chars = count["result"]["chars"].as_u64().unwrap();
+        assert!(chars > 40 && chars < 80, "{count}");
+
+        let (status, draft) = s
+            .post(
+                "/api/base/check_api/check_init",
+                Some(&token),
+                json!({"title": "我的论文", "author": "张三", "text": text}),
+            )
+            .await;
+        assert_eq!(status, StatusCode::OK, "{draft}");
+        let id = draft["result"]["id"].as_i64().unwrap();
+        assert_eq!(draft["result"]["status"], json!("pending"));
+        assert_eq!(draft["result"]["chars"].as_u64(), Some(chars));
+
+        // Not enough balance: 402 and nothing charged.
+        let (status, cost) = s
+            .post(
+                &format!("/api/base/check_api/check_cost?id={id}"),
+                Some(&token),
+                json!({}),
+            )
+            .await;
+        assert_eq!(status, StatusCode::OK);
+        assert_eq!(cost["result"]["paysWith"], json!("insufficient"));
+        assert_eq!(cost["result"]["priceFen"], json!(200));
+        let (status, body) = s
+            .post(
+                "/api/base/check_api/check_submit",
+                Some(&token),
+                json!({"id": id}),
+            )
+            .await;
+        assert_error(status, &body, 402, "insufficient_balance");
+        let (_, account) = s
+            .get("/api/base/account_info_api/account", Some(&token))
+            .await;
+        assert_eq!(account["result"]["ledger"].as_array().unwrap().len(), 0);
+
+        store
+            .operator_credit(me, 1000, 0, "测试充值")
+            .await
+            .unwrap();
+        let (_, cost) = s
+            .post(
+                "/api/base/check_api/check_cost",
+                Some(&token),
+                json!({"id": id}),
+            )
+            .await;
+        assert_eq!(cost["result"]["paysWith"], json!("balance"));
+        let (status, submitted) = s
+            .post(
+                "/api/base/check_api/check_submit",
+                Some(&token),
+                json!({"id": id.to_string()}),
+            )
+            .await;
+        assert_eq!(status, StatusCode::OK, "{submitted}");
+        let (status, body) = s
+            .post(
+                "/api/base/check_api/check_submit",
+                Some(&token),
+                json!({"id": id}),
+            )
+            .await;
+        assert_error(status, &body, 409, "already_submitted");
+
+        let mut record = Value::Null;
+        for _ in 0..200 {
+            record = s
+                .post(
+                    "/api/base/check_api/load_by_id",
+                    Some(&token),
+                    json!({"id": id}),
+                )
+                .await
+                .1["result"]
+                .clone();
+            if record["status"] == json!("done") {
+                break;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        }
+        assert_eq!(record["status"], json!("done"), "{record}");
+        assert_eq!(record["copiedChars"], json!(40));
+        let expected = 40.0 * 100.0 / chars as f64;
+        assert!(
+            (record["ratioTotal"].as_f64().unwrap() - expected).abs() < 1e-9,
+            "{record}"
+        );
+        assert_eq!(record["chargedFen"], json!(200));
+        let (_, account) = s
+            .get("/api/base/account_info_api/account", Some(&token))
+            .await;
+        assert_eq!(account["result"]["balanceFen"], json!(800));
+
+        let (status, detail) = s
+            .get(
+                &format!("/api/base/check_api/report_paragraphs?id={id}"),
+                Some(&token),
+            )
+            .await;
+        assert_eq!(status, StatusCode::OK);
+        let span = &detail["result"]["report"]["spans"][0];
+        let text_chars: Vec<char> = detail["result"]["text"].as_str().unwrap().chars().collect();
+        let (a, b) = (
+            span["start"].as_u64().unwrap() as usize,
+            span["end"].as_u64().unwrap() as usize,
+        );
+        assert_eq!(text_chars[a..b].iter().collect::<String>(), copied);
+        let html = s
+            .http
+            .get(format!(
+                "{}/api/base/check_api/download_report?id={id}",
+                s.base
+            ))
+            .bearer_auth(&token)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(html.status(), StatusCode::OK);
+        let html = html.text().await.unwrap();
+        assert!(
+            html.contains("总文字复制比")
+                && html.contains("客流预测研究")
+                && html.contains("<mark class=\"copy\">")
+        );
+        let (status, body) = s
+            .get(
+                &format!("/api/base/check_api/download_report?id={id}&format=pdf"),
+                Some(&token),
+            )
+            .await;
+        assert_error(status, &body, 501, "feature_unavailable");
+
+        // Another user sees nothing of it.
+        let other = s.register("checker02", "password-123").await;
+        for path in ["load_by_id", "check_cost", "delete"] {
+            let (status, body) = s
+                .post(
+                    &format!("/api/base/check_api/{path}"),
+                    Some(&other),
+                    json!({"id": id}),
+                )
+                .await;
+            assert_error(status, &body, 404, "check_not_found");
+        }
+        let (_, list) = s
+            .post("/api/base/check_api/query_list", Some(&other), json!({}))
+            .await;
+        assert_eq!(list["result"]["total"], json!(0));
+
+        let (status, _) = s
+            .post(
+                &format!("/api/base/check_api/update_title?id={id}&title=新标题"),
+                Some(&token),
+                json!({}),
+            )
+            .await;
+        assert_eq!(status, StatusCode::OK);
+        let (_, list) = s
+            .post(
+                "/api/base/check_api/query_list?page=1&size=5",
+                Some(&token),
+                json!({}),
+            )
+            .await;
+        assert_eq!(list["result"]["records"][0]["title"], json!("新标题"));
+        let (status, _) = s
+            .post(
+                "/api/base/check_api/delete",
+                Some(&token),
+                json!({"id": id}),
+            )
+            .await;
+        assert_eq!(status, StatusCode::OK);
+        let (status, _) = s
+            .post(
+                "/api/base/check_api/load_by_id",
+                Some(&token),
+                json!({"id": id}),
+            )
+            .await;
+        assert_eq!(status, StatusCode::NOT_FOUND);
+        let (status, body) = s
+            .post(
+                "/api/base/check_api/check_machine_submit",
+                Some(&token),
+                json!({}),
+            )
+            .await;
+        assert_error(status, &body, 501, "feature_unavailable");
+
+        stop.send(true).unwrap();
+        workers.await.unwrap();
+        s.stop().await;
+    }
+
+    async fn bad_uploads(db: TestDb) {
+        let s = TestServer::start(db, test_config()).await;
+        let token = s.register("uploader1", "password-123").await;
+        let cases: Vec<(&str, Vec<u8>, u16, &str)> = vec![
+            (
+                "scan.pdf",
+                b"%PDF-1.4 garbage that is not a pdf".to_vec(),
+                422,
+                "corrupt_file",
+            ),
+            (
+                "old.doc",
+                vec![0xD0, 0xCF, 0x11, 0xE0, 1, 2, 3],
+                422,
+                "unsupported_file_type",
+            ),
+            (
+                "paper.docx",
+                b"PK\x03\x04 not really a zip".to_vec(),
+                422,
+                "corrupt_file",
+            ),
+            ("empty.txt", b"   \n ".to_vec(), 422, "empty_document"),
+            (
+                "image.png",
+                b"\x89PNG\r\n".to_vec(),
+                422,
+                "unsupported_file_type",
+            ),
+        ];
+        for (name, bytes, want_status, want_code) in cases {
+            let form = reqwest::multipart::Form::new().text("title", "测试").part(
+                "file",
+                reqwest::multipart::Part::bytes(bytes).file_name(name),
+            );
+            let res = s
+                .http
+                .post(format!("{}/api/base/check_api/check_init", s.base))
+                .bearer_auth(&token)
+                .multipart(form)
+                .send()
+                .await
+                .unwrap();
+            let status = res.status();
+            let body: Value = res.json().await.unwrap();
+            assert_error(status, &body, want_status, want_code);
+        }
+        // A real upload works as multipart too.
+        let form = reqwest::multipart::Form::new().part(
+            "file",
+            reqwest::multipart::Part::bytes("第一章 绪论\n正文内容。".as_bytes().to_vec())
+                .file_name("论文.txt"),
+        );
+        let res = s
+            .http
+            .post(format!("{}/api/base/check_api/check_init", s.base))
+            .bearer_auth(&token)
+            .multipart(form)
+            .send()
+            .await
+            .unwrap();
+        let body: Value = res.json().await.unwrap();
+        assert_eq!(body["result"]["title"], json!("论文"), "{body}");
+        let (status, body) = s
+            .post(
+                "/api/base/check_api/check_init",
+                None,
+                json!({"text": "abc"}),
+            )
+            .await;
+        assert_error(status, &body, 401, "not_logged_in");
+        s.stop().await;
+    }
+
+    #[tokio::test]
+    async fn journey_sqlite() {
+        journey(TestDb::sqlite().await).await;
+    }
+
+    #[tokio::test]
+    async fn journey_postgres() {
+        journey(TestDb::postgres().await).await;
+    }
+
+    #[tokio::test]
+    async fn bad_uploads_sqlite() {
+        bad_uploads(TestDb::sqlite().await).await;
+    }
+
+    #[tokio::test]
+    async fn bad_uploads_postgres() {
+        bad_uploads(TestDb::postgres().await).await;
+    }
+}

@@ -88,14 +88,7 @@ pub async fn check_with<L: Library>(
 ) -> Result<Report, LibraryError> {
     let text_chars: Vec<char> = text.chars().collect();
     let doc = segment(text);
-    let mut excluded = vec![false; text_chars.len()];
-    for p in &doc.paragraphs {
-        let skip = (options.exclude_bibliography && p.section == SectionKind::References)
-            || (options.exclude_toc && p.section == SectionKind::Toc);
-        if skip {
-            excluded[p.start..p.end].iter_mut().for_each(|x| *x = true);
-        }
-    }
+    let excluded = excluded_mask(&doc, text_chars.len(), options);
     let query = normalize(text);
     let checkable: Vec<bool> = query
         .offsets
@@ -223,6 +216,31 @@ pub async fn check_with<L: Library>(
         spans,
         sources,
     }))
+}
+
+/// Characters in sections the options leave out (reference list, table of contents).
+fn excluded_mask(doc: &segment::Document, len: usize, options: &CheckOptions) -> Vec<bool> {
+    let mut excluded = vec![false; len];
+    for p in &doc.paragraphs {
+        let skip = (options.exclude_bibliography && p.section == SectionKind::References)
+            || (options.exclude_toc && p.section == SectionKind::Toc);
+        if skip {
+            excluded[p.start..p.end].iter_mut().for_each(|x| *x = true);
+        }
+    }
+    excluded
+}
+
+/// The characters a check with these options counts: the number shown before payment, used for
+/// the price, and reported as `total_chars`.
+pub fn checked_chars(text: &str, options: &CheckOptions) -> usize {
+    let chars: Vec<char> = text.chars().collect();
+    let excluded = excluded_mask(&segment(text), chars.len(), options);
+    chars
+        .iter()
+        .zip(&excluded)
+        .filter(|(c, x)| normalize::is_counted(**c) && !**x)
+        .count()
 }
 
 /// Maximal runs of checkable stream positions inside `[from, to)` at least `min` long.

@@ -515,3 +515,24 @@ async fn paraphrases_are_reported_apart_and_never_counted_as_copies() {
     assert_eq!(plain.spans.len(), 1);
     assert_eq!(plain.ratio_total, report.ratio_total);
 }
+
+#[tokio::test]
+async fn the_priced_count_is_the_reported_count() {
+    let src = text(90, 300);
+    let (_d, lib, _) = library_with(vec![NewDoc::public("s", src.clone())]).await;
+    let paper = format!(
+        "目录\n第一章 绪论 ........ 1\n第一章 绪论\n{}\n参考文献\n[1] 某文献，2020。\n",
+        slice(&src, 0, 80)
+    );
+    for exclude_bibliography in [true, false] {
+        let options = CheckOptions {
+            exclude_bibliography,
+            ..CheckOptions::default()
+        };
+        let report = check(&paper, &lib, &options).await.unwrap();
+        assert_eq!(
+            simcheck::checked_chars(&paper, &options),
+            report.total_chars
+        );
+    }
+}

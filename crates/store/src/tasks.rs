@@ -489,6 +489,48 @@ impl Store {
         Ok(status)
     }
 
+    /// Replaces a draft task's input (options chosen at submission).
+    pub async fn set_task_input(&self, task_id: i64, user_id: i64, input_json: &str) -> Result<()> {
+        let updated = sqlx::query("UPDATE tasks SET input = $1, updated_at = $2 WHERE id = $3 AND user_id = $4 AND status = 'pending'")
+            .bind(input_json)
+            .bind(now_ms())
+            .bind(task_id)
+            .bind(user_id)
+            .execute(&self.pool)
+            .await?;
+        if updated.rows_affected() == 0 {
+            return Err(StoreError::Conflict("task_not_pending"));
+        }
+        Ok(())
+    }
+
+    pub async fn update_task_title(&self, task_id: i64, user_id: i64, title: &str) -> Result<()> {
+        let updated = sqlx::query(
+            "UPDATE tasks SET title = $1, updated_at = $2 WHERE id = $3 AND user_id = $4",
+        )
+        .bind(title)
+        .bind(now_ms())
+        .bind(task_id)
+        .bind(user_id)
+        .execute(&self.pool)
+        .await?;
+        if updated.rows_affected() == 0 {
+            return Err(StoreError::NotFound);
+        }
+        Ok(())
+    }
+
+    /// Deletes a user's task; an unfinished one is cancelled (and refunded) first.
+    pub async fn delete_task(&self, task_id: i64, user_id: i64) -> Result<()> {
+        self.cancel_task(task_id, user_id).await?;
+        sqlx::query("DELETE FROM tasks WHERE id = $1 AND user_id = $2")
+            .bind(task_id)
+            .bind(user_id)
+            .execute(&self.pool)
+            .await?;
+        Ok(())
+    }
+
     /// Cancels a user's unfinished task and refunds it. `false` when it had already ended.
     pub async fn cancel_task(&self, task_id: i64, user_id: i64) -> Result<bool> {
         let mut tx = self.begin_write().await?;

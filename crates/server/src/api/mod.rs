@@ -1,13 +1,18 @@
 //! One module per API family of the spec (§7). `routes()` is the single route table.
 
 pub mod account_info_api;
+pub mod check_api;
 pub mod login_api;
 pub mod site_api;
 
 use crate::envelope::ApiError;
 use crate::state::AppState;
 use axum::Router;
+use axum::extract::DefaultBodyLimit;
 use axum::routing::{get, post};
+
+/// Uploads may be this large before the reader's own, clearer limit check runs.
+const UPLOAD_BODY_LIMIT: usize = 64 * 1024 * 1024;
 
 pub fn routes() -> Router<AppState> {
     Router::new()
@@ -37,6 +42,47 @@ pub fn routes() -> Router<AppState> {
         .route(
             "/api/base/account_info_api/account",
             get(account_info_api::account),
+        )
+        .route(
+            "/api/base/check_api/word_count",
+            post(check_api::word_count).layer(DefaultBodyLimit::max(UPLOAD_BODY_LIMIT)),
+        )
+        .route(
+            "/api/base/check_api/check_init",
+            post(check_api::check_init).layer(DefaultBodyLimit::max(UPLOAD_BODY_LIMIT)),
+        )
+        .route(
+            "/api/base/check_api/check_cost",
+            post(check_api::check_cost),
+        )
+        .route(
+            "/api/base/check_api/check_submit",
+            post(check_api::check_submit),
+        )
+        .route(
+            "/api/base/check_api/query_list",
+            post(check_api::query_list),
+        )
+        .route(
+            "/api/base/check_api/load_by_id",
+            post(check_api::load_by_id),
+        )
+        .route(
+            "/api/base/check_api/report_paragraphs",
+            get(check_api::report_paragraphs),
+        )
+        .route(
+            "/api/base/check_api/download_report",
+            get(check_api::download_report),
+        )
+        .route(
+            "/api/base/check_api/update_title",
+            post(check_api::update_title),
+        )
+        .route("/api/base/check_api/delete", post(check_api::delete))
+        .route(
+            "/api/base/check_api/check_machine_submit",
+            post(check_api::check_machine_submit),
         )
         .route("/api/docs/openapi.json", get(crate::openapi::document))
 }

@@ -1,0 +1,715 @@
+//! `check_api`: the similarity-check journey — upload or paste (check_init), count and price,
+//! submit (charged and queued in one transaction), follow progress, read and download the report.
+
+use crate::auth::{AuthUser, MaybeUser};
+use crate::check_task::{self, CheckInput};
+use crate::envelope::{ApiError, ApiResult, Success};
+use crate::params::{Params, lenient};
+use crate::state::AppState;
+use axum::extract::{FromRequest, Multipart, Request, State};
+use axum::http::{StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use serde::{Deserialize, Serialize};
+use store::{Charge, Task, TaskStatus};
+use utoipa::{IntoParams, ToSchema};
+
+/// The character-counting rule, shown before payment.
+pub const COUNTING_RULE: &str = "字数按除空白（空格、换行）以外的全部字符计算，含汉字、字母、数字与标点；目录与参考文献不计入检测字数。";
+
+#[derive(Debug, Default, Deserialize, ToSchema)]
+pub struct PastedText {
+    #[serde(default)]
+    pub title: String,
+    #[serde(default)]
+    pub author: String,
+    /// Pasted text; for a file use multipart/form-data with a `file` part.
+    #[serde(default)]
+    pub text: String,
+}
+
+/// An upload (multipart: `file`, `title`, `author`, or `text`) or JSON with `text`.
+struct Upload {
+    title: String,
+    author: String,
+    file_name: String,
+    bytes: Vec<u8>,
+}
+
+async fn read_upload(state: &AppState, req: Request) -> Result<Upload, ApiError> {
+    let is_multipart = req
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.starts_with("multipart/form-data"));
+    if !is_multipart {
+        let Params(p) = Params::<PastedText>::from_request(req, state).await?;
+        return Ok(Upload {
+            title: p.title,
+            author: p.author,
+            file_name: String::new(),
+            bytes: p.text.into_bytes(),
+        });
+    }
+    let mut multipart = Multipart::from_request(req, state)
+        .await
+        .map_err(|_| ApiError::bad_request("bad_upload", "上传内容格式错误"))?;
+    let mut upload = Upload {
+        title: String::new(),
+        author: String::new(),
+        file_name: String::new(),
+        bytes: vec![],
+    };
+    while let Some(field) = multipart
+        .next_field()
+        .await
+        .map_err(|_| upload_too_large(state))?
+    {
+        let name = field.name().unwrap_or("").to_string();
+        match name.as_str() {
+            "file" => {
+                upload.file_name = field.file_name().unwrap_or("").to_string();
+                upload.bytes = field
+                    .bytes()
+                    .await
+                    .map_err(|_| upload_too_large(state))?
+                    .to_vec();
+            }
+            "text" if upload.bytes.is_empty() => {
+                upload.bytes = field
+                    .bytes()
+                    .await
+                    .map_err(|_| upload_too_large(state))?
+                    .to_vec()
+            }
+            "title" => upload.title = field.text().await.unwrap_or_default(),
+            "author" => upload.author = field.text().await.unwrap_or_default(),
+            _ => {}
+        }
+    }
+    Ok(upload)
+}
+
+fn upload_too_large(state: &AppState) -> ApiError {
+    ApiError::new(
+        StatusCode::PAYLOAD_TOO_LARGE,
+        "file_too_large",
+        format!(
+            "上传失败：文件不能超过 {} MB",
+            state.config.max_upload_bytes / (1024 * 1024)
+        ),
+    )
+}
+
+fn extract(state: &AppState, upload: &Upload) -> Result<docio::Extracted, ApiError> {
+    let limits = docio::Limits {
+        max_bytes: state.config.max_upload_bytes,
+        max_chars: state.config.max_paper_chars,
+        ..docio::Limits::default()
+    };
+    docio::extract(&upload.bytes, &upload.file_name, &limits).map_err(|e| {
+        let status = if e.is_too_large() {
+            StatusCode::PAYLOAD_TOO_LARGE
+        } else {
+            StatusCode::UNPROCESSABLE_ENTITY
+        };
+        ApiError::new(status, e.code(), e.to_string())
+    })
+}
+
+fn default_title(upload: &Upload, text: &str) -> String {
+    let title = upload.title.trim();
+    if !title.is_empty() {
+        return title.chars().take(200).collect();
+    }
+    let stem = upload
+        .file_name
+        .rsplit_once('.')
+        .map(|(s, _)| s)
+        .unwrap_or(&upload.file_name)
+        .trim();
+    if !stem.is_empty() {
+        return stem.chars().take(200).collect();
+    }
+    text.lines()
+        .find(|l| !l.trim().is_empty())
+        .unwrap_or("未命名论文")
+        .trim()
+        .chars()
+        .take(40)
+        .collect()
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct WordCount {
+    /// Counted characters, by `rule`.
+    pub chars: usize,
+    pub rule: String,
+    /// txt, docx or pdf.
+    pub format: String,
+}
+
+/// Counts the characters of an upload or pasted text without storing anything (visitors too).
+#[utoipa::path(post, path = "/api/base/check_api/word_count", tag = "check_api",
+    request_body(content = PastedText, description = "JSON with `text`, or multipart/form-data with a `file` part"),
+    responses(
+        (status = 200, body = inline(crate::envelope::Envelope<WordCount>)),
+        (status = 413, description = "file_too_large / too_many_characters", body = crate::envelope::ErrorBody),
+        (status = 422, description = "unsupported_file_type / empty_document / garbled_text_layer / corrupt_file", body = crate::envelope::ErrorBody),
+    ))]
+pub async fn word_count(
+    State(state): State<AppState>,
+    _who: MaybeUser,
+    req: Request,
+) -> ApiResult<WordCount> {
+    let upload = read_upload(&state, req).await?;
+    let extracted = extract(&state, &upload)?;
+    Ok(Success(WordCount {
+        chars: simcheck::checked_chars(&extracted.text, &simcheck::CheckOptions::default()),
+        rule: COUNTING_RULE.into(),
+        format: extracted.format.name().into(),
+    }))
+}
+
+/// A check task as the records list and detail pages show it.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct CheckRecord {
+    pub id: i64,
+    pub title: String,
+    pub author: String,
+    pub file_name: String,
+    /// Counted characters (the number priced and reported).
+    pub chars: usize,
+    /// pending, queued, running, done, failed or cancelled.
+    pub status: String,
+    pub progress: i64,
+    pub phase: String,
+    /// 总文字复制比 in percent, once done.
+    pub ratio_total: Option<f64>,
+    pub ratio_excluding_quotes: Option<f64>,
+    pub ratio_excluding_own: Option<f64>,
+    pub ratio_max_single_source: Option<f64>,
+    pub copied_chars: Option<usize>,
+    /// Why it failed.
+    pub error: Option<String>,
+    pub charged_fen: i64,
+    pub charged_free_checks: i64,
+    pub created_at: i64,
+    pub finished_at: Option<i64>,
+}
+
+#[derive(Debug, Default, Serialize, Deserialize)]
+struct StoredInput {
+    #[serde(flatten)]
+    check: Option<CheckInput>,
+    #[serde(default)]
+    author: String,
+    #[serde(default)]
+    file_name: String,
+    #[serde(default)]
+    chars: usize,
+}
+
+fn record(task: &Task) -> CheckRecord {
+    let input: StoredInput = serde_json::from_str(&task.input).unwrap_or_default();
+    let report: Option<serde_json::Value> = task
+        .result
+        .as_deref()
+        .and_then(|r| serde_json::from_str(r).ok());
+    let figure = |k: &str| report.as_ref().and_then(|r| r[k].as_f64());
+    CheckRecord {
+        id: task.id,
+        title: task.title.clone(),
+        author: input.author,
+        file_name: input.file_name,
+        chars: report
+            .as_ref()
+            .and_then(|r| r["total_chars"].as_u64())
+            .map(|v| v as usize)
+            .unwrap_or(input.chars),
+        status: task.status.as_str().into(),
+        progress: task.progress,
+        phase: task.phase.clone(),
+        ratio_total: figure("ratio_total"),
+        ratio_excluding_quotes: figure("ratio_excluding_quotes"),
+        ratio_excluding_own: figure("ratio_excluding_own"),
+        ratio_max_single_source: figure("ratio_max_single_source"),
+        copied_chars: report
+            .as_ref()
+            .and_then(|r| r["copied_chars"].as_u64())
+            .map(|v| v as usize),
+        error: task.error.clone(),
+        charged_fen: task.charged_fen,
+        charged_free_checks: task.charged_free,
+        created_at: task.created_at,
+        finished_at: task.finished_at,
+    }
+}
+
+/// Creates a draft check from an upload (.docx, .pdf, .txt) or pasted text; nothing is charged yet.
+#[utoipa::path(post, path = "/api/base/check_api/check_init", tag = "check_api", security(("bearer" = [])),
+    request_body(content = PastedText, description = "JSON with `title`, `author`, `text`, or multipart/form-data with `file`, `title`, `author`"),
+    responses(
+        (status = 200, body = inline(crate::envelope::Envelope<CheckRecord>)),
+        (status = 401, description = "not_logged_in", body = crate::envelope::ErrorBody),
+        (status = 413, description = "file_too_large / too_many_characters", body = crate::envelope::ErrorBody),
+        (status = 422, description = "unsupported_file_type / empty_document / garbled_text_layer / corrupt_file", body = crate::envelope::ErrorBody),
+    ))]
+pub async fn check_init(
+    State(state): State<AppState>,
+    AuthUser(session): AuthUser,
+    req: Request,
+) -> ApiResult<CheckRecord> {
+    let upload = read_upload(&state, req).await?;
+    let extracted = extract(&state, &upload)?;
+    let title = default_title(&upload, &extracted.text);
+    let chars = simcheck::checked_chars(&extracted.text, &simcheck::CheckOptions::default());
+    let input = StoredInput {
+        check: Some(CheckInput {
+            text: extracted.text,
+            min_span: 13,
+            exclude_bibliography: true,
+            owner: Some(session.user.id),
+        }),
+        author: upload.author.trim().chars().take(100).collect(),
+        file_name: upload.file_name.clone(),
+        chars,
+    };
+    let task = state
+        .store
+        .create_task(
+            session.user.id,
+            check_task::KIND,
+            &title,
+            &serde_json::to_string(&input).map_err(ApiError::internal)?,
+        )
+        .await?;
+    if !upload.file_name.is_empty() {
+        // Keep the original upload beside the task, for the report and for deletion.
+        let dir = state
+            .config
+            .files_dir()
+            .join("check")
+            .join(task.id.to_string());
+        let safe: String = upload
+            .file_name
+            .chars()
+            .filter(|c| !matches!(c, '/' | '\\' | '\0'))
+            .collect();
+        if let Err(e) = std::fs::create_dir_all(&dir)
+            .and_then(|_| std::fs::write(dir.join(safe), &upload.bytes))
+        {
+            tracing::warn!(task = task.id, error = %e, "original upload not kept");
+        }
+    }
+    Ok(Success(record(&task)))
+}
+
+#[derive(Debug, Deserialize, ToSchema, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct IdForm {
+    #[serde(deserialize_with = "lenient::i64")]
+    pub id: i64,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct CheckCost {
+    pub id: i64,
+    pub chars: usize,
+    pub rule: String,
+    pub price_per_thousand_fen: i64,
+    /// The price in fen when paid from the balance.
+    pub price_fen: i64,
+    /// What will pay: `free_check`, `balance`, or `insufficient`.
+    pub pays_with: String,
+    pub free_checks: i64,
+    pub balance_fen: i64,
+}
+
+async fn pending_check(
+    state: &AppState,
+    id: i64,
+    user_id: i64,
+) -> Result<(Task, StoredInput), ApiError> {
+    let task = state
+        .store
+        .task(id, user_id)
+        .await
+        .map_err(|_| not_found())?;
+    if task.kind != check_task::KIND {
+        return Err(not_found());
+    }
+    let input: StoredInput = serde_json::from_str(&task.input).map_err(ApiError::internal)?;
+    Ok((task, input))
+}
+
+fn not_found() -> ApiError {
+    ApiError::not_found("check_not_found", "查重记录不存在或已删除")
+}
+
+async fn cost_of(
+    state: &AppState,
+    user_id: i64,
+    id: i64,
+    chars: usize,
+) -> Result<CheckCost, ApiError> {
+    let account = state.store.account(user_id).await?;
+    let per = state.config.check_price_fen_per_thousand;
+    let price_fen = (chars as u64).div_ceil(1000).max(1) as i64 * per;
+    let pays_with = if account.free_checks > 0 {
+        "free_check"
+    } else if account.balance_fen >= price_fen {
+        "balance"
+    } else {
+        "insufficient"
+    };
+    Ok(CheckCost {
+        id,
+        chars,
+        rule: COUNTING_RULE.into(),
+        price_per_thousand_fen: per,
+        price_fen,
+        pays_with: pays_with.into(),
+        free_checks: account.free_checks,
+        balance_fen: account.balance_fen,
+    })
+}
+
+/// What the check costs and what will pay for it (a free check first, then the balance).
+#[utoipa::path(post, path = "/api/base/check_api/check_cost", tag = "check_api", security(("bearer" = [])),
+    params(IdForm), request_body = IdForm,
+    responses(
+        (status = 200, body = inline(crate::envelope::Envelope<CheckCost>)),
+        (status = 404, description = "check_not_found", body = crate::envelope::ErrorBody),
+    ))]
+pub async fn check_cost(
+    State(state): State<AppState>,
+    AuthUser(session): AuthUser,
+    Params(form): Params<IdForm>,
+) -> ApiResult<CheckCost> {
+    let (task, input) = pending_check(&state, form.id, session.user.id).await?;
+    Ok(Success(
+        cost_of(&state, session.user.id, task.id, input.chars).await?,
+    ))
+}
+
+#[derive(Debug, Deserialize, ToSchema, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct SubmitForm {
+    #[serde(deserialize_with = "lenient::i64")]
+    pub id: i64,
+    /// Leave the reference list out (default true).
+    #[serde(default, deserialize_with = "lenient::opt_bool")]
+    pub exclude_bibliography: Option<bool>,
+    /// Shortest reported match in characters (default 13, at least 8).
+    #[serde(default, deserialize_with = "lenient::opt_i64")]
+    pub min_span: Option<i64>,
+}
+
+/// Charges (a free check, else the balance) and queues the check, in one transaction. Not enough → 402, nothing charged.
+#[utoipa::path(post, path = "/api/base/check_api/check_submit", tag = "check_api", security(("bearer" = [])),
+    params(SubmitForm), request_body = SubmitForm,
+    responses(
+        (status = 200, body = inline(crate::envelope::Envelope<CheckRecord>)),
+        (status = 402, description = "insufficient_balance", body = crate::envelope::ErrorBody),
+        (status = 404, description = "check_not_found", body = crate::envelope::ErrorBody),
+        (status = 409, description = "already_submitted", body = crate::envelope::ErrorBody),
+    ))]
+pub async fn check_submit(
+    State(state): State<AppState>,
+    AuthUser(session): AuthUser,
+    Params(form): Params<SubmitForm>,
+) -> ApiResult<CheckRecord> {
+    let user = session.user.id;
+    let (task, mut input) = pending_check(&state, form.id, user).await?;
+    if task.status != TaskStatus::Pending {
+        return Err(ApiError::conflict("already_submitted", "该论文已提交检测"));
+    }
+    if let Some(check) = input.check.as_mut() {
+        check.exclude_bibliography = form.exclude_bibliography.unwrap_or(true);
+        check.min_span = form.min_span.unwrap_or(13).clamp(8, 200) as usize;
+        input.chars = simcheck::checked_chars(
+            &check.text,
+            &simcheck::CheckOptions {
+                exclude_bibliography: check.exclude_bibliography,
+                ..simcheck::CheckOptions::default()
+            },
+        );
+    }
+    state
+        .store
+        .set_task_input(
+            task.id,
+            user,
+            &serde_json::to_string(&input).map_err(ApiError::internal)?,
+        )
+        .await?;
+    let cost = cost_of(&state, user, task.id, input.chars).await?;
+    let charge = match cost.pays_with.as_str() {
+        "free_check" => Charge {
+            fen: 0,
+            free_checks: 1,
+            reason: format!("论文查重（免费次数）：{}", task.title),
+        },
+        _ => Charge {
+            fen: cost.price_fen,
+            free_checks: 0,
+            reason: format!("论文查重 {} 字：{}", cost.chars, task.title),
+        },
+    };
+    let task = match state
+        .store
+        .submit_task(task.id, user, check_task::KIND, &charge, 3)
+        .await
+    {
+        Err(store::StoreError::InsufficientFunds) => {
+            return Err(ApiError::new(
+                StatusCode::PAYMENT_REQUIRED,
+                "insufficient_balance",
+                format!(
+                    "余额不足：本次检测需 {:.2} 元，当前余额 {:.2} 元",
+                    cost.price_fen as f64 / 100.0,
+                    cost.balance_fen as f64 / 100.0
+                ),
+            ));
+        }
+        Err(store::StoreError::Conflict(_)) => {
+            return Err(ApiError::conflict("already_submitted", "该论文已提交检测"));
+        }
+        other => other?,
+    };
+    Ok(Success(record(&task)))
+}
+
+#[derive(Debug, Deserialize, ToSchema, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct ListForm {
+    /// 1-based page (default 1).
+    #[serde(default, deserialize_with = "lenient::opt_i64")]
+    pub page: Option<i64>,
+    /// Page size (default 10, at most 100).
+    #[serde(default, deserialize_with = "lenient::opt_i64")]
+    pub size: Option<i64>,
+    /// Only tasks in this status.
+    #[serde(default)]
+    pub status: Option<String>,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct CheckPage {
+    pub records: Vec<CheckRecord>,
+    pub total: i64,
+    pub page: i64,
+    pub size: i64,
+}
+
+/// The user's checks, newest first.
+#[utoipa::path(post, path = "/api/base/check_api/query_list", tag = "check_api", security(("bearer" = [])),
+    params(ListForm), request_body = ListForm,
+    responses((status = 200, body = inline(crate::envelope::Envelope<CheckPage>))))]
+pub async fn query_list(
+    State(state): State<AppState>,
+    AuthUser(session): AuthUser,
+    Params(form): Params<ListForm>,
+) -> ApiResult<CheckPage> {
+    let page = form.page.unwrap_or(1).max(1);
+    let size = form.size.unwrap_or(10).clamp(1, 100);
+    let status = form
+        .status
+        .as_deref()
+        .filter(|s| !s.is_empty())
+        .map(TaskStatus::parse);
+    let (tasks, total) = state
+        .store
+        .list_tasks(
+            session.user.id,
+            check_task::KIND,
+            status,
+            (page - 1) * size,
+            size,
+        )
+        .await?;
+    Ok(Success(CheckPage {
+        records: tasks.iter().map(record).collect(),
+        total,
+        page,
+        size,
+    }))
+}
+
+/// One check: status, progress and, when done, the headline figures.
+#[utoipa::path(post, path = "/api/base/check_api/load_by_id", tag = "check_api", security(("bearer" = [])),
+    params(IdForm), request_body = IdForm,
+    responses(
+        (status = 200, body = inline(crate::envelope::Envelope<CheckRecord>)),
+        (status = 404, description = "check_not_found (also for another user's check)", body = crate::envelope::ErrorBody),
+    ))]
+pub async fn load_by_id(
+    State(state): State<AppState>,
+    AuthUser(session): AuthUser,
+    Params(form): Params<IdForm>,
+) -> ApiResult<CheckRecord> {
+    let (task, _) = pending_check(&state, form.id, session.user.id).await?;
+    Ok(Success(record(&task)))
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct ReportDetail {
+    pub record: CheckRecord,
+    /// The checked text; span offsets are characters of it.
+    pub text: String,
+    /// The full report: figures, sources, spans (start, end, source_id, source_start, source_end, class), chapters, paragraphs.
+    #[schema(value_type = Object)]
+    pub report: serde_json::Value,
+}
+
+/// The report of a finished check with its text, for the highlighted full-text view.
+#[utoipa::path(get, path = "/api/base/check_api/report_paragraphs", tag = "check_api", security(("bearer" = [])),
+    params(IdForm),
+    responses(
+        (status = 200, body = inline(crate::envelope::Envelope<ReportDetail>)),
+        (status = 404, description = "check_not_found", body = crate::envelope::ErrorBody),
+        (status = 409, description = "report_not_ready", body = crate::envelope::ErrorBody),
+    ))]
+pub async fn report_paragraphs(
+    State(state): State<AppState>,
+    AuthUser(session): AuthUser,
+    Params(form): Params<IdForm>,
+) -> ApiResult<ReportDetail> {
+    let (task, input) = pending_check(&state, form.id, session.user.id).await?;
+    let report = finished_report(&task)?;
+    Ok(Success(ReportDetail {
+        record: record(&task),
+        text: input.check.map(|c| c.text).unwrap_or_default(),
+        report,
+    }))
+}
+
+fn finished_report(task: &Task) -> Result<serde_json::Value, ApiError> {
+    match (&task.status, &task.result) {
+        (TaskStatus::Done, Some(r)) => serde_json::from_str(r).map_err(ApiError::internal),
+        _ => Err(ApiError::conflict(
+            "report_not_ready",
+            "检测尚未完成，报告暂不可用",
+        )),
+    }
+}
+
+#[derive(Debug, Deserialize, ToSchema, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct DownloadForm {
+    #[serde(deserialize_with = "lenient::i64")]
+    pub id: i64,
+    /// `html` (default) or `pdf`.
+    #[serde(default)]
+    pub format: Option<String>,
+}
+
+/// The report as a self-contained HTML page (PDF follows with the report-PDF work).
+#[utoipa::path(get, path = "/api/base/check_api/download_report", tag = "check_api", security(("bearer" = [])),
+    params(DownloadForm),
+    responses(
+        (status = 200, description = "text/html report", content_type = "text/html"),
+        (status = 404, description = "check_not_found", body = crate::envelope::ErrorBody),
+        (status = 409, description = "report_not_ready", body = crate::envelope::ErrorBody),
+        (status = 501, description = "feature_unavailable (PDF)", body = crate::envelope::ErrorBody),
+    ))]
+pub async fn download_report(
+    State(state): State<AppState>,
+    AuthUser(session): AuthUser,
+    Params(form): Params<DownloadForm>,
+) -> Result<Response, ApiError> {
+    let (task, input) = pending_check(&state, form.id, session.user.id).await?;
+    let report = finished_report(&task)?;
+    if form.format.as_deref() == Some("pdf") {
+        return Err(ApiError::new(
+            StatusCode::NOT_IMPLEMENTED,
+            "feature_unavailable",
+            "PDF 报告尚未开放，请先下载 HTML 版报告",
+        ));
+    }
+    let text = input.check.map(|c| c.text).unwrap_or_default();
+    let html = crate::report_html::render(&record(&task), &text, &report);
+    let file = format!("attachment; filename=\"report-{}.html\"", task.id);
+    Ok((
+        [
+            (header::CONTENT_TYPE, "text/html; charset=utf-8".to_string()),
+            (header::CONTENT_DISPOSITION, file),
+        ],
+        html,
+    )
+        .into_response())
+}
+
+#[derive(Debug, Deserialize, ToSchema, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct TitleForm {
+    #[serde(deserialize_with = "lenient::i64")]
+    pub id: i64,
+    pub title: String,
+}
+
+/// Renames a check (query and body).
+#[utoipa::path(post, path = "/api/base/check_api/update_title", tag = "check_api", security(("bearer" = [])),
+    params(TitleForm), request_body = TitleForm,
+    responses(
+        (status = 200, body = inline(crate::envelope::Envelope<bool>)),
+        (status = 400, description = "invalid_title", body = crate::envelope::ErrorBody),
+        (status = 404, description = "check_not_found", body = crate::envelope::ErrorBody),
+    ))]
+pub async fn update_title(
+    State(state): State<AppState>,
+    AuthUser(session): AuthUser,
+    Params(form): Params<TitleForm>,
+) -> ApiResult<bool> {
+    let title = form.title.trim();
+    if title.is_empty() || title.chars().count() > 200 {
+        return Err(ApiError::bad_request(
+            "invalid_title",
+            "标题不能为空，且不超过 200 个字",
+        ));
+    }
+    pending_check(&state, form.id, session.user.id).await?;
+    state
+        .store
+        .update_task_title(form.id, session.user.id, title)
+        .await?;
+    Ok(Success(true))
+}
+
+/// Deletes a check and its files; an unfinished one is cancelled and refunded first.
+#[utoipa::path(post, path = "/api/base/check_api/delete", tag = "check_api", security(("bearer" = [])),
+    params(IdForm), request_body = IdForm,
+    responses(
+        (status = 200, body = inline(crate::envelope::Envelope<bool>)),
+        (status = 404, description = "check_not_found", body = crate::envelope::ErrorBody),
+    ))]
+pub async fn delete(
+    State(state): State<AppState>,
+    AuthUser(session): AuthUser,
+    Params(form): Params<IdForm>,
+) -> ApiResult<bool> {
+    pending_check(&state, form.id, session.user.id).await?;
+    state.store.delete_task(form.id, session.user.id).await?;
+    let _ = std::fs::remove_dir_all(
+        state
+            .config
+            .files_dir()
+            .join("check")
+            .join(form.id.to_string()),
+    );
+    Ok(Success(true))
+}
+
+/// Hands a checked paper to rewriting — not available until the rewriting feature exists.
+#[utoipa::path(post, path = "/api/base/check_api/check_machine_submit", tag = "check_api", security(("bearer" = [])),
+    responses((status = 501, description = "feature_unavailable", body = crate::envelope::ErrorBody)))]
+pub async fn check_machine_submit(_user: AuthUser) -> ApiError {
+    ApiError::new(
+        StatusCode::NOT_IMPLEMENTED,
+        "feature_unavailable",
+        "降重功能尚未开放，敬请期待",
+    )
+}

@@ -1,7 +1,7 @@
 import { before, after } from 'node:test'
 import { launch } from './lib.mjs'
 // Starts the real `wenjian serve` binary on a free port with a fresh SQLite database.
-import { spawn } from 'node:child_process'
+import { execFileSync, spawn } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
@@ -43,6 +43,11 @@ export async function startServer(extraEnv = {}) {
   }
   return {
     base,
+    dataDir,
+    /** Runs a `wenjian` subcommand against this server's data (as an operator would). */
+    cli(args) {
+      return execFileSync(BIN, args, { cwd: dataDir, env: { ...process.env, WENJIAN_DATA_DIR: dataDir, WENJIAN_LOG: 'warn' } }).toString()
+    },
     async stop() {
       child.kill('SIGTERM')
       await new Promise((r) => (child.exitCode !== null ? r() : child.once('exit', r)))

@@ -53,7 +53,7 @@ test('guard: anonymous protected page goes to login, whitelisted page stays', as
   await page.waitForURL(`${env.server.base}/login?redirect=/aipaper/list`)
   await page.goto(`${env.server.base}/papercheck/check`)
   await page.getByText('残忍拒绝，继续浏览').click()
-  await page.getByText('「论文查重」功能尚未开放').waitFor()
+  await page.getByText('点击或拖拽论文到此处').waitFor()
   assert.equal(new URL(page.url()).pathname, '/papercheck/check')
   await page.goto(`${env.server.base}/no/such/page`)
   await page.waitForURL(`${env.server.base}/papercheck/check`)

@@ -11,6 +11,9 @@ import {
 import type { MenuGroup, PageRoute } from './meta'
 import FeatureUnavailable from '../components/FeatureUnavailable'
 import AccountCenter from '../features/account'
+import CheckPage from '../features/check/CheckPage'
+import SubmitPage from '../features/check/SubmitPage'
+import RecordsPage from '../features/check/RecordsPage'
 
 const soon = (feature: string, detail: string) => <FeatureUnavailable feature={feature} detail={detail} />
 
@@ -21,9 +24,9 @@ export const menuGroups: MenuGroup[] = [
     title: '论文查重',
     icon: <FileSearchOutlined />,
     pages: [
-      { path: '/papercheck/check', meta: { title: '论文查重', affix: true }, element: soon('论文查重', '上传论文，获得与知网同口径的总文字复制比、逐段标红与 PDF 报告。') },
-      { path: '/paper/report', meta: { title: '查重记录', hidden: true, activeMenu: '/papercheck/check' }, element: soon('查重记录', '您提交的每一次查重都会在这里列出，可查看进度、报告与下载。') },
-      { path: '/paper/submit/:id', meta: { title: '确认提交', hidden: true, noCache: true, activeMenu: '/papercheck/check' }, element: soon('查重提交确认', '提交前在此核对标题、作者、字数与费用。') },
+      { path: '/papercheck/check', meta: { title: '论文查重', affix: true }, element: <CheckPage /> },
+      { path: '/paper/report', meta: { title: '查重记录', hidden: true, activeMenu: '/papercheck/check' }, element: <RecordsPage /> },
+      { path: '/paper/submit/:id', meta: { title: '确认提交', hidden: true, noCache: true, activeMenu: '/papercheck/check' }, element: <SubmitPage /> },
     ],
   },
   {

@@ -1,0 +1,152 @@
+import { useState } from 'react'
+import { App, Button, Card, Drawer, Empty, Input, Modal, Progress, Space, Table, Tag } from 'antd'
+import { useQuery, useQueryClient } from '@tanstack/react-query'
+import { useNavigate } from 'react-router'
+import { deleteCheck, downloadReport, queryList, updateTitle } from './api'
+import type { CheckRecord, TaskStatus } from './types'
+import ReportView from './ReportView'
+import { useUserStore } from '../../stores/user'
+import { useLoginDialogStore } from '../../stores/loginDialog'
+import { formatDateTime } from '../../utils/format'
+import { toastError } from '../../utils/feedback'
+
+const STATUS: Record<TaskStatus, { label: string; color: string }> = {
+  pending: { label: '待提交', color: 'default' },
+  queued: { label: '排队中', color: 'blue' },
+  running: { label: '检测中', color: 'processing' },
+  done: { label: '已完成', color: 'green' },
+  failed: { label: '失败', color: 'red' },
+  cancelled: { label: '已取消', color: 'default' },
+}
+
+/** /paper/report — the user's checks, live progress while running, and the report of each. */
+export default function RecordsPage() {
+  const token = useUserStore((s) => s.token)
+  const openLogin = useLoginDialogStore((s) => s.open)
+  const navigate = useNavigate()
+  const queryClient = useQueryClient()
+  const { modal } = App.useApp()
+  const [page, setPage] = useState(1)
+  const [viewing, setViewing] = useState<CheckRecord | null>(null)
+  const [renaming, setRenaming] = useState<{ id: number; title: string } | null>(null)
+  const list = useQuery({
+    queryKey: ['checks', page],
+    queryFn: () => queryList(page, 10),
+    enabled: Boolean(token),
+    // Poll while something is still on its way.
+    refetchInterval: (q) => (q.state.data?.records.some((r) => r.status === 'queued' || r.status === 'running') ? 2000 : false),
+  })
+  const refresh = () => queryClient.invalidateQueries({ queryKey: ['checks'] })
+
+  if (!token) {
+    return (
+      <div className="page-card">
+        <Card>
+          <Empty description="登录后查看您的查重记录">
+            <Button type="primary" onClick={openLogin}>登录</Button>
+          </Empty>
+        </Card>
+      </div>
+    )
+  }
+
+  const columns = [
+    { title: '标题', dataIndex: 'title', key: 'title', ellipsis: true },
+    { title: '字数', dataIndex: 'chars', key: 'chars', width: 90 },
+    {
+      title: '状态',
+      key: 'status',
+      width: 200,
+      render: (_: unknown, r: CheckRecord) =>
+        r.status === 'running' || r.status === 'queued' ? (
+          <div>
+            <Tag color={STATUS[r.status].color}>{STATUS[r.status].label}</Tag>
+            <Progress percent={r.progress} size="small" />
+            <div className="muted">{r.phase}</div>
+          </div>
+        ) : (
+          <span>
+            <Tag color={STATUS[r.status].color}>{STATUS[r.status].label}</Tag>
+            {r.status === 'failed' && <div className="muted">{r.error}（费用已退回）</div>}
+          </span>
+        ),
+    },
+    {
+      title: '总文字复制比',
+      key: 'ratio',
+      width: 120,
+      render: (_: unknown, r: CheckRecord) => (r.ratioTotal == null ? '—' : <b data-testid="ratio-total">{r.ratioTotal.toFixed(1)}%</b>),
+    },
+    { title: '提交时间', dataIndex: 'createdAt', key: 'createdAt', width: 160, render: (v: number) => formatDateTime(v) },
+    {
+      title: '操作',
+      key: 'actions',
+      width: 230,
+      render: (_: unknown, r: CheckRecord) => (
+        <Space size={4} wrap>
+          {r.status === 'done' && <Button size="small" type="link" onClick={() => setViewing(r)}>查看报告</Button>}
+          {r.status === 'done' && (
+            <Button size="small" type="link" onClick={() => downloadReport(r.id, r.title).catch(() => toastError('报告下载失败，请稍后重试'))}>
+              下载
+            </Button>
+          )}
+          {r.status === 'pending' && <Button size="small" type="link" onClick={() => navigate(`/paper/submit/${r.id}`)}>去提交</Button>}
+          <Button size="small" type="link" onClick={() => setRenaming({ id: r.id, title: r.title })}>重命名</Button>
+          <Button
+            size="small"
+            type="link"
+            danger
+            onClick={() =>
+              modal.confirm({
+                title: '删除这条查重记录？',
+                content: r.status === 'queued' || r.status === 'running' ? '检测尚未完成，删除后将取消检测并退回费用。' : '报告与上传的文件将一并删除。',
+                okText: '删除',
+                cancelText: '取消',
+                onOk: async () => {
+                  await deleteCheck(r.id)
+                  await refresh()
+                },
+              })
+            }
+          >
+            删除
+          </Button>
+        </Space>
+      ),
+    },
+  ]
+
+  return (
+    <div className="page-card">
+      <Card title="查重记录" extra={<Button type="primary" onClick={() => navigate('/papercheck/check')}>新建查重</Button>}>
+        <Table<CheckRecord>
+          rowKey="id"
+          loading={list.isLoading}
+          columns={columns}
+          dataSource={list.data?.records ?? []}
+          scroll={{ x: 900 }}
+          pagination={{ current: page, pageSize: 10, total: list.data?.total ?? 0, onChange: setPage }}
+          locale={{ emptyText: <Empty description="还没有查重记录" /> }}
+        />
+      </Card>
+      <Drawer open={Boolean(viewing)} onClose={() => setViewing(null)} title={viewing ? `查重报告：${viewing.title}` : ''} size="large" destroyOnHidden>
+        {viewing && <ReportView id={viewing.id} />}
+      </Drawer>
+      <Modal
+        open={Boolean(renaming)}
+        title="重命名"
+        okText="保存"
+        cancelText="取消"
+        onCancel={() => setRenaming(null)}
+        onOk={async () => {
+          if (!renaming) return
+          await updateTitle(renaming.id, renaming.title)
+          setRenaming(null)
+          await refresh()
+        }}
+      >
+        <Input value={renaming?.title} maxLength={200} onChange={(e) => renaming && setRenaming({ ...renaming, title: e.target.value })} />
+      </Modal>
+    </div>
+  )
+}

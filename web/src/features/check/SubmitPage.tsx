@@ -1,0 +1,76 @@
+import { Alert, Button, Card, Descriptions, Result, Spin } from 'antd'
+import { useQuery } from '@tanstack/react-query'
+import { useNavigate, useParams, useSearchParams } from 'react-router'
+import { checkCost, checkSubmit, loadById } from './api'
+import { formatFen } from '../../utils/format'
+import { useSubmit } from '../../utils/useSubmit'
+
+/** /paper/submit/:id — confirm title, author, characters, price and what pays; then submit. */
+export default function SubmitPage() {
+  const { id = '' } = useParams()
+  const [params] = useSearchParams()
+  const navigate = useNavigate()
+  const taskId = Number(id)
+  const excludeBibliography = params.get('excludeBibliography') !== '0'
+  const minSpan = Number(params.get('minSpan') ?? 13) || 13
+  const record = useQuery({ queryKey: ['check', taskId], queryFn: () => loadById(taskId), enabled: taskId > 0 })
+  const cost = useQuery({ queryKey: ['check-cost', taskId], queryFn: () => checkCost(taskId), enabled: taskId > 0 })
+  const [submitting, submit] = useSubmit(async () => {
+    await checkSubmit(taskId, excludeBibliography, minSpan)
+    navigate('/paper/report')
+  })
+
+  if (record.isLoading || cost.isLoading) return <Spin className="page-spin" />
+  if (record.error || cost.error || !record.data || !cost.data) {
+    return (
+      <div className="page-card">
+        <Result status="warning" title="无法加载该查重" subTitle={(record.error ?? cost.error)?.message} extra={<Button onClick={() => navigate('/papercheck/check')}>返回</Button>} />
+      </div>
+    )
+  }
+  const r = record.data
+  const c = cost.data
+  if (r.status !== 'pending') {
+    return (
+      <div className="page-card">
+        <Result status="info" title="该论文已提交检测" extra={<Button type="primary" onClick={() => navigate('/paper/report')}>查看查重记录</Button>} />
+      </div>
+    )
+  }
+  const pays =
+    c.paysWith === 'free_check' ? `免费查重次数 1 次（剩余 ${c.freeChecks} 次）` : c.paysWith === 'balance' ? `账户余额 ${formatFen(c.priceFen)}` : '余额不足'
+  return (
+    <div className="page-card narrow">
+      <Card title="确认提交">
+        <Descriptions column={1} bordered size="middle">
+          <Descriptions.Item label="论文标题">{r.title}</Descriptions.Item>
+          <Descriptions.Item label="作者">{r.author || '—'}</Descriptions.Item>
+          <Descriptions.Item label="文件">{r.fileName || '粘贴文本'}</Descriptions.Item>
+          <Descriptions.Item label="检测字数">{c.chars.toLocaleString('zh-CN')} 字</Descriptions.Item>
+          <Descriptions.Item label="价格">
+            {formatFen(c.priceFen)}（每千字 {formatFen(c.pricePerThousandFen)}，不足千字按千字计）
+          </Descriptions.Item>
+          <Descriptions.Item label="支付方式">
+            <span data-testid="pays-with">{pays}</span>
+          </Descriptions.Item>
+          <Descriptions.Item label="账户余额">{formatFen(c.balanceFen)}</Descriptions.Item>
+        </Descriptions>
+        <div className="muted">{c.rule}</div>
+        {c.paysWith === 'insufficient' && (
+          <Alert
+            className="mt"
+            type="warning"
+            showIcon
+            title="余额不足，无法提交"
+            action={<Button size="small" onClick={() => navigate('/order/recharge')}>去充值</Button>}
+          />
+        )}
+        <div className="actions">
+          <Button type="primary" size="large" loading={submitting} disabled={c.paysWith === 'insufficient'} onClick={() => void submit(undefined)}>
+            确认并提交检测
+          </Button>
+        </div>
+      </Card>
+    </div>
+  )
+}

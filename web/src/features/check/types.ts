@@ -1,0 +1,101 @@
+// Shapes of check_api (see /api/docs/openapi.json).
+
+export type TaskStatus = 'pending' | 'queued' | 'running' | 'done' | 'failed' | 'cancelled'
+
+export interface CheckRecord {
+  id: number
+  title: string
+  author: string
+  fileName: string
+  chars: number
+  status: TaskStatus
+  progress: number
+  phase: string
+  ratioTotal: number | null
+  ratioExcludingQuotes: number | null
+  ratioExcludingOwn: number | null
+  ratioMaxSingleSource: number | null
+  copiedChars: number | null
+  error: string | null
+  chargedFen: number
+  chargedFreeChecks: number
+  createdAt: number
+  finishedAt: number | null
+}
+
+export interface WordCount {
+  chars: number
+  rule: string
+  format: string
+}
+
+export interface CheckCost {
+  id: number
+  chars: number
+  rule: string
+  pricePerThousandFen: number
+  priceFen: number
+  paysWith: 'free_check' | 'balance' | 'insufficient'
+  freeChecks: number
+  balanceFen: number
+}
+
+export interface CheckPage {
+  records: CheckRecord[]
+  total: number
+  page: number
+  size: number
+}
+
+export type SpanClass = 'copy' | 'light_edit' | 'quoted' | 'paraphrase'
+
+export interface ReportSpan {
+  start: number
+  end: number
+  source_id: number
+  source_start: number
+  source_end: number
+  class: SpanClass
+  chars: number
+}
+
+export interface ReportSource {
+  id: number
+  title: string
+  author: string
+  year: number | null
+  copied_chars: number
+  ratio: number
+  spans: number[]
+}
+
+export interface PartRatio {
+  title: string
+  start: number
+  end: number
+  total_chars: number
+  copied_chars: number
+  ratio: number
+}
+
+export interface Report {
+  total_chars: number
+  excluded_chars: number
+  copied_chars: number
+  ratio_total: number
+  ratio_excluding_quotes: number
+  ratio_excluding_own: number
+  ratio_max_single_source: number
+  max_single_source: number | null
+  paraphrase_chars: number
+  sources: ReportSource[]
+  spans: ReportSpan[]
+  chapters: PartRatio[]
+  paragraphs: PartRatio[]
+}
+
+export interface ReportDetail {
+  record: CheckRecord
+  text: string
+  report: Report
+}

@@ -84,6 +84,15 @@ impl WorkerPool {
         self
     }
 
+    /// Starts the workers in the background; `RunningWorkers::stop` ends them.
+    pub fn spawn(self, per_queue: usize) -> RunningWorkers {
+        let (stop, stopped) = watch::channel(false);
+        RunningWorkers {
+            stop,
+            task: tokio::spawn(self.run(per_queue, stopped)),
+        }
+    }
+
     /// Runs `per_queue` workers for every handler until `shutdown` turns true; jobs in hand are
     /// finished first.
     pub async fn run(self, per_queue: usize, shutdown: watch::Receiver<bool>) {
@@ -176,6 +185,20 @@ impl WorkerPool {
         if let Err(e) = recorded {
             tracing::error!(task = job.task_id, error = %e, "job outcome not recorded");
         }
+    }
+}
+
+/// Workers started with `WorkerPool::spawn`.
+pub struct RunningWorkers {
+    stop: watch::Sender<bool>,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl RunningWorkers {
+    /// Asks the workers to stop and waits until the jobs in hand are finished.
+    pub async fn stop(self) {
+        let _ = self.stop.send(true);
+        let _ = self.task.await;
     }
 }
 

@@ -496,7 +496,6 @@ mod check_journey {
             ..test_config()
         };
         let s = TestServer::start(db, config).await;
-        let (stop, stopped) = tokio::sync::watch::channel(false);
         let pool = server::worker::WorkerPool::new(
             store.clone(),
             vec![Arc::new(server::check_task::CheckHandler::new(library))],
@@ -505,7 +504,7 @@ mod check_journey {
             std::time::Duration::from_secs(5),
             std::time::Duration::from_millis(20),
         );
-        let workers = tokio::spawn(pool.run(1, stopped));
+        let workers = pool.spawn(1);
 
         let token = s.register("checker01", "password-123").await;
         let me = s
@@ -722,8 +721,7 @@ mod check_journey {
             .await;
         assert_error(status, &body, 501, "feature_unavailable");
 
-        stop.send(true).unwrap();
-        workers.await.unwrap();
+        workers.stop().await;
         s.stop().await;
     }
 

@@ -66,18 +66,16 @@ async fn check_task_runs_to_done(db: TestDb) {
         .await
         .unwrap();
 
-    let (stop, stopped) = tokio::sync::watch::channel(false);
     let pool = WorkerPool::new(store.clone(), vec![Arc::new(CheckHandler::new(library))])
         .with_lease(Duration::from_secs(5), Duration::from_millis(20));
-    let running = tokio::spawn(pool.run(1, stopped));
+    let running = pool.spawn(1);
     let done = wait_final(&store, task.id, user).await;
     assert_eq!(done.status, TaskStatus::Done, "{:?}", done.error);
     let report: serde_json::Value = serde_json::from_str(done.result.as_deref().unwrap()).unwrap();
     assert_eq!(report["copied_chars"], 30);
     assert_eq!(report["sources"][0]["title"], "客流预测");
     assert_eq!(store.account(user).await.unwrap().balance_fen, 700);
-    stop.send(true).unwrap();
-    running.await.unwrap();
+    running.stop().await;
     db.cleanup().await;
 }
 
@@ -119,16 +117,14 @@ async fn failing_task_is_refunded(db: TestDb) {
         )
         .await
         .unwrap();
-    let (stop, stopped) = tokio::sync::watch::channel(false);
     let pool = WorkerPool::new(store.clone(), vec![Arc::new(Broken)])
         .with_lease(Duration::from_secs(5), Duration::from_millis(20));
-    let running = tokio::spawn(pool.run(1, stopped));
+    let running = pool.spawn(1);
     let failed = wait_final(&store, task.id, user).await;
     assert_eq!(failed.status, TaskStatus::Failed);
     assert_eq!(failed.error.as_deref(), Some("文档无法解析"));
     assert_eq!(store.account(user).await.unwrap().balance_fen, 1000);
-    stop.send(true).unwrap();
-    running.await.unwrap();
+    running.stop().await;
     db.cleanup().await;
 }
 

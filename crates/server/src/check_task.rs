@@ -3,7 +3,7 @@
 
 use crate::worker::{TaskContext, TaskError, TaskFuture, TaskHandler};
 use serde::{Deserialize, Serialize};
-use simcheck::{CheckOptions, Library, ScopeFilter};
+use simcheck::{CheckOptions, Library, NewDoc, Scope, ScopeFilter};
 use std::sync::Arc;
 
 pub const KIND: &str = "check";
@@ -19,6 +19,12 @@ pub struct CheckInput {
     /// Matches the private library and own published work of this user too.
     #[serde(default)]
     pub owner: Option<i64>,
+    /// After the check, keep the paper in the owner's private library (only they are matched
+    /// against it), to compare later drafts. Never the public library.
+    #[serde(default)]
+    pub add_to_private_library: bool,
+    #[serde(default)]
+    pub title: String,
 }
 
 fn default_min_span() -> usize {
@@ -59,8 +65,21 @@ impl<L: Library + 'static> TaskHandler for CheckHandler<L> {
                 .await
                 .map_err(|e| TaskError::retryable(format!("比对库暂时不可用：{e}")))?;
             ctx.progress(90, "生成报告").await;
-            serde_json::to_string(&report)
-                .map_err(|e| TaskError::permanent(format!("报告无法保存：{e}")))
+            let result = serde_json::to_string(&report)
+                .map_err(|e| TaskError::permanent(format!("报告无法保存：{e}")))?;
+            if let (true, Some(owner)) = (input.add_to_private_library, input.owner) {
+                let doc = NewDoc {
+                    owner: Some(owner),
+                    scope: Scope::Private,
+                    source: format!("查重任务 {}", ctx.task_id),
+                    ..NewDoc::public(input.title.clone(), input.text.clone())
+                };
+                // The report is what was paid for; a failed opt-in is logged, not fatal.
+                if let Err(e) = self.library.add(vec![doc]).await {
+                    tracing::warn!(task = ctx.task_id, error = %e, "paper not added to the private library");
+                }
+            }
+            Ok(result)
         })
     }
 }

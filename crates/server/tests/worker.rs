@@ -28,6 +28,7 @@ async fn check_task_runs_to_done(db: TestDb) {
     let dir = tempfile::tempdir().unwrap();
     let library =
         Arc::new(EmbeddedLibrary::open(dir.path(), FingerprintParams::default()).unwrap());
+    let handle = library.clone();
     library
         .add(vec![NewDoc::public("客流预测", SOURCE)])
         .await
@@ -45,6 +46,8 @@ async fn check_task_runs_to_done(db: TestDb) {
         min_span: 13,
         exclude_bibliography: true,
         owner: Some(user),
+        add_to_private_library: true,
+        title: "我的初稿".into(),
     })
     .unwrap();
     let task = store
@@ -75,6 +78,16 @@ async fn check_task_runs_to_done(db: TestDb) {
     assert_eq!(report["copied_chars"], 30);
     assert_eq!(report["sources"][0]["title"], "客流预测");
     assert_eq!(store.account(user).await.unwrap().balance_fen, 700);
+    // The owner asked to keep the draft: it is in their private library, not the public one.
+    let docs = handle.list().await.unwrap();
+    let kept = docs
+        .iter()
+        .find(|d| d.title == "我的初稿")
+        .expect("draft kept");
+    assert_eq!(
+        (kept.scope, kept.owner),
+        (simcheck::Scope::Private, Some(user))
+    );
     running.stop().await;
     db.cleanup().await;
 }

@@ -271,6 +271,8 @@ pub async fn check_init(
             min_span: 13,
             exclude_bibliography: true,
             owner: Some(session.user.id),
+            add_to_private_library: false,
+            title: title.clone(),
         }),
         author: upload.author.trim().chars().take(100).collect(),
         file_name: upload.file_name.clone(),
@@ -406,6 +408,10 @@ pub struct SubmitForm {
     /// Shortest reported match in characters (default 13, at least 8).
     #[serde(default, deserialize_with = "lenient::opt_i64")]
     pub min_span: Option<i64>,
+    /// Keep this paper in the user's private library to compare later drafts (default false;
+    /// nothing ever enters the public library this way).
+    #[serde(default, deserialize_with = "lenient::opt_bool")]
+    pub add_to_private_library: Option<bool>,
 }
 
 /// Charges (a free check, else the balance) and queues the check, in one transaction. Not enough → 402, nothing charged.
@@ -430,6 +436,8 @@ pub async fn check_submit(
     if let Some(check) = input.check.as_mut() {
         check.exclude_bibliography = form.exclude_bibliography.unwrap_or(true);
         check.min_span = form.min_span.unwrap_or(13).clamp(8, 200) as usize;
+        check.add_to_private_library = form.add_to_private_library.unwrap_or(false);
+        check.title = task.title.clone();
         input.chars = simcheck::checked_chars(
             &check.text,
             &simcheck::CheckOptions {

@@ -1,4 +1,5 @@
-import { Alert, Button, Card, Descriptions, Result, Spin } from 'antd'
+import { useState } from 'react'
+import { Alert, Button, Card, Checkbox, Descriptions, Result, Spin } from 'antd'
 import { useQuery } from '@tanstack/react-query'
 import { useNavigate, useParams, useSearchParams } from 'react-router'
 import { checkCost, checkSubmit, loadById } from './api'
@@ -15,8 +16,9 @@ export default function SubmitPage() {
   const minSpan = Number(params.get('minSpan') ?? 13) || 13
   const record = useQuery({ queryKey: ['check', taskId], queryFn: () => loadById(taskId), enabled: taskId > 0 })
   const cost = useQuery({ queryKey: ['check-cost', taskId], queryFn: () => checkCost(taskId), enabled: taskId > 0 })
+  const [keepDraft, setKeepDraft] = useState(false)
   const [submitting, submit] = useSubmit(async () => {
-    await checkSubmit(taskId, excludeBibliography, minSpan)
+    await checkSubmit(taskId, excludeBibliography, minSpan, keepDraft)
     navigate('/paper/report')
   })
 
@@ -65,6 +67,9 @@ export default function SubmitPage() {
             action={<Button size="small" onClick={() => navigate('/order/recharge')}>去充值</Button>}
           />
         )}
+        <Checkbox className="mt" checked={keepDraft} onChange={(e) => setKeepDraft(e.target.checked)}>
+          检测完成后将本文加入我的个人比对库（仅用于比对我以后的稿件，不会进入公共库）
+        </Checkbox>
         <div className="actions">
           <Button type="primary" size="large" loading={submitting} disabled={c.paysWith === 'insufficient'} onClick={() => void submit(undefined)}>
             确认并提交检测

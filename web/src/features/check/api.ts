@@ -25,8 +25,10 @@ export const checkInit = (source: CheckSource) => post<CheckRecord>(`${BASE}/che
 
 export const checkCost = (id: number) => post<CheckCost>(`${BASE}/check_cost`, { data: { id } })
 
-export const checkSubmit = (id: number, excludeBibliography: boolean, minSpan: number) =>
-  post<CheckRecord>(`${BASE}/check_submit`, { data: { id, exclude_bibliography: excludeBibliography, min_span: minSpan } })
+export const checkSubmit = (id: number, excludeBibliography: boolean, minSpan: number, addToPrivateLibrary: boolean) =>
+  post<CheckRecord>(`${BASE}/check_submit`, {
+    data: { id, exclude_bibliography: excludeBibliography, min_span: minSpan, add_to_private_library: addToPrivateLibrary },
+  })
 
 export const queryList = (page: number, size: number) =>
   post<CheckPage>(`${BASE}/query_list`, { data: { page, size }, silent: true })

@@ -283,6 +283,21 @@ mod tasks {
         }
     }
 
+    /// A check task submitted (charged and queued) for `user`.
+    async fn queued(
+        store: &Store,
+        user: i64,
+        title: &str,
+        charge: Charge,
+        max_attempts: i64,
+    ) -> store::Task {
+        let t = store.create_task(user, "check", title, "{}").await.unwrap();
+        store
+            .submit_task(t.id, user, "check", &charge, max_attempts)
+            .await
+            .unwrap()
+    }
+
     async fn ledger_sum(store: &Store, user: i64) -> (i64, i64) {
         let rows = store.ledger(user, 100).await.unwrap();
         (
@@ -348,14 +363,7 @@ mod tasks {
 
     store_test!(one_worker_claims_and_completes, |store: Store| async move {
         let user = funded_user(&store, "task_user3", 1000, 0).await;
-        let t = store
-            .create_task(user, "check", "论文", "{}")
-            .await
-            .unwrap();
-        store
-            .submit_task(t.id, user, "check", &charge(300, 0), 3)
-            .await
-            .unwrap();
+        let t = queued(&store, user, "论文", charge(300, 0), 3).await;
         let job = store
             .claim_job("check", "w1", 30_000)
             .await
@@ -410,14 +418,7 @@ mod tasks {
         a_dead_workers_job_is_claimed_again_and_charged_once,
         |store: Store| async move {
             let user = funded_user(&store, "task_user4", 1000, 0).await;
-            let t = store
-                .create_task(user, "check", "论文", "{}")
-                .await
-                .unwrap();
-            store
-                .submit_task(t.id, user, "check", &charge(300, 0), 3)
-                .await
-                .unwrap();
+            let t = queued(&store, user, "论文", charge(300, 0), 3).await;
             // The first worker's lease runs out at once, as if it had died.
             let first = store.claim_job("check", "dead", -1).await.unwrap().unwrap();
             let second = store
@@ -448,14 +449,7 @@ mod tasks {
         failures_retry_with_backoff_then_fail_and_refund_once,
         |store: Store| async move {
             let user = funded_user(&store, "task_user5", 1000, 1).await;
-            let t = store
-                .create_task(user, "check", "论文", "{}")
-                .await
-                .unwrap();
-            store
-                .submit_task(t.id, user, "check", &charge(200, 1), 2)
-                .await
-                .unwrap();
+            let t = queued(&store, user, "论文", charge(200, 1), 2).await;
             let job = store
                 .claim_job("check", "w", 30_000)
                 .await
@@ -480,14 +474,7 @@ mod tasks {
             assert_eq!(store::backoff_ms(3), 20_000);
             assert_eq!(store::backoff_ms(50), 600_000);
 
-            let t2 = store
-                .create_task(user, "check", "另一篇", "{}")
-                .await
-                .unwrap();
-            store
-                .submit_task(t2.id, user, "check", &charge(100, 0), 3)
-                .await
-                .unwrap();
+            let t2 = queued(&store, user, "另一篇", charge(100, 0), 3).await;
             let job2 = store
                 .claim_job("check", "w", 30_000)
                 .await
@@ -526,14 +513,7 @@ mod tasks {
         attempts_run_out_after_repeated_deaths,
         |store: Store| async move {
             let user = funded_user(&store, "task_user6", 1000, 0).await;
-            let t = store
-                .create_task(user, "check", "论文", "{}")
-                .await
-                .unwrap();
-            store
-                .submit_task(t.id, user, "check", &charge(300, 0), 2)
-                .await
-                .unwrap();
+            let t = queued(&store, user, "论文", charge(300, 0), 2).await;
             store.claim_job("check", "a", -1).await.unwrap().unwrap();
             store.claim_job("check", "b", -1).await.unwrap().unwrap();
             assert!(
@@ -557,14 +537,7 @@ mod tasks {
         cancel_refunds_and_stops_the_worker,
         |store: Store| async move {
             let user = funded_user(&store, "task_user7", 1000, 0).await;
-            let t = store
-                .create_task(user, "check", "论文", "{}")
-                .await
-                .unwrap();
-            store
-                .submit_task(t.id, user, "check", &charge(300, 0), 3)
-                .await
-                .unwrap();
+            let t = queued(&store, user, "论文", charge(300, 0), 3).await;
             let job = store
                 .claim_job("check", "w", 30_000)
                 .await
@@ -594,14 +567,7 @@ mod tasks {
             let user = funded_user(&store, "task_user8", 0, 0).await;
             let mut ids = Vec::new();
             for i in 0..20 {
-                let t = store
-                    .create_task(user, "check", &format!("论文{i}"), "{}")
-                    .await
-                    .unwrap();
-                store
-                    .submit_task(t.id, user, "check", &charge(0, 0), 3)
-                    .await
-                    .unwrap();
+                let t = queued(&store, user, &format!("论文{i}"), charge(0, 0), 3).await;
                 ids.push(t.id);
             }
             let mut workers = Vec::new();

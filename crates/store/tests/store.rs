@@ -418,7 +418,7 @@ mod tasks {
         a_dead_workers_job_is_claimed_again_and_charged_once,
         |store: Store| async move {
             let user = funded_user(&store, "task_user4", 1000, 0).await;
-            let t = queued(&store, user, "论文", charge(300, 0), 3).await;
+            queued(&store, user, "论文", charge(300, 0), 3).await;
             // The first worker's lease runs out at once, as if it had died.
             let first = store.claim_job("check", "dead", -1).await.unwrap().unwrap();
             let second = store

@@ -449,7 +449,7 @@ mod tasks {
         failures_retry_with_backoff_then_fail_and_refund_once,
         |store: Store| async move {
             let user = funded_user(&store, "task_user5", 1000, 1).await;
-            let t = queued(&store, user, "论文", charge(200, 1), 2).await;
+            queued(&store, user, "论文", charge(200, 1), 2).await;
             let job = store
                 .claim_job("check", "w", 30_000)
                 .await

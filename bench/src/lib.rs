@@ -31,3 +31,10 @@ pub fn eval_data_dir() -> Option<std::path::PathBuf> {
     ];
     candidates.into_iter().flatten().find(|p| p.is_dir())
 }
+
+/// Where `wenjian models fetch` put the model files: `WENJIAN_MODELS_DIR`, else ./data/models.
+pub fn models_dir() -> std::path::PathBuf {
+    std::env::var("WENJIAN_MODELS_DIR")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|_| std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../data/models"))
+}

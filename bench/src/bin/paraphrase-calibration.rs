@@ -8,7 +8,6 @@
 //! (`wenjian models fetch`; WENJIAN_MODELS_DIR, default ./data/models).
 
 use embed::{UseEncoder, cosine};
-use std::path::PathBuf;
 use std::time::Instant;
 
 fn main() {
@@ -16,9 +15,7 @@ fn main() {
         eprintln!("skipped: no evaluation data (set WENJIAN_EVAL_DATA)");
         return;
     };
-    let models = std::env::var("WENJIAN_MODELS_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|_| PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../data/models")));
+    let models = wenjian_bench::models_dir();
     let encoder = match UseEncoder::load(&models.join("usem3")) {
         Ok(e) => e,
         Err(e) => {

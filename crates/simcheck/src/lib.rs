@@ -135,6 +135,7 @@ pub async fn check_with<L: Library>(
             continue;
         };
         let source = normalize(&source_text);
+        let source_chars: Vec<char> = source_text.chars().collect();
         let mut found = false;
         for m in align::align(&query.chars, &source.chars, &mut doc_seeds, &align) {
             for (qs, qe) in checkable_runs(&checkable, m.q_start, m.q_end, options.min_span) {
@@ -163,6 +164,7 @@ pub async fn check_with<L: Library>(
                     source_end,
                     class,
                     chars: 0,
+                    source_text: passage(&source_chars, source_start, source_end),
                 });
                 found = true;
             }
@@ -186,6 +188,10 @@ pub async fn check_with<L: Library>(
                 texts.push((id, t));
             }
         }
+        let texts_by_id: HashMap<DocId, Vec<char>> = texts
+            .iter()
+            .map(|(id, t)| (*id, t.chars().collect()))
+            .collect();
         for f in paraphrase::find(
             &text_chars,
             &open_sentences,
@@ -206,6 +212,10 @@ pub async fn check_with<L: Library>(
                 source_end: f.source_end,
                 class: SpanClass::Paraphrase,
                 chars: 0,
+                source_text: texts_by_id
+                    .get(&f.source_id)
+                    .map(|c| passage(c, f.source_start, f.source_end))
+                    .unwrap_or_default(),
             });
         }
     }
@@ -216,6 +226,76 @@ pub async fn check_with<L: Library>(
         spans,
         sources,
     }))
+}
+
+fn passage(chars: &[char], start: usize, end: usize) -> String {
+    chars[start.min(chars.len())..end.min(chars.len())]
+        .iter()
+        .collect()
+}
+
+/// What a reader of a report chooses to leave out (CNKI's report options); the figures are
+/// computed again from the stored spans, so no second check runs.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ReportFilter {
+    /// Leave out quoted and cited passages.
+    pub exclude_quoted: bool,
+    /// Leave out matches with the author's own published work.
+    pub exclude_own: bool,
+    /// Leave out matches shorter than this many counted characters.
+    pub min_chars: usize,
+}
+
+/// The report of `text` again, with only the spans `filter` keeps. `options` must be the ones the
+/// check ran with (they decide which sections were excluded).
+pub fn refigure(
+    text: &str,
+    report: &Report,
+    options: &CheckOptions,
+    filter: &ReportFilter,
+) -> Report {
+    let text_chars: Vec<char> = text.chars().collect();
+    let doc = segment(text);
+    let excluded = excluded_mask(&doc, text_chars.len(), options);
+    let sources: HashMap<DocId, DocMeta> = report
+        .sources
+        .iter()
+        .map(|s| {
+            let meta = DocMeta {
+                id: s.id,
+                title: s.title.clone(),
+                author: s.author.clone(),
+                year: s.year,
+                source: String::new(),
+                owner: None,
+                scope: s.scope,
+                chars: 0,
+                added_at: 0,
+            };
+            (s.id, meta)
+        })
+        .collect();
+    let own = |id: DocId| {
+        sources
+            .get(&id)
+            .is_some_and(|m| m.scope == Scope::OwnPublished)
+    };
+    let spans = report
+        .spans
+        .iter()
+        .filter(|s| s.end <= text_chars.len() && s.start < s.end)
+        .filter(|s| !(filter.exclude_quoted && s.class == SpanClass::Quoted))
+        .filter(|s| !(filter.exclude_own && own(s.source_id)))
+        .filter(|s| s.chars >= filter.min_chars)
+        .cloned()
+        .collect();
+    report::build(report::ReportInput {
+        text_chars: &text_chars,
+        doc: &doc,
+        excluded: &excluded,
+        spans,
+        sources,
+    })
 }
 
 /// Characters in sections the options leave out (reference list, table of contents).

@@ -5,12 +5,12 @@ use crate::align::SpanClass;
 use crate::library::{DocId, DocMeta, Scope};
 use crate::normalize::is_counted;
 use crate::segment::{Document, SectionKind};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 
 /// One matched passage. Offsets are characters (Unicode scalar values) into the submitted text
 /// and into the source's text.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Span {
     pub start: usize,
     pub end: usize,
@@ -20,9 +20,13 @@ pub struct Span {
     pub class: SpanClass,
     /// Counted characters inside `[start, end)`.
     pub chars: usize,
+    /// The source's passage `[source_start, source_end)`, kept with the report so 全文对照
+    /// works after the library changes.
+    #[serde(default)]
+    pub source_text: String,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SourceShare {
     pub id: DocId,
     pub title: String,
@@ -37,7 +41,7 @@ pub struct SourceShare {
     pub spans: Vec<usize>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PartRatio {
     pub title: String,
     pub start: usize,
@@ -48,7 +52,7 @@ pub struct PartRatio {
     pub ratio: f64,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Report {
     /// Counted characters that were checked (excluded sections left out).
     pub total_chars: usize,
@@ -115,16 +119,17 @@ pub(crate) fn build(input: ReportInput<'_>) -> Report {
             .get(&s.source_id)
             .map(|m| m.scope == Scope::OwnPublished)
             .unwrap_or(false);
+        let (cover, list) = per_source
+            .entry(s.source_id)
+            .or_insert_with(|| (vec![false; n], vec![]));
+        list.push(idx);
+        // Suspected paraphrases list their source but never count towards any ratio.
         if s.class == SpanClass::Paraphrase {
             paraphrase[s.start..s.end]
                 .iter_mut()
                 .for_each(|x| *x = true);
             continue;
         }
-        let (cover, list) = per_source
-            .entry(s.source_id)
-            .or_insert_with(|| (vec![false; n], vec![]));
-        list.push(idx);
         for i in s.start..s.end {
             any[i] = true;
             cover[i] = true;
@@ -160,7 +165,12 @@ pub(crate) fn build(input: ReportInput<'_>) -> Report {
             }
         })
         .collect();
-    shares.sort_by(|a, b| b.copied_chars.cmp(&a.copied_chars).then(a.id.cmp(&b.id)));
+    shares.sort_by(|a, b| {
+        b.copied_chars
+            .cmp(&a.copied_chars)
+            .then(b.spans.len().cmp(&a.spans.len()))
+            .then(a.id.cmp(&b.id))
+    });
     let max = shares.first().filter(|s| s.copied_chars > 0);
 
     let part = |title: String, start: usize, end: usize, section: SectionKind| {

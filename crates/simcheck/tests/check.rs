@@ -2,8 +2,8 @@
 
 use proptest::prelude::*;
 use simcheck::{
-    CheckOptions, EmbeddedLibrary, FingerprintParams, Library, NewDoc, Scope, ScopeFilter,
-    SpanClass, check,
+    CheckOptions, EmbeddedLibrary, FingerprintParams, Library, NewDoc, ReportFilter, Scope,
+    ScopeFilter, SpanClass, check,
 };
 
 /// The project's own deterministic sample text (no real prose), with a full stop every 97 characters.
@@ -212,6 +212,92 @@ async fn quotations_citations_and_own_work_have_their_own_figures() {
     };
     let report = check(&paper, &lib, &stranger).await.unwrap();
     assert!(report.sources.iter().all(|s| s.id != ids[1]));
+}
+
+#[tokio::test]
+async fn report_options_refigure_from_the_stored_spans() {
+    let public = text(60, 400);
+    let own_pub = text(61, 400);
+    let (_d, lib, ids) = library_with(vec![
+        NewDoc::public("公开", public.clone()),
+        NewDoc {
+            owner: Some(7),
+            scope: Scope::OwnPublished,
+            ..NewDoc::public("本人已发表", own_pub.clone())
+        },
+    ])
+    .await;
+    let quoted = slice(&public, 0, 30);
+    let copied = slice(&public, 200, 260);
+    let short = slice(&public, 300, 316);
+    let mine = slice(&own_pub, 100, 140);
+    let paper = format!(
+        "{}“{}”{}。\n{}{}。\n{}{}。\n{}{}。\n",
+        text(70, 40),
+        quoted,
+        text(71, 30),
+        text(72, 30),
+        copied,
+        text(73, 30),
+        short,
+        text(74, 30),
+        mine
+    );
+    let options = CheckOptions {
+        scope: ScopeFilter { owner: Some(7) },
+        ..CheckOptions::default()
+    };
+    let report = check(&paper, &lib, &options).await.unwrap();
+    assert_eq!(report.spans.len(), 4, "{:#?}", report.spans);
+    // Every span carries its source passage for the side-by-side view.
+    for s in &report.spans {
+        let src = if s.source_id == ids[0] {
+            &public
+        } else {
+            &own_pub
+        };
+        assert_eq!(s.source_text, slice(src, s.source_start, s.source_end));
+    }
+    // Keeping everything changes nothing; each option takes out exactly its spans.
+    let same = simcheck::refigure(&paper, &report, &options, &ReportFilter::default());
+    assert_eq!(same, report);
+    let no_quotes = simcheck::refigure(
+        &paper,
+        &report,
+        &options,
+        &ReportFilter {
+            exclude_quoted: true,
+            ..ReportFilter::default()
+        },
+    );
+    assert_eq!(no_quotes.ratio_total, report.ratio_excluding_quotes);
+    let no_own = simcheck::refigure(
+        &paper,
+        &report,
+        &options,
+        &ReportFilter {
+            exclude_own: true,
+            ..ReportFilter::default()
+        },
+    );
+    assert_eq!(no_own.ratio_total, report.ratio_excluding_own);
+    assert!(no_own.sources.iter().all(|s| s.id != ids[1]));
+    let long_only = simcheck::refigure(
+        &paper,
+        &report,
+        &options,
+        &ReportFilter {
+            min_chars: 20,
+            ..ReportFilter::default()
+        },
+    );
+    let short_chars = simcheck::normalize::count_chars(&short);
+    assert_eq!(long_only.copied_chars, report.copied_chars - short_chars);
+    assert_eq!(long_only.total_chars, report.total_chars);
+    // The stored form reads back into the same report.
+    let stored = serde_json::to_string(&report).unwrap();
+    let back: simcheck::Report = serde_json::from_str(&stored).unwrap();
+    assert_eq!(back, report);
 }
 
 #[tokio::test]

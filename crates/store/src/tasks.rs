@@ -76,10 +76,10 @@ pub struct Task {
     pub finished_at: Option<i64>,
 }
 
-const TASK_COLUMNS: &str = "id, user_id, kind, title, status, progress, phase, input, result, error, charged_fen, \
+pub(crate) const TASK_COLUMNS: &str = "id, user_id, kind, title, status, progress, phase, input, result, error, charged_fen, \
     charged_free, created_at, updated_at, started_at, finished_at";
 
-fn task_from_row(row: &AnyRow) -> Result<Task> {
+pub(crate) fn task_from_row(row: &AnyRow) -> Result<Task> {
     Ok(Task {
         id: row.try_get("id")?,
         user_id: row.try_get("user_id")?,

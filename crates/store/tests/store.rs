@@ -599,4 +599,45 @@ mod tasks {
             assert_eq!(claimed, ids, "every job exactly once");
         }
     );
+
+    store_test!(
+        a_finished_report_gets_one_verification_code,
+        |store: Store| async move {
+            let user = funded_user(&store, "task_user_code", 1000, 0).await;
+            let t = queued(&store, user, "验真", charge(100, 0), 3).await;
+            assert!(matches!(
+                store.report_code(t.id, user).await,
+                Err(StoreError::Conflict(_))
+            ));
+            let job = store
+                .claim_job("check", "w1", 30_000)
+                .await
+                .unwrap()
+                .unwrap();
+            store.complete_job(job.job_id, "w1", "{}").await.unwrap();
+            let code = store.report_code(t.id, user).await.unwrap();
+            assert_eq!(code.len(), 16);
+            assert_eq!(store.report_code(t.id, user).await.unwrap(), code, "stable");
+            let other = funded_user(&store, "task_user_code2", 0, 0).await;
+            assert!(matches!(
+                store.report_code(t.id, other).await,
+                Err(StoreError::NotFound)
+            ));
+            // Typed from the cover: groups, lower case.
+            let typed = store::format_report_code(&code).to_lowercase();
+            let found = store.task_by_report_code(&typed).await.unwrap().unwrap();
+            assert_eq!(found.id, t.id);
+            assert!(
+                store
+                    .task_by_report_code("AAAA-AAAA-AAAA-AAAA")
+                    .await
+                    .unwrap()
+                    .is_none()
+            );
+            assert!(store.task_by_report_code("x").await.unwrap().is_none());
+            // Deleting the task withdraws its code.
+            store.delete_task(t.id, user).await.unwrap();
+            assert!(store.task_by_report_code(&code).await.unwrap().is_none());
+        }
+    );
 }

@@ -1,0 +1,130 @@
+//! The self-contained HTML report (no scripts, no external assets).
+
+use crate::{
+    COUNTING_RULE, LEGEND, ReportDoc, beijing_time, char_marks, class_style, percent, scope_label,
+};
+use simcheck::SpanClass;
+
+fn escape(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
+fn css_class(class: SpanClass) -> &'static str {
+    match class {
+        SpanClass::Copy => "copy",
+        SpanClass::LightEdit => "edit",
+        SpanClass::Quoted => "quoted",
+        SpanClass::Paraphrase => "para",
+    }
+}
+
+fn highlighted_text(doc: &ReportDoc<'_>) -> String {
+    let chars: Vec<char> = doc.text.chars().collect();
+    let marks = char_marks(chars.len(), doc.report);
+    let mut body = String::new();
+    let mut open = None;
+    for (ch, mark) in chars.iter().zip(&marks) {
+        if *mark != open {
+            if open.is_some() {
+                body.push_str("</mark>");
+            }
+            if let Some(c) = mark {
+                body.push_str(&format!("<mark class=\"{}\">", css_class(*c)));
+            }
+            open = *mark;
+        }
+        match ch {
+            '\n' => body.push_str("<br>"),
+            c => body.push_str(&escape(&c.to_string())),
+        }
+    }
+    if open.is_some() {
+        body.push_str("</mark>");
+    }
+    body
+}
+
+pub fn render_html(doc: &ReportDoc<'_>) -> String {
+    let r = doc.report;
+    let mut sources = String::new();
+    for (i, s) in r.sources.iter().enumerate() {
+        sources.push_str(&format!(
+            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+            i + 1,
+            escape(&s.title),
+            escape(&s.author),
+            scope_label(s.scope),
+            s.copied_chars,
+            percent(s.ratio),
+        ));
+    }
+    if sources.is_empty() {
+        sources.push_str("<tr><td colspan=\"6\">未发现相似来源</td></tr>");
+    }
+    let chapters: String = r
+        .chapters
+        .iter()
+        .filter(|c| c.total_chars > 0)
+        .map(|c| {
+            format!(
+                "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+                escape(if c.title.is_empty() { "（正文）" } else { &c.title }),
+                c.total_chars,
+                c.copied_chars,
+                percent(c.ratio)
+            )
+        })
+        .collect();
+    let legend: String = LEGEND
+        .iter()
+        .map(|c| {
+            format!(
+                "<mark class=\"{}\">{}</mark> ",
+                css_class(*c),
+                class_style(*c).0
+            )
+        })
+        .collect();
+    let private = if doc.private_library {
+        "<p class=\"note\">本文已按您的选择加入您的私有比对库，仅用于比对您之后提交的稿件，不会进入公共文献库。</p>"
+    } else {
+        ""
+    };
+    format!(
+        r#"<!doctype html><html lang="zh-CN"><head><meta charset="utf-8"><title>文鉴查重报告 - {title}</title>
+<style>body{{font-family:"Noto Sans CJK SC","Microsoft YaHei",sans-serif;max-width:960px;margin:24px auto;color:#222;line-height:1.8}}
+h1{{font-size:22px}}table{{border-collapse:collapse;width:100%}}td,th{{border:1px solid #ddd;padding:4px 8px;text-align:left}}
+.figures td{{font-size:15px}}mark.copy{{background:#ffccc7}}mark.edit{{background:#ffe7ba}}mark.quoted{{background:#d9f7be}}mark.para{{background:#efdbff}}
+.text{{border:1px solid #eee;padding:16px;white-space:normal}}.note{{color:#888;font-size:13px}}</style></head><body>
+<h1>文鉴查重报告</h1>
+<p>报告编号：{number}　验证码：{code}　检测时间：{when}</p>
+<p>论文：{title}　作者：{author}</p>
+<table class="figures"><tr><th>总文字复制比</th><td>{total}</td><th>去除引用文献复制比</th><td>{quotes}</td></tr>
+<tr><th>去除本人已发表文献复制比</th><td>{own}</td><th>单篇最大文字复制比</th><td>{max}</td></tr>
+<tr><th>检测字数</th><td>{chars}</td><th>重复字数</th><td>{copied}</td></tr></table>
+{private}
+<h2>各章节复制比</h2><table><tr><th>章节</th><th>字数</th><th>重复字数</th><th>复制比</th></tr>{chapters}</table>
+<h2>相似来源</h2><table><tr><th>#</th><th>标题</th><th>作者</th><th>来源</th><th>重复字数</th><th>占比</th></tr>{sources}</table>
+<h2>全文标注</h2><p>{legend}</p><div class="text">{body}</div>
+<p class="note">{rule}疑似意译不计入复制比。可在 {verify} 输入验证码核验本报告。{engine}</p>
+</body></html>"#,
+        title = escape(&doc.title),
+        number = escape(&doc.number),
+        code = escape(&doc.verify_code),
+        when = beijing_time(doc.checked_at_ms),
+        author = escape(&doc.author),
+        total = percent(r.ratio_total),
+        quotes = percent(r.ratio_excluding_quotes),
+        own = percent(r.ratio_excluding_own),
+        max = percent(r.ratio_max_single_source),
+        chars = r.total_chars,
+        copied = r.copied_chars,
+        body = highlighted_text(doc),
+        rule = COUNTING_RULE,
+        verify = escape(&doc.verify_url),
+        engine = simcheck::ENGINE_VERSION,
+    )
+}

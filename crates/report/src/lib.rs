@@ -1,0 +1,95 @@
+//! The check report as a reader downloads it: a self-contained HTML page or a PDF with an
+//! embedded CJK font, a cover with the report number and verification code, the figures, the
+//! chapters, the sources and the full text with every span coloured by class. Knows nothing of
+//! HTTP or SQL: the caller hands it the report and what to print on the cover.
+
+mod html;
+mod pdf;
+
+pub use html::render_html;
+pub use pdf::{PdfError, PdfFont, render_pdf};
+
+use simcheck::{Report, Scope, SpanClass};
+
+/// Everything printed on a report besides the engine's figures.
+#[derive(Debug, Clone)]
+pub struct ReportDoc<'a> {
+    /// `WJ-…`, unique per check.
+    pub number: String,
+    /// Verification code as printed (groups of four).
+    pub verify_code: String,
+    /// Where anyone holding the code can confirm the report (the public `/verify` page).
+    pub verify_url: String,
+    pub title: String,
+    pub author: String,
+    /// When the check finished, Unix milliseconds.
+    pub checked_at_ms: i64,
+    /// The checked text; span offsets are characters of it.
+    pub text: &'a str,
+    pub report: &'a Report,
+    /// The paper was kept in the owner's private library.
+    pub private_library: bool,
+}
+
+/// The character-counting rule, printed with the figures.
+pub const COUNTING_RULE: &str = "字数按除空白（空格、换行）以外的全部字符计算，含汉字、字母、数字与标点；目录与参考文献不计入检测字数。";
+
+/// How a span class is shown: label and highlight colour (also the legend).
+pub fn class_style(class: SpanClass) -> (&'static str, [u8; 3]) {
+    match class {
+        SpanClass::Copy => ("复制", [255, 204, 199]),
+        SpanClass::LightEdit => ("轻度改写", [255, 231, 186]),
+        SpanClass::Quoted => ("引用", [217, 247, 190]),
+        SpanClass::Paraphrase => ("疑似意译", [239, 219, 255]),
+    }
+}
+
+pub const LEGEND: [SpanClass; 4] = [
+    SpanClass::Copy,
+    SpanClass::LightEdit,
+    SpanClass::Quoted,
+    SpanClass::Paraphrase,
+];
+
+pub fn scope_label(scope: Scope) -> &'static str {
+    match scope {
+        Scope::Public => "公开文献库",
+        Scope::Private => "本人私有库",
+        Scope::OwnPublished => "本人已发表",
+    }
+}
+
+/// The class shown for each character of the text: copies win over light edits, edits over
+/// quotations, quotations over suspected paraphrases.
+pub fn char_marks(text_len: usize, report: &Report) -> Vec<Option<SpanClass>> {
+    let rank = |c: SpanClass| match c {
+        SpanClass::Copy => 4,
+        SpanClass::LightEdit => 3,
+        SpanClass::Quoted => 2,
+        SpanClass::Paraphrase => 1,
+    };
+    let mut marks: Vec<Option<SpanClass>> = vec![None; text_len];
+    for span in &report.spans {
+        let end = span.end.min(text_len);
+        for m in marks.iter_mut().take(end).skip(span.start) {
+            if m.is_none_or(|old| rank(span.class) > rank(old)) {
+                *m = Some(span.class);
+            }
+        }
+    }
+    marks
+}
+
+/// `2026-11-22 14:03`, Beijing time (the users' clock, whatever the server's zone).
+pub fn beijing_time(ms: i64) -> String {
+    let format = time::macros::format_description!("[year]-[month]-[day] [hour]:[minute]");
+    time::OffsetDateTime::from_unix_timestamp(ms.div_euclid(1000))
+        .map(|t| t.to_offset(time::macros::offset!(+8)))
+        .ok()
+        .and_then(|t| t.format(&format).ok())
+        .unwrap_or_default()
+}
+
+pub fn percent(v: f64) -> String {
+    format!("{v:.1}%")
+}

@@ -1,0 +1,158 @@
+//! Rendering real reports: the engine checks a paper against a small library, and the HTML and
+//! PDF show its figures, sources and highlighted text. The PDF is read back with Debian's
+//! `pdftotext` (installed by scripts/test.sh with the CJK font).
+
+use proptest::prelude::*;
+use report::{PdfFont, ReportDoc, render_html, render_pdf};
+use simcheck::{CheckOptions, EmbeddedLibrary, FingerprintParams, Library, NewDoc, Report};
+use std::process::Command;
+
+const SOURCE_A: &str = "深度学习方法在图像识别任务中取得了显著的效果，并逐渐成为计算机视觉领域的主流技术路线。";
+const SOURCE_B: &str = "本研究通过问卷调查分析了农村地区小学生课外活动的时间安排与家庭教育投入之间的关系。";
+
+async fn checked(paper: &str) -> Report {
+    let dir = tempfile::tempdir().unwrap();
+    let lib = EmbeddedLibrary::open(dir.path().join("lib"), FingerprintParams::default()).unwrap();
+    lib.add(vec![
+        NewDoc::public("图像识别综述", SOURCE_A),
+        NewDoc::public("农村教育调查", SOURCE_B),
+    ])
+    .await
+    .unwrap();
+    simcheck::check(paper, &lib, &CheckOptions::default())
+        .await
+        .unwrap()
+}
+
+fn doc<'a>(text: &'a str, report: &'a Report) -> ReportDoc<'a> {
+    ReportDoc {
+        number: "WJ-00000042".into(),
+        verify_code: "ABCD-EFGH-JKLM-NPQR".into(),
+        verify_url: "http://127.0.0.1:8080/verify".into(),
+        title: "基于深度学习的图像识别研究".into(),
+        author: "张三".into(),
+        checked_at_ms: 1_795_000_000_000,
+        text,
+        report,
+        private_library: true,
+    }
+}
+
+fn pdftotext(pdf: &[u8]) -> String {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("r.pdf");
+    std::fs::write(&path, pdf).unwrap();
+    let out = Command::new("pdftotext")
+        .arg(&path)
+        .arg("-")
+        .output()
+        .expect("pdftotext (poppler-utils) is installed by scripts/test.sh");
+    assert!(out.status.success());
+    String::from_utf8(out.stdout).unwrap()
+}
+
+fn paper() -> String {
+    format!(
+        "第一章 绪论\n近年来{SOURCE_A}\n第二章 调查\n{SOURCE_B}此外，我们还讨论了城市学校的情况。\n"
+    )
+}
+
+#[tokio::test]
+async fn the_pdf_carries_cover_figures_sources_and_text() {
+    let text = paper();
+    let report = checked(&text).await;
+    assert_eq!(report.sources.len(), 2);
+    let font = PdfFont::discover(None).expect("a CJK font (fonts-noto-cjk)");
+    let pdf = render_pdf(&doc(&text, &report), &font).unwrap();
+    assert!(pdf.starts_with(b"%PDF-"));
+    // For looking at the layout: WENJIAN_REPORT_SAMPLE=/tmp/r.pdf cargo test -p report
+    if let Ok(path) = std::env::var("WENJIAN_REPORT_SAMPLE") {
+        std::fs::write(path, &pdf).unwrap();
+    }
+    let read = pdftotext(&pdf);
+    let flat: String = read.split_whitespace().collect();
+    for needle in [
+        "文鉴论文检测报告",
+        "WJ-00000042",
+        "ABCD-EFGH-JKLM-NPQR",
+        "总文字复制比",
+        &format!("{:.1}%", report.ratio_total),
+        "去除引用文献复制比",
+        "单篇最大文字复制比",
+        "图像识别综述",
+        "农村教育调查",
+        "第一章绪论",
+        "私有比对库",
+        "http://127.0.0.1:8080/verify",
+    ] {
+        let needle: String = needle.split_whitespace().collect();
+        assert!(flat.contains(&needle), "missing {needle:?} in:\n{read}");
+    }
+    // The full text is there, in order.
+    let source_a: String = SOURCE_A.chars().filter(|c| !c.is_whitespace()).collect();
+    assert!(flat.contains(&source_a), "{read}");
+    // The font is embedded (a subset), so the report reads the same on any machine.
+    let text = String::from_utf8_lossy(&pdf);
+    assert!(text.contains("/FontFile3") || text.contains("/FontFile2"));
+}
+
+#[tokio::test]
+async fn a_long_paper_breaks_into_numbered_pages() {
+    let para = format!("{SOURCE_A}{SOURCE_B}\n");
+    let text = para.repeat(200);
+    let report = checked(&text).await;
+    let font = PdfFont::discover(None).unwrap();
+    let pdf = render_pdf(&doc(&text, &report), &font).unwrap();
+    let read = pdftotext(&pdf);
+    let pages = read.matches('\u{c}').count();
+    assert!(pages > 5, "{pages} pages");
+    assert!(read.contains(&format!("共 {pages} 页")), "footer counts pages");
+}
+
+#[tokio::test]
+async fn the_html_report_marks_spans_and_escapes_text() {
+    let text = format!("{}<script>alert(1)</script>\n", paper());
+    let report = checked(&text).await;
+    let html = render_html(&doc(&text, &report));
+    assert!(html.contains("&lt;script&gt;"));
+    assert!(!html.contains("<script>"));
+    assert!(html.contains("<mark class=\"copy\">"));
+    assert!(html.contains("ABCD-EFGH-JKLM-NPQR"));
+    assert!(html.contains("图像识别综述") && html.contains("农村教育调查"));
+}
+
+#[test]
+fn a_missing_font_file_is_a_clear_error() {
+    let err = PdfFont::discover(Some(std::path::Path::new("/nonexistent/font.ttc"))).unwrap_err();
+    assert_eq!(err.code(), "pdf_font_unusable");
+    let dir = tempfile::tempdir().unwrap();
+    let junk = dir.path().join("junk.ttf");
+    std::fs::write(&junk, b"not a font").unwrap();
+    assert!(PdfFont::load(&junk).is_err());
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(24))]
+    /// Any text with any spans (even out of range) renders without panicking.
+    #[test]
+    fn arbitrary_text_and_spans_render(text in "\\PC{0,300}", spans in proptest::collection::vec((0usize..400, 0usize..400, 0u8..4), 0..8)) {
+        let rt = tokio::runtime::Runtime::new().unwrap();
+        let mut report = rt.block_on(checked(&text));
+        for (a, b, c) in spans {
+            report.spans.push(simcheck::Span {
+                start: a.min(b),
+                end: a.max(b),
+                source_id: 1,
+                source_start: 0,
+                source_end: 0,
+                class: [simcheck::SpanClass::Copy, simcheck::SpanClass::LightEdit, simcheck::SpanClass::Quoted, simcheck::SpanClass::Paraphrase][c as usize],
+                chars: 0,
+                source_text: String::new(),
+            });
+        }
+        let d = doc(&text, &report);
+        let _ = render_html(&d);
+        let font = PdfFont::discover(None).unwrap();
+        prop_assert!(render_pdf(&d, &font).unwrap().starts_with(b"%PDF-"));
+    }
+}

@@ -71,7 +71,11 @@ pub fn render_html(doc: &ReportDoc<'_>) -> String {
         .map(|c| {
             format!(
                 "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
-                escape(if c.title.is_empty() { "（正文）" } else { &c.title }),
+                escape(if c.title.is_empty() {
+                    "（正文）"
+                } else {
+                    &c.title
+                }),
                 c.total_chars,
                 c.copied_chars,
                 percent(c.ratio)

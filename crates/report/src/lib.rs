@@ -90,6 +90,16 @@ pub fn beijing_time(ms: i64) -> String {
         .unwrap_or_default()
 }
 
+/// `WJ20261122-000042`: the date the check was created (Beijing) and its number.
+pub fn report_number(id: i64, created_ms: i64) -> String {
+    let date: String = beijing_time(created_ms)
+        .chars()
+        .take(10)
+        .filter(|c| c.is_ascii_digit())
+        .collect();
+    format!("WJ{date}-{id:06}")
+}
+
 pub fn percent(v: f64) -> String {
     format!("{v:.1}%")
 }

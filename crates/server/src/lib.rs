@@ -9,7 +9,6 @@ pub mod openapi;
 pub mod params;
 pub mod qr_provider;
 pub mod rate_limit;
-pub mod report_html;
 pub mod state;
 pub mod web_assets;
 pub mod worker;
@@ -51,13 +50,23 @@ pub fn task_handlers(
     store: &store::Store,
 ) -> anyhow::Result<Vec<Arc<dyn worker::TaskHandler>>> {
     let params = simcheck::FingerprintParams::default();
+    let encoder = if config.paraphrase_layer {
+        check_task::load_encoder(&config.models_dir())
+    } else {
+        None
+    };
     let check: Arc<dyn worker::TaskHandler> = match config.library_backend.as_str() {
-        "database" => Arc::new(check_task::CheckHandler::new(Arc::new(
-            store::SqlLibrary::new(store.clone(), params),
-        ))),
-        _ => Arc::new(check_task::CheckHandler::new(Arc::new(
-            simcheck::EmbeddedLibrary::open(config.library_dir(), params)?,
-        ))),
+        "database" => Arc::new(check_task::CheckHandler::new(
+            Arc::new(store::SqlLibrary::new(store.clone(), params)),
+            encoder,
+        )),
+        _ => Arc::new(check_task::CheckHandler::new(
+            Arc::new(simcheck::EmbeddedLibrary::open(
+                config.library_dir(),
+                params,
+            )?),
+            encoder,
+        )),
     };
     Ok(vec![check])
 }
@@ -86,7 +95,8 @@ pub async fn run(config: Config) -> anyhow::Result<()> {
     let addr = listener.local_addr()?;
     tracing::info!(database = ?store.backend(), "文鉴 listening on http://{addr}");
     let shutdown = shutdown_channel();
-    let workers = worker::WorkerPool::new(store.clone(), task_handlers(&config, &store)?);
+    let workers = worker::WorkerPool::new(store.clone(), task_handlers(&config, &store)?)
+        .with_lease(config.job_lease(), worker::IDLE_POLL);
     let workers = tokio::spawn(workers.run(config.workers_per_queue, shutdown.clone()));
     let state = AppState::new(store.clone(), config);
     let mut http_shutdown = shutdown.clone();
@@ -104,7 +114,8 @@ pub async fn run(config: Config) -> anyhow::Result<()> {
 pub async fn run_workers(config: Config) -> anyhow::Result<()> {
     let store = store::Store::open(&config.database_url()).await?;
     tracing::info!(database = ?store.backend(), "文鉴 worker started");
-    let workers = worker::WorkerPool::new(store.clone(), task_handlers(&config, &store)?);
+    let workers = worker::WorkerPool::new(store.clone(), task_handlers(&config, &store)?)
+        .with_lease(config.job_lease(), worker::IDLE_POLL);
     workers
         .run(config.workers_per_queue, shutdown_channel())
         .await;

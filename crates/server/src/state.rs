@@ -10,6 +10,10 @@ pub struct AppState {
     pub config: Arc<Config>,
     pub login_limiter: Arc<LoginLimiter>,
     pub qr_provider: Arc<dyn QrLoginProvider>,
+    /// The PDF report font, loaded on first use (a CJK font is tens of megabytes).
+    pub pdf_font: Arc<tokio::sync::OnceCell<Result<report::PdfFont, (&'static str, String)>>>,
+    /// Slows down guessing of report verification codes.
+    pub verify_limiter: Arc<LoginLimiter>,
 }
 
 impl AppState {
@@ -24,6 +28,12 @@ impl AppState {
             config: Arc::new(config),
             login_limiter: Arc::new(limiter),
             qr_provider: Arc::new(crate::qr_provider::LocalPageProvider),
+            pdf_font: Arc::default(),
+            verify_limiter: Arc::new(LoginLimiter::new(
+                20,
+                20,
+                std::time::Duration::from_secs(15 * 60),
+            )),
         }
     }
 }

@@ -58,6 +58,9 @@ pub trait TaskHandler: Send + Sync {
     fn run(&self, ctx: TaskContext) -> TaskFuture<'_>;
 }
 
+/// How often an idle worker looks for new jobs.
+pub const IDLE_POLL: Duration = Duration::from_millis(500);
+
 #[derive(Clone)]
 pub struct WorkerPool {
     store: Store,
@@ -74,7 +77,7 @@ impl WorkerPool {
             handlers,
             name: format!("{}-{}", hostname(), std::process::id()),
             lease: Duration::from_secs(60),
-            idle_poll: Duration::from_millis(500),
+            idle_poll: IDLE_POLL,
         }
     }
 

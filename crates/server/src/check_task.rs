@@ -87,14 +87,25 @@ impl<L: Library + 'static> TaskHandler for CheckHandler<L> {
                 scope: ScopeFilter { owner: input.owner },
                 ..CheckOptions::default()
             };
-            let embedder = self
-                .encoder
-                .as_deref()
-                .map(|e| e as &dyn simcheck::SentenceEmbedder);
-            let report =
-                simcheck::check_with(&input.text, self.library.as_ref(), &options, embedder)
-                    .await
-                    .map_err(|e| TaskError::retryable(format!("比对库暂时不可用：{e}")))?;
+            // The check is long CPU work: it runs on a blocking thread, never on the async
+            // threads that serve requests and send heartbeats.
+            let (library, encoder) = (self.library.clone(), self.encoder.clone());
+            let text = input.text.clone();
+            let runtime = tokio::runtime::Handle::current();
+            let report = tokio::task::spawn_blocking(move || {
+                let embedder = encoder
+                    .as_deref()
+                    .map(|e| e as &dyn simcheck::SentenceEmbedder);
+                runtime.block_on(simcheck::check_with(
+                    &text,
+                    library.as_ref(),
+                    &options,
+                    embedder,
+                ))
+            })
+            .await
+            .map_err(|e| TaskError::retryable(format!("检测过程异常中断：{e}")))?
+            .map_err(|e| TaskError::retryable(format!("比对库暂时不可用：{e}")))?;
             ctx.progress(90, "生成报告").await;
             let mut result = serde_json::to_value(&report)
                 .map_err(|e| TaskError::permanent(format!("报告无法保存：{e}")))?;

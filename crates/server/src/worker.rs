@@ -154,21 +154,33 @@ impl WorkerPool {
         };
         let lease_ms = self.lease.as_millis() as i64;
         let beat_every = self.lease / 3;
-        let heartbeat = async {
-            loop {
-                tokio::time::sleep(beat_every).await;
-                match self.store.heartbeat(job.job_id, name, lease_ms).await {
-                    Ok(true) => {}
-                    // Lost the lease (cancelled, or taken over after a stall): stop this run.
-                    Ok(false) => return,
-                    Err(e) => tracing::warn!(task = job.task_id, error = %e, "heartbeat failed"),
+        // Heartbeats run as a task of their own, so a handler busy computing never lets its
+        // lease lapse.
+        let (lost_tx, lost_rx) = tokio::sync::oneshot::channel::<()>();
+        let heartbeat = tokio::spawn({
+            let store = self.store.clone();
+            let name = name.to_string();
+            let (job_id, task_id) = (job.job_id, job.task_id);
+            async move {
+                loop {
+                    tokio::time::sleep(beat_every).await;
+                    match store.heartbeat(job_id, &name, lease_ms).await {
+                        Ok(true) => {}
+                        // Lost the lease (cancelled, or taken over after a stall): stop this run.
+                        Ok(false) => {
+                            let _ = lost_tx.send(());
+                            return;
+                        }
+                        Err(e) => tracing::warn!(task = task_id, error = %e, "heartbeat failed"),
+                    }
                 }
             }
-        };
+        });
         let outcome = tokio::select! {
             r = handler.run(ctx) => Some(r),
-            _ = heartbeat => None,
+            _ = lost_rx => None,
         };
+        heartbeat.abort();
         let recorded = match outcome {
             None => {
                 tracing::info!(task = job.task_id, "lease lost; run abandoned");

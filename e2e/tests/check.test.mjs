@@ -2,7 +2,9 @@ import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { DESKTOP, eventually } from '../lib.mjs'
+import { execFileSync } from 'node:child_process'
+import { Document, HeadingLevel, Packer, Paragraph, TextRun } from 'docx'
+import { DESKTOP, PHONE, eventually } from '../lib.mjs'
 import { useServerAndBrowser, registerViaApi } from '../server.mjs'
 
 // Two library documents written for this test, imported with the CLI as an operator would.
@@ -23,8 +25,23 @@ const env = useServerAndBrowser(async (e) => {
   e.server.cli(['account', 'credit', 'check_user', '--yuan', '10'])
 })
 
-test('check journey: paste → count → price → submit → progress → report with exactly the copied spans', async () => {
-  const context = await env.browser.newContext(DESKTOP)
+/** A Word document made here with the `docx` library: a heading and one paragraph per line. */
+async function makeDocx(heading, lines) {
+  const doc = new Document({
+    sections: [
+      {
+        children: [
+          new Paragraph({ text: heading, heading: HeadingLevel.HEADING_1 }),
+          ...lines.map((line) => new Paragraph({ children: [new TextRun(line)] })),
+        ],
+      },
+    ],
+  })
+  return Packer.toBuffer(doc)
+}
+
+test('check journey: upload .docx → price → submit → report with the copied spans → PDF → verify', async () => {
+  const context = await env.browser.newContext({ ...DESKTOP, acceptDownloads: true })
   await context.addInitScript((t) => localStorage.setItem('Admin-Token', t), env.token)
   const page = await context.newPage()
   await page.goto(`${env.server.base}/papercheck/check`)
@@ -32,11 +49,18 @@ test('check journey: paste → count → price → submit → progress → repor
 
   const copyA = SOURCE_A.slice(0, 30)
   const copyB = SOURCE_B.slice(10, 40)
-  const own = '本文是作者独立完成的研究，以下内容用于检验查重功能是否准确。'
-  const paper = `第一章 引言\n${own}\n${copyA}。\n这一段同样是原创的叙述，用来拉开两段引用之间的距离。\n${copyB}。\n`
+  const docx = await makeDocx('第一章 引言', [
+    '本文是作者独立完成的研究，以下内容用于检验查重功能是否准确。',
+    `${copyA}。`,
+    '这一段同样是原创的叙述，用来拉开两段引用之间的距离。',
+    `${copyB}。`,
+  ])
   await page.getByPlaceholder('不填则使用文件名').fill('我的毕业论文')
-  await page.locator('.ant-segmented-item', { hasText: '粘贴文本' }).click()
-  await page.getByTestId('check-text').fill(paper)
+  await page.locator('input[type=file]').setInputFiles({
+    name: '毕业论文.docx',
+    mimeType: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
+    buffer: docx,
+  })
   const countText = await eventually(async () => {
     const t = await page.getByTestId('check-count').innerText()
     assert.match(t, /检测字数：\d+ 字/)
@@ -52,22 +76,74 @@ test('check journey: paste → count → price → submit → progress → repor
   await page.getByRole('button', { name: '确认并提交检测' }).click()
   await page.waitForURL(/\/paper\/report$/)
 
-  const ratio = await eventually(async () => {
+  const listed = await eventually(async () => {
     const t = await page.getByTestId('ratio-total').first().innerText()
     return Number(t.replace('%', ''))
   }, 20000)
   const expected = (60 * 100) / chars
-  assert.ok(Math.abs(ratio - expected) <= 1, `ratio ${ratio} vs expected ${expected}`)
+  assert.ok(Math.abs(listed - expected) <= 1, `ratio ${listed} vs expected ${expected}`)
 
   await page.getByRole('button', { name: '查看报告' }).first().click()
   await page.getByTestId('report-view').waitFor()
+  const gauge = await page.getByTestId('report-ratio-total').innerText()
+  assert.ok(Math.abs(Number(gauge.replace('%', '')) - expected) <= 1, `gauge ${gauge}`)
   await page.getByText('客流预测研究').first().waitFor()
   await page.getByText('课外阅读调查').first().waitFor()
+  await page.getByTestId('chapter-chart').getByText('第一章 引言').waitFor()
   const marked = await page.locator('.report-text mark').allInnerTexts()
   assert.deepEqual(marked, [copyA, copyB])
-  await page.waitForTimeout(600)
+
+  // 全文对照: the source's passage beside the paper's.
+  await page.locator('.report-text mark').first().click()
+  assert.equal(await page.getByTestId('compare-paper').innerText(), copyA)
+  assert.equal(await page.getByTestId('compare-source').innerText(), SOURCE_A.slice(0, 30))
+  await page.waitForTimeout(400)
+  await page.screenshot({ path: 'artifacts/check-compare.png' }).catch(() => {})
+  await page.keyboard.press('Escape')
+  await page.getByTestId('comparison').waitFor({ state: 'hidden' })
+  await page.waitForTimeout(400)
+  await page.getByTestId('report-view').evaluate((el) => el.closest('.ant-drawer-body')?.scrollTo(0, 0))
   await page.screenshot({ path: 'artifacts/check-report.png' }).catch(() => {})
+
+  // The PDF, read back with pdftotext, carries the figures and the verification code.
+  const code = await page.getByTestId('verify-code').innerText()
+  const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('download-pdf').click()])
+  const pdfPath = join(env.server.dataDir, 'downloaded.pdf')
+  await download.saveAs(pdfPath)
+  const pdfText = execFileSync('pdftotext', [pdfPath, '-']).toString()
+  for (const needle of [gauge, code, '总文字复制比', '客流预测研究', '课外阅读调查']) {
+    assert.ok(pdfText.includes(needle), `${needle} missing from the PDF:\n${pdfText}`)
+  }
+
+  // Report options recompute the figures: both matches are shorter than 50 characters.
+  await page.getByTestId('min-chars').click()
+  await page.getByText('忽略少于 50 字的匹配').click()
+  await eventually(async () => assert.equal(await page.getByTestId('report-ratio-total').innerText(), '0.0%'))
+  assert.deepEqual(await page.locator('.report-text mark').allInnerTexts(), [])
   await context.close()
+
+  // Anyone with the code confirms the report on /verify, without logging in and without its text.
+  const stranger = await env.browser.newPage(DESKTOP)
+  await stranger.goto(`${env.server.base}/verify?code=${encodeURIComponent(code.toLowerCase())}`)
+  await stranger.getByTestId('verify-result').waitFor()
+  assert.equal(await stranger.getByTestId('verify-ratio').innerText(), gauge)
+  assert.ok(!(await stranger.content()).includes(copyA))
+  await stranger.screenshot({ path: 'artifacts/verify.png' }).catch(() => {})
+  await stranger.getByTestId('verify-input').fill('AAAA-BBBB-CCCC-DDDD')
+  await stranger.getByRole('button', { name: '核验' }).click()
+  await stranger.getByText('核验未通过').waitFor()
+  await stranger.close()
+
+  // The report on a phone.
+  const phone = await env.browser.newContext(PHONE)
+  await phone.addInitScript((t) => localStorage.setItem('Admin-Token', t), env.token)
+  const phonePage = await phone.newPage()
+  await phonePage.goto(`${env.server.base}/paper/report`)
+  await phonePage.getByRole('button', { name: '查看报告' }).first().click()
+  await phonePage.getByTestId('report-view').waitFor()
+  await phonePage.waitForTimeout(600)
+  await phonePage.screenshot({ path: 'artifacts/check-report-phone.png', fullPage: true }).catch(() => {})
+  await phone.close()
 })
 
 test('visitors can prepare a check; submitting asks them to log in', async () => {

@@ -6,6 +6,7 @@ import LoginPage from '../features/auth/LoginPage'
 import ForgotPasswordPage from '../features/auth/ForgotPasswordPage'
 import AuthRedirectPage from '../features/auth/AuthRedirectPage'
 import QrConfirmPage from '../features/auth/QrConfirmPage'
+import VerifyPage from '../features/verify/VerifyPage'
 import RedirectPage from '../features/errors/RedirectPage'
 import { NotFoundPage, UnauthorizedPage } from '../features/errors/ErrorPages'
 import FeatureUnavailable from '../components/FeatureUnavailable'
@@ -27,6 +28,8 @@ const utilityRoutes: RouteObject[] = [
 export const routeObjects: RouteObject[] = [
   // The phone confirmation page stands alone: no shell on a phone-sized screen.
   { path: '/m/qr/:id', element: <QrConfirmPage />, handle: { title: '扫码登录确认' } },
+  // Report verification is public and stands alone too: whoever holds a printed report checks it here.
+  { path: '/verify', element: <VerifyPage />, handle: { title: '报告真伪核验' } },
   {
     id: 'root',
     path: '/',

@@ -86,8 +86,8 @@ export default function RecordsPage() {
         <Space size={4} wrap>
           {r.status === 'done' && <Button size="small" type="link" onClick={() => setViewing(r)}>查看报告</Button>}
           {r.status === 'done' && (
-            <Button size="small" type="link" onClick={() => downloadReport(r.id, r.title).catch(() => toastError('报告下载失败，请稍后重试'))}>
-              下载
+            <Button size="small" type="link" onClick={() => downloadReport(r.id, r.title, 'pdf').catch((e: Error) => toastError(e.message))}>
+              下载PDF
             </Button>
           )}
           {r.status === 'pending' && <Button size="small" type="link" onClick={() => navigate(`/paper/submit/${r.id}`)}>去提交</Button>}
@@ -129,7 +129,7 @@ export default function RecordsPage() {
           locale={{ emptyText: <Empty description="还没有查重记录" /> }}
         />
       </Card>
-      <Drawer open={Boolean(viewing)} onClose={() => setViewing(null)} title={viewing ? `查重报告：${viewing.title}` : ''} size="large" destroyOnHidden>
+      <Drawer open={Boolean(viewing)} onClose={() => setViewing(null)} title={viewing ? `查重报告：${viewing.title}` : ''} size="min(1120px, 100vw)" destroyOnHidden>
         {viewing && <ReportView id={viewing.id} />}
       </Drawer>
       <Modal

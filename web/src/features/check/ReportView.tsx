@@ -1,7 +1,10 @@
-import { Card, Col, Empty, List, Row, Spin, Statistic, Tag } from 'antd'
-import { useQuery } from '@tanstack/react-query'
-import { reportParagraphs } from './api'
-import type { ReportSpan, SpanClass } from './types'
+import { useMemo, useState } from 'react'
+import { Alert, Button, Card, Checkbox, Col, Empty, List, Modal, Progress, Row, Select, Space, Spin, Statistic, Tag, Typography } from 'antd'
+import { keepPreviousData, useQuery } from '@tanstack/react-query'
+import { downloadReport, reportParagraphs, type ReportOptions } from './api'
+import type { PartRatio, ReportDetail, ReportSource, ReportSpan, SpanClass } from './types'
+import { formatDateTime } from '../../utils/format'
+import { toastError } from '../../utils/feedback'
 
 export const SPAN_LABELS: Record<SpanClass, string> = {
   copy: '复制',
@@ -10,71 +13,225 @@ export const SPAN_LABELS: Record<SpanClass, string> = {
   paraphrase: '疑似意译',
 }
 
+const SCOPE_LABELS: Record<string, string> = { public: '公开文献库', private: '本人私有库', own_published: '本人已发表' }
+
 const RANK: Record<SpanClass, number> = { copy: 4, light_edit: 3, quoted: 2, paraphrase: 1 }
 
-/** The text cut into runs, each with the strongest span class covering it. */
-export function highlight(text: string, spans: ReportSpan[]): { text: string; cls: SpanClass | null }[] {
+export interface Run {
+  text: string
+  cls: SpanClass | null
+  /** Index into the report's spans of the span shown for this run. */
+  span: number | null
+}
+
+/** The text cut into runs, each with the strongest span covering it. */
+export function highlight(text: string, spans: ReportSpan[]): Run[] {
   const chars = Array.from(text)
-  const marks: (SpanClass | null)[] = new Array(chars.length).fill(null)
-  for (const s of spans) {
+  const marks: (number | null)[] = new Array(chars.length).fill(null)
+  spans.forEach((s, idx) => {
     for (let i = s.start; i < Math.min(s.end, chars.length); i++) {
       const old = marks[i]
-      if (!old || RANK[s.class] > RANK[old]) marks[i] = s.class
+      if (old === null || RANK[s.class] > RANK[spans[old].class]) marks[i] = idx
     }
-  }
-  const runs: { text: string; cls: SpanClass | null }[] = []
+  })
+  const runs: Run[] = []
   chars.forEach((c, i) => {
     const last = runs[runs.length - 1]
-    if (last && last.cls === marks[i]) last.text += c
-    else runs.push({ text: c, cls: marks[i] })
+    if (last && last.span === marks[i]) last.text += c
+    else runs.push({ text: c, span: marks[i], cls: marks[i] === null ? null : spans[marks[i]].class })
   })
   return runs
 }
 
 const pct = (v: number) => `${v.toFixed(1)}%`
 
-/** A finished check's report: headline figures, sources ranked by share, the marked-up full text. */
-export default function ReportView({ id }: { id: number }) {
-  const { data, isLoading, error } = useQuery({ queryKey: ['check-report', id], queryFn: () => reportParagraphs(id) })
-  if (isLoading) return <Spin />
-  if (error || !data) return <Empty description={error?.message ?? '报告加载失败'} />
-  const r = data.report
+/** CNKI's colours: green below 10 %, orange below 30 %, red from there. */
+export const ratioColor = (v: number) => (v < 10 ? '#389e0d' : v < 30 ? '#d48806' : '#cf1322')
+
+function Figures({ detail }: { detail: ReportDetail }) {
+  const r = detail.report
   const maxSource = r.sources.find((s) => s.id === r.max_single_source)
   return (
-    <div className="report-view" data-testid="report-view">
-      <Row gutter={[12, 12]}>
-        <Col xs={12} md={8}>
-          <Card size="small"><Statistic title="总文字复制比" value={pct(r.ratio_total)} valueStyle={{ color: r.ratio_total > 30 ? '#cf1322' : '#389e0d' }} /></Card>
-        </Col>
-        <Col xs={12} md={8}>
-          <Card size="small"><Statistic title="去除引用文献复制比" value={pct(r.ratio_excluding_quotes)} /></Card>
-        </Col>
-        <Col xs={12} md={8}>
-          <Card size="small"><Statistic title="去除本人已发表文献复制比" value={pct(r.ratio_excluding_own)} /></Card>
-        </Col>
-        <Col xs={12} md={8}>
-          <Card size="small"><Statistic title="单篇最大文字复制比" value={pct(r.ratio_max_single_source)} /></Card>
-        </Col>
-        <Col xs={12} md={8}>
-          <Card size="small"><Statistic title="重复字数" value={r.copied_chars} suffix="字" /></Card>
-        </Col>
-        <Col xs={12} md={8}>
-          <Card size="small"><Statistic title="检测字数" value={r.total_chars} suffix="字" /></Card>
-        </Col>
-      </Row>
-      {maxSource && <div className="muted">单篇最大来源：《{maxSource.title}》</div>}
-      <Card size="small" title="相似来源" className="mt">
-        <List
-          size="small"
-          locale={{ emptyText: '未发现相似来源' }}
-          dataSource={r.sources}
-          renderItem={(s, i) => (
-            <List.Item extra={<span>{pct(s.ratio)}（{s.copied_chars} 字）</span>}>
-              {i + 1}. 《{s.title}》{s.author && ` ${s.author}`}
-            </List.Item>
+    <Row gutter={[16, 12]} align="middle" className="report-figures">
+      <Col xs={24} md={8} className="report-gauge">
+        <Progress
+          type="dashboard"
+          percent={Math.min(100, r.ratio_total)}
+          strokeColor={ratioColor(r.ratio_total)}
+          size={170}
+          format={() => (
+            <span data-testid="report-ratio-total" style={{ color: ratioColor(r.ratio_total) }}>
+              {pct(r.ratio_total)}
+            </span>
           )}
         />
+        <div className="report-gauge-label">总文字复制比</div>
+      </Col>
+      <Col xs={24} md={16}>
+        <Row gutter={[12, 12]}>
+          <Col xs={12} lg={8}><Statistic title="去除引用文献复制比" value={pct(r.ratio_excluding_quotes)} /></Col>
+          <Col xs={12} lg={8}><Statistic title="去除本人已发表文献复制比" value={pct(r.ratio_excluding_own)} /></Col>
+          <Col xs={12} lg={8}><Statistic title="单篇最大文字复制比" value={pct(r.ratio_max_single_source)} /></Col>
+          <Col xs={12} lg={8}><Statistic title="重复字数" value={r.copied_chars} suffix="字" /></Col>
+          <Col xs={12} lg={8}><Statistic title="检测字数" value={r.total_chars} suffix="字" /></Col>
+          <Col xs={12} lg={8}><Statistic title="疑似意译（不计入）" value={r.paraphrase_chars} suffix="字" /></Col>
+        </Row>
+        {maxSource && <div className="muted mt-s">单篇最大来源：《{maxSource.title}》</div>}
+      </Col>
+    </Row>
+  )
+}
+
+function ChapterChart({ chapters }: { chapters: PartRatio[] }) {
+  const parts = chapters.filter((c) => c.total_chars > 0)
+  if (parts.length === 0) return <Empty image={Empty.PRESENTED_IMAGE_SIMPLE} description="未识别到章节" />
+  return (
+    <div className="chapter-chart" data-testid="chapter-chart">
+      {parts.map((c, i) => (
+        <div className="chapter-row" key={i}>
+          <span className="chapter-title" title={c.title}>{c.title || '（正文）'}</span>
+          <span className="chapter-bar">
+            <span style={{ width: `${Math.min(100, c.ratio)}%`, background: ratioColor(c.ratio) }} />
+          </span>
+          <span className="chapter-value">{pct(c.ratio)}<span className="muted">（{c.copied_chars}/{c.total_chars} 字）</span></span>
+        </div>
+      ))}
+    </div>
+  )
+}
+
+function Sources({ sources }: { sources: ReportSource[] }) {
+  return (
+    <List
+      size="small"
+      locale={{ emptyText: '未发现相似来源' }}
+      dataSource={sources}
+      renderItem={(s, i) => (
+        <List.Item extra={<span className="source-share">{pct(s.ratio)}（{s.copied_chars} 字）</span>}>
+          <div>
+            {i + 1}. 《{s.title}》
+            <div className="muted">
+              {[s.author, s.year].filter(Boolean).join('，')} <Tag>{SCOPE_LABELS[s.scope] ?? s.scope}</Tag>
+              {s.copied_chars === 0 && <Tag className="span-paraphrase">仅疑似意译</Tag>}
+            </div>
+          </div>
+        </List.Item>
+      )}
+    />
+  )
+}
+
+/** 全文对照: the paper's passage beside the source's. */
+function Comparison({ detail, span, onClose }: { detail: ReportDetail; span: number | null; onClose: () => void }) {
+  const s = span === null ? null : detail.report.spans[span]
+  const source = s ? detail.report.sources.find((x) => x.id === s.source_id) : undefined
+  const passage = s ? Array.from(detail.text).slice(s.start, s.end).join('') : ''
+  return (
+    <Modal open={s !== null} onCancel={onClose} footer={null} title="全文对照" width={900}>
+      {s && (
+        <div data-testid="comparison">
+          <Space wrap className="mb-s">
+            <Tag className={`span-${s.class}`}>{SPAN_LABELS[s.class]}</Tag>
+            <span>{s.chars} 字</span>
+            {source && <span className="muted">来源：《{source.title}》{source.author && ` ${source.author}`}</span>}
+          </Space>
+          <Row gutter={16}>
+            <Col xs={24} md={12}>
+              <Typography.Title level={5}>本文</Typography.Title>
+              <div className="compare-text" data-testid="compare-paper"><mark className={`span-${s.class}`}>{passage}</mark></div>
+            </Col>
+            <Col xs={24} md={12}>
+              <Typography.Title level={5}>相似来源</Typography.Title>
+              <div className="compare-text" data-testid="compare-source">
+                {s.source_text ? <mark className={`span-${s.class}`}>{s.source_text}</mark> : <span className="muted">来源原文不可用</span>}
+              </div>
+            </Col>
+          </Row>
+        </div>
+      )}
+    </Modal>
+  )
+}
+
+const MIN_CHARS = [
+  { value: 0, label: '显示全部匹配' },
+  { value: 20, label: '忽略少于 20 字的匹配' },
+  { value: 50, label: '忽略少于 50 字的匹配' },
+  { value: 100, label: '忽略少于 100 字的匹配' },
+]
+
+/** A finished check's report: the figures with a gauge, chapters, sources, the marked-up full
+ * text with side-by-side comparison, and CNKI's report options, which recompute the figures. */
+export default function ReportView({ id }: { id: number }) {
+  const [options, setOptions] = useState<ReportOptions>({ excludeQuoted: false, excludeOwn: false, minChars: 0 })
+  const [comparing, setComparing] = useState<number | null>(null)
+  const { data, isLoading, isFetching, error } = useQuery({
+    queryKey: ['check-report', id, options],
+    queryFn: () => reportParagraphs(id, options),
+    placeholderData: keepPreviousData,
+  })
+  const runs = useMemo(() => (data ? highlight(data.text, data.report.spans) : []), [data])
+  if (isLoading) return <Spin className="page-spin" />
+  if (error || !data) return <Empty description={error?.message ?? '报告加载失败'} />
+  const download = (format: 'pdf' | 'html') =>
+    downloadReport(id, data.record.title, format).catch((e: Error) => toastError(e.message || '报告下载失败，请稍后重试'))
+  return (
+    <div className="report-view" data-testid="report-view">
+      <div className="report-head">
+        <div>
+          <div>报告编号：<b data-testid="report-number">{data.reportNumber}</b></div>
+          <div className="muted">
+            验证码：<span data-testid="verify-code">{data.verifyCode}</span>
+            {data.record.finishedAt && <>{'　'}检测时间：{formatDateTime(data.record.finishedAt)}</>}
+          </div>
+        </div>
+        <Space wrap>
+          <Button type="primary" onClick={() => download('pdf')} data-testid="download-pdf">下载 PDF 报告</Button>
+          <Button onClick={() => download('html')}>下载网页版</Button>
+        </Space>
+      </div>
+      {data.privateLibrary && (
+        <Alert
+          className="mt-s"
+          type="info"
+          showIcon
+          data-testid="private-library-note"
+          message="本文已按您的选择加入您的私有比对库"
+          description="之后提交的稿件会与它比对（只对您本人生效），它不会进入公共文献库。"
+        />
+      )}
+      <Card size="small" className="mt report-options">
+        <Space wrap>
+          <span className="muted">报告选项：</span>
+          <Checkbox checked={options.excludeQuoted} onChange={(e) => setOptions({ ...options, excludeQuoted: e.target.checked })}>
+            排除引用
+          </Checkbox>
+          <Checkbox checked={options.excludeOwn} onChange={(e) => setOptions({ ...options, excludeOwn: e.target.checked })}>
+            排除本人已发表文献
+          </Checkbox>
+          <Select
+            size="small"
+            value={options.minChars}
+            options={MIN_CHARS}
+            style={{ width: 190 }}
+            onChange={(minChars) => setOptions({ ...options, minChars })}
+            data-testid="min-chars"
+          />
+          {isFetching && <Spin size="small" />}
+          {data.refigured && <Tag color="orange">已按所选选项重新计算；下载的报告与核验始终为完整结果</Tag>}
+        </Space>
       </Card>
+      <Card size="small" className="mt">
+        <Figures detail={data} />
+      </Card>
+      <Row gutter={12}>
+        <Col xs={24} lg={12}>
+          <Card size="small" title="各章节复制比" className="mt"><ChapterChart chapters={data.report.chapters} /></Card>
+        </Col>
+        <Col xs={24} lg={12}>
+          <Card size="small" title="相似来源" className="mt"><Sources sources={data.report.sources} /></Card>
+        </Col>
+      </Row>
       <Card
         size="small"
         title="全文标注"
@@ -87,16 +244,20 @@ export default function ReportView({ id }: { id: number }) {
           </span>
         }
       >
+        <div className="muted mb-s">点击标色的片段，查看与来源的全文对照。</div>
         <div className="report-text">
-          {highlight(data.text, r.spans).map((run, i) =>
-            run.cls ? (
-              <mark key={i} className={`span-${run.cls}`} title={SPAN_LABELS[run.cls]}>{run.text}</mark>
+          {runs.map((run, i) =>
+            run.cls && run.span !== null ? (
+              <mark key={i} className={`span-${run.cls}`} title={SPAN_LABELS[run.cls]} onClick={() => setComparing(run.span)}>
+                {run.text}
+              </mark>
             ) : (
               <span key={i}>{run.text}</span>
             ),
           )}
         </div>
       </Card>
+      <Comparison detail={data} span={comparing} onClose={() => setComparing(null)} />
     </div>
   )
 }

@@ -1,5 +1,5 @@
-import { get, http, post } from '../../api/client'
-import type { CheckCost, CheckPage, CheckRecord, ReportDetail, WordCount } from './types'
+import { ApiError, get, http, post } from '../../api/client'
+import type { CheckCost, CheckPage, CheckRecord, ReportDetail, VerifiedReport, WordCount } from './types'
 
 const BASE = 'api/base/check_api'
 
@@ -35,19 +35,40 @@ export const queryList = (page: number, size: number) =>
 
 export const loadById = (id: number) => post<CheckRecord>(`${BASE}/load_by_id`, { data: { id } })
 
-export const reportParagraphs = (id: number) => get<ReportDetail>(`${BASE}/report_paragraphs`, { params: { id } })
+/** CNKI's report options: the figures are recomputed without what they leave out. */
+export interface ReportOptions {
+  excludeQuoted: boolean
+  excludeOwn: boolean
+  minChars: number
+}
+
+export const reportParagraphs = (id: number, o?: ReportOptions) =>
+  get<ReportDetail>(`${BASE}/report_paragraphs`, {
+    params: { id, exclude_quoted: o?.excludeQuoted ?? false, exclude_own: o?.excludeOwn ?? false, min_chars: o?.minChars ?? 0 },
+  })
+
+export const verifyReport = (code: string) => get<VerifiedReport>(`${BASE}/verify_report`, { params: { code }, silent: true })
 
 export const updateTitle = (id: number, title: string) => post<boolean>(`${BASE}/update_title`, { data: { id, title } })
 
 export const deleteCheck = (id: number) => post<boolean>(`${BASE}/delete`, { data: { id } })
 
-/** Downloads the HTML report through the authenticated client and saves it. */
-export async function downloadReport(id: number, title: string) {
-  const response = await http.get(`${BASE}/download_report`, { params: { id, format: 'html' }, responseType: 'blob' })
-  const url = URL.createObjectURL(response.data as Blob)
+/** Downloads the report (PDF or HTML) through the authenticated client and saves it. */
+export async function downloadReport(id: number, title: string, format: 'pdf' | 'html' = 'pdf') {
+  let data: Blob
+  try {
+    const response = await http.get(`${BASE}/download_report`, { params: { id, format }, responseType: 'blob', timeout: 120000 })
+    data = response.data as Blob
+  } catch (e) {
+    // Errors come back as a JSON blob: surface the server's Chinese message.
+    const body = (e as { response?: { status: number; data?: Blob } }).response
+    const parsed = body?.data ? await body.data.text().then((t) => JSON.parse(t) as { message?: string; error?: string }).catch(() => null) : null
+    throw new ApiError(body?.status ?? 0, parsed?.error ?? 'download_failed', parsed?.message ?? '报告下载失败，请稍后重试')
+  }
+  const url = URL.createObjectURL(data)
   const a = document.createElement('a')
   a.href = url
-  a.download = `${title || '查重报告'}-报告.html`
+  a.download = `${title || '查重报告'}-查重报告.${format}`
   a.click()
   URL.revokeObjectURL(url)
 }

@@ -57,6 +57,8 @@ export interface ReportSpan {
   source_end: number
   class: SpanClass
   chars: number
+  /** The source's passage, for 全文对照. */
+  source_text: string
 }
 
 export interface ReportSource {
@@ -64,6 +66,7 @@ export interface ReportSource {
   title: string
   author: string
   year: number | null
+  scope: 'public' | 'private' | 'own_published'
   copied_chars: number
   ratio: number
   spans: number[]
@@ -98,4 +101,23 @@ export interface ReportDetail {
   record: CheckRecord
   text: string
   report: Report
+  reportNumber: string
+  verifyCode: string
+  privateLibrary: boolean
+  refigured: boolean
+}
+
+/** What /verify shows: authenticity and headline figures, never the text. */
+export interface VerifiedReport {
+  reportNumber: string
+  title: string
+  author: string
+  checkedAt: number
+  chars: number
+  ratioTotal: number
+  ratioExcludingQuotes: number
+  ratioExcludingOwn: number
+  ratioMaxSingleSource: number
+  copiedChars: number
+  sourceCount: number
 }

@@ -50,6 +50,11 @@ ensure_browser() {
   fi
 }
 
+# The CJK font embedded in PDF reports (a configured `report_font` is used instead when set).
+ensure_cjk_font() {
+  [ -f /usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc ] || { log "installing fonts-noto-cjk"; apt_install fonts-noto-cjk; }
+}
+
 # Debian's pdftotext: the fallback reader for PDF uploads.
 ensure_pdftotext() {
   command -v pdftotext >/dev/null || { log "installing poppler-utils"; apt_install poppler-utils; }

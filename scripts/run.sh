@@ -4,6 +4,7 @@ source "$(dirname "$0")/lib.sh"
 cd "$ROOT"
 require_toolchains
 ensure_pdftotext
+ensure_cjk_font
 build_web
 log "building wenjian (release)"
 cargo build --release --locked -p wenjian

@@ -38,7 +38,7 @@ impl Store {
     pub async fn report_code(&self, task_id: i64, user_id: i64) -> Result<String> {
         let task = self.task(task_id, user_id).await?;
         if task.status != TaskStatus::Done {
-            return Err(StoreError::Conflict("report not finished".into()));
+            return Err(StoreError::Conflict("report not finished"));
         }
         sqlx::query(
             "INSERT INTO report_codes (code, task_id, created_at) VALUES ($1, $2, $3) \

@@ -19,6 +19,15 @@ async function signedInPage() {
 const tagTitles = (page) => page.locator('.tags-view-item').allInnerTexts()
 const expectTags = (page, titles) => eventually(async () => assert.deepEqual(await tagTitles(page), titles))
 
+/** Right-clicks a tag and picks an entry of its context menu, once the menu has finished opening. */
+async function tagMenu(page, tag, item) {
+  await page.locator('.tags-view-item', { hasText: tag }).click({ button: 'right' })
+  await page.getByRole('menuitem', { name: item }).waitFor()
+  // Under load the opening motion can take a while; a click during it lands on the tags view.
+  await page.waitForFunction(() => !document.querySelector('.ant-dropdown[class*="-appear"], .ant-dropdown[class*="-enter"]'))
+  await page.getByRole('menuitem', { name: item }).click()
+}
+
 test('tags view: Close Others and Close All keep the affix tag', async () => {
   const page = await signedInPage()
   // Spec §3: the tags view is off by default; the settings panel turns it on and it stays on.
@@ -37,13 +46,11 @@ test('tags view: Close Others and Close All keep the affix tag', async () => {
   await page.waitForURL(/\/aippt\/ppt$/)
   await expectTags(page, ['论文查重', 'AIGC检测', '段落改写', '答辩PPT'])
 
-  await page.locator('.tags-view-item', { hasText: '段落改写' }).click({ button: 'right' })
-  await page.getByRole('menuitem', { name: '关闭其他' }).click()
+  await tagMenu(page, '段落改写', '关闭其他')
   await page.waitForURL(/\/cnki\/cnki$/)
   await expectTags(page, ['论文查重', '段落改写'])
 
-  await page.locator('.tags-view-item', { hasText: '段落改写' }).click({ button: 'right' })
-  await page.getByRole('menuitem', { name: '关闭所有' }).click()
+  await tagMenu(page, '段落改写', '关闭所有')
   await page.waitForURL(/\/papercheck\/check$/)
   await expectTags(page, ['论文查重'])
 
@@ -88,8 +95,7 @@ test('cached tabs keep their state; Refresh remounts the page', async () => {
   await page.waitForURL(/\/order\/account$/)
   assert.equal(await page.getByPlaceholder('原密码').inputValue(), 'half typed')
 
-  await page.locator('.tags-view-item', { hasText: '账户中心' }).click({ button: 'right' })
-  await page.getByRole('menuitem', { name: '刷新' }).click()
+  await tagMenu(page, '账户中心', '刷新')
   await eventually(async () => assert.equal(await page.getByPlaceholder('原密码').inputValue(), ''))
   assert.equal(new URL(page.url()).pathname, '/order/account')
 })

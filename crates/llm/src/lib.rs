@@ -1,0 +1,155 @@
+//! llm: language models run in-process. The local provider loads a quantized Qwen2 GGUF with
+//! candle and scores text token by token (for AI-text detection); generation through an
+//! OpenAI-compatible endpoint joins it with rewriting. Knows nothing of HTTP or SQL.
+
+pub mod qwen2;
+
+use candle_core::Device;
+use qwen2::{Qwen2, TokenStats};
+use std::path::Path;
+use tokenizers::Tokenizer;
+
+#[derive(Debug, thiserror::Error)]
+pub enum LlmError {
+    #[error("模型文件不可用：{0}")]
+    Model(String),
+    #[error("输入无效：{0}")]
+    Input(String),
+    #[error("模型计算失败：{0}")]
+    Compute(#[from] candle_core::Error),
+    #[error("模型文件读取失败：{0}")]
+    Io(#[from] std::io::Error),
+}
+
+/// Tokens scored in one forward pass; longer texts are cut into windows of this many, each
+/// starting with `CONTEXT` tokens of the previous window for context.
+pub const WINDOW: usize = 512;
+pub const CONTEXT: usize = 32;
+
+/// One token of the text with its scores. Offsets are characters of the text.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ScoredToken {
+    pub start: usize,
+    pub end: usize,
+    pub logprob: f32,
+    pub rank: u32,
+    pub entropy: f32,
+    pub logprob_variance: f32,
+    /// Cross-entropy of a second model's prediction under this one's (Binoculars), when scored
+    /// with a pair.
+    pub cross_entropy: Option<f32>,
+}
+
+/// A text as token ids, with each token's character range.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Tokens {
+    pub ids: Vec<u32>,
+    pub offsets: Vec<(usize, usize)>,
+}
+
+/// A GGUF model and its tokenizer, ready to score text.
+pub struct LocalScorer {
+    pub name: String,
+    model: Qwen2,
+    tokenizer: Tokenizer,
+}
+
+impl LocalScorer {
+    /// `model.gguf` and `tokenizer.json` from `dir`.
+    pub fn load(dir: &Path, name: &str) -> Result<LocalScorer, LlmError> {
+        let gguf = dir.join("model.gguf");
+        let mut file = std::fs::File::open(&gguf)
+            .map_err(|e| LlmError::Model(format!("{}：{e}", gguf.display())))?;
+        let model = Qwen2::from_gguf(&mut file, &Device::Cpu)?;
+        let tokenizer = load_tokenizer(&dir.join("tokenizer.json"))?;
+        Ok(LocalScorer {
+            name: name.to_string(),
+            model,
+            tokenizer,
+        })
+    }
+
+    pub fn from_parts(name: &str, model: Qwen2, tokenizer: Tokenizer) -> LocalScorer {
+        LocalScorer {
+            name: name.to_string(),
+            model,
+            tokenizer,
+        }
+    }
+
+    /// Token ids with their character ranges in `text`.
+    pub fn tokenize(&self, text: &str) -> Result<Tokens, LlmError> {
+        let enc = self
+            .tokenizer
+            .encode(text, false)
+            .map_err(|e| LlmError::Input(e.to_string()))?;
+        // Byte offsets → character offsets.
+        let mut char_at = vec![0usize; text.len() + 1];
+        let mut c = 0;
+        for (b, ch) in text.char_indices() {
+            for slot in char_at.iter_mut().skip(b).take(ch.len_utf8()) {
+                *slot = c;
+            }
+            c += 1;
+        }
+        char_at[text.len()] = c;
+        let offsets = enc
+            .get_offsets()
+            .iter()
+            .map(|&(s, e)| (char_at[s.min(text.len())], char_at[e.min(text.len())]))
+            .collect();
+        Ok(Tokens {
+            ids: enc.get_ids().to_vec(),
+            offsets,
+        })
+    }
+
+    /// Scores every token of `text` but the first; with `observer`, also the Binoculars
+    /// cross-entropy between the two models (they must share the tokenizer).
+    pub fn score(
+        &self,
+        text: &str,
+        observer: Option<&LocalScorer>,
+    ) -> Result<Vec<ScoredToken>, LlmError> {
+        let Tokens { ids, offsets } = self.tokenize(text)?;
+        let mut out = Vec::with_capacity(ids.len());
+        let mut next = 1; // the first token has nothing before it to be predicted from
+        while next < ids.len() {
+            let from = next.saturating_sub(CONTEXT);
+            let to = (from + WINDOW).min(ids.len());
+            let chunk = &ids[from..to];
+            let logits = self.model.logits(chunk)?;
+            let stats: TokenStats = qwen2::token_stats(&logits, chunk)?;
+            let cross = match observer {
+                Some(o) => Some(qwen2::cross_entropy(
+                    &logits,
+                    &o.model.logits(chunk)?,
+                    chunk.len(),
+                )?),
+                None => None,
+            };
+            // stats[i] scores chunk token i + 1; tokens before `next` were only context.
+            for i in 0..stats.logprob.len() {
+                let tok = from + i + 1;
+                if tok < next {
+                    continue;
+                }
+                out.push(ScoredToken {
+                    start: offsets[tok].0,
+                    end: offsets[tok].1,
+                    logprob: stats.logprob[i],
+                    rank: stats.rank[i],
+                    entropy: stats.entropy[i],
+                    logprob_variance: stats.logprob_variance[i],
+                    cross_entropy: cross.as_ref().map(|c| c[i]),
+                });
+            }
+            next = to;
+        }
+        Ok(out)
+    }
+}
+
+pub fn load_tokenizer(path: &Path) -> Result<Tokenizer, LlmError> {
+    Tokenizer::from_file(path).map_err(|e| LlmError::Model(format!("{}：{e}", path.display())))
+}

@@ -1,0 +1,127 @@
+//! Features of a stretch of text: the language model's view of its tokens and a few style cues.
+
+use llm::ScoredToken;
+
+pub const FEATURE_NAMES: [&str; 7] = [
+    "mean_logprob",
+    "mean_entropy",
+    "fast_detectgpt",
+    "mean_log_rank",
+    "sentence_length_cv",
+    "connectives_per_100",
+    "templates_per_100",
+];
+
+pub type Features = [f64; 7];
+
+/// Fewer scored tokens than this give no features.
+pub const MIN_TOKENS: usize = 8;
+
+/// Connectives that machine-written Chinese leans on.
+const CONNECTIVES: &[&str] = &[
+    "首先",
+    "其次",
+    "再次",
+    "最后",
+    "此外",
+    "另外",
+    "同时",
+    "因此",
+    "所以",
+    "然而",
+    "但是",
+    "总之",
+    "综上所述",
+    "总的来说",
+    "总而言之",
+    "一方面",
+    "另一方面",
+    "例如",
+    "比如",
+    "而且",
+    "并且",
+];
+
+/// Stock phrases of assistant-style answers.
+const TEMPLATES: &[&str] = &[
+    "需要注意的是",
+    "值得注意的是",
+    "具体来说",
+    "具体而言",
+    "建议您",
+    "如果您",
+    "希望对您有所帮助",
+    "可能会",
+    "有助于",
+    "起到了重要作用",
+    "具有重要意义",
+    "在一定程度上",
+    "不仅",
+    "以下是",
+    "这取决于",
+];
+
+fn count(text: &str, needles: &[&str]) -> usize {
+    needles.iter().map(|n| text.matches(n).count()).sum()
+}
+
+/// Sentence-length spread and phrase densities of `text`.
+pub fn style_features(text: &str) -> [f64; 3] {
+    let lengths: Vec<f64> = text
+        .split(['。', '！', '？', '!', '?', '\n', '；'])
+        .map(|s| s.chars().filter(|c| !c.is_whitespace()).count() as f64)
+        .filter(|&n| n > 0.0)
+        .collect();
+    let cv = if lengths.len() < 2 {
+        0.0
+    } else {
+        let mean = lengths.iter().sum::<f64>() / lengths.len() as f64;
+        let var = lengths.iter().map(|l| (l - mean).powi(2)).sum::<f64>() / lengths.len() as f64;
+        var.sqrt() / mean.max(1.0)
+    };
+    let chars = crate::counted_chars(text).max(1) as f64;
+    [
+        cv,
+        count(text, CONNECTIVES) as f64 * 100.0 / chars,
+        count(text, TEMPLATES) as f64 * 100.0 / chars,
+    ]
+}
+
+/// Features of characters `[start, end)` of `text`, from the tokens that begin there.
+pub fn features_of(
+    text: &str,
+    tokens: &[ScoredToken],
+    start: usize,
+    end: usize,
+) -> Option<Features> {
+    let inside: Vec<&ScoredToken> = tokens
+        .iter()
+        .filter(|t| t.start >= start && t.start < end)
+        .collect();
+    if inside.len() < MIN_TOKENS {
+        return None;
+    }
+    let n = inside.len() as f64;
+    let sum_lp: f64 = inside.iter().map(|t| t.logprob as f64).sum();
+    let sum_entropy: f64 = inside.iter().map(|t| t.entropy as f64).sum();
+    let sum_var: f64 = inside.iter().map(|t| t.logprob_variance as f64).sum();
+    // Fast-DetectGPT with the scoring model as its own sampler: how far the text's
+    // log-likelihood sits above what the model expects of its own samples, in standard deviations.
+    let discrepancy = (sum_lp + sum_entropy) / sum_var.max(1e-6).sqrt();
+    let log_rank = inside
+        .iter()
+        .map(|t| (t.rank.max(1) as f64).ln())
+        .sum::<f64>()
+        / n;
+    let slice: String = text.chars().skip(start).take(end - start).collect();
+    let [cv, connectives, templates] = style_features(&slice);
+    Some([
+        sum_lp / n,
+        sum_entropy / n,
+        discrepancy,
+        log_rank,
+        cv,
+        connectives,
+        templates,
+    ])
+}

@@ -1,0 +1,153 @@
+//! The detector's arithmetic on synthetic token scores (no model needed): paragraphs, features,
+//! the fitted calibration and the report rules.
+
+use aidetect::calibration::{auroc, tpr_at_fpr};
+use aidetect::{Band, Detection, FEATURE_NAMES, Features, fit, judge, paragraphs};
+use llm::ScoredToken;
+use proptest::prelude::*;
+
+/// Tokens of two characters each over `text`; "machine" text is predictable (high log-prob,
+/// low entropy, rank 1), "human" text is not.
+fn tokens(text: &str, machine: bool) -> Vec<ScoredToken> {
+    let n = text.chars().count();
+    (1..n / 2)
+        .map(|i| ScoredToken {
+            start: i * 2,
+            end: i * 2 + 2,
+            logprob: if machine { -0.4 } else { -3.5 } - (i % 3) as f32 * 0.1,
+            rank: if machine { 1 } else { 5 + (i % 7) as u32 },
+            entropy: if machine { 1.0 } else { 3.0 },
+            logprob_variance: 2.0,
+            cross_entropy: None,
+        })
+        .collect()
+}
+
+fn synthetic_samples() -> Vec<(Features, bool)> {
+    (0..40)
+        .map(|i| {
+            let machine = i % 2 == 0;
+            let jitter = (i % 5) as f64 * 0.1;
+            // Style features alike in both classes: only the model's view separates them.
+            let f: Features = if machine {
+                [
+                    -0.5 - jitter,
+                    1.0 + jitter,
+                    2.0 - jitter,
+                    0.1,
+                    0.5,
+                    0.5,
+                    jitter,
+                ]
+            } else {
+                [
+                    -3.0 - jitter,
+                    3.0 + jitter,
+                    -0.5 - jitter,
+                    1.8,
+                    0.5,
+                    0.5,
+                    jitter,
+                ]
+            };
+            (f, machine)
+        })
+        .collect()
+}
+
+fn empty(calibration: &aidetect::Calibration) -> Detection {
+    Detection {
+        probability: None,
+        ai_rate: None,
+        paragraphs: vec![],
+        chars: 0,
+        notice: None,
+        model: "test".into(),
+        criterion: "test".into(),
+        calibration: calibration.version.clone(),
+        high_threshold: calibration.high_threshold,
+        medium_threshold: calibration.medium_threshold,
+        note: String::new(),
+    }
+}
+
+#[test]
+fn short_lines_join_the_next_paragraph() {
+    let long = "这是一段足够长的段落。".repeat(8);
+    let text = format!("标题\n{long}\n\n{long}\n尾");
+    let ps = paragraphs(&text);
+    assert_eq!(ps.len(), 2, "{ps:?}");
+    let chars: Vec<char> = text.chars().collect();
+    let first: String = chars[ps[0].0..ps[0].1].iter().collect();
+    assert!(first.starts_with("标题\n"));
+    let last: String = chars[ps[1].0..ps[1].1].iter().collect();
+    assert!(last.ends_with('尾'));
+}
+
+#[test]
+fn a_fitted_calibration_separates_and_is_stored_as_numbers() {
+    let samples = synthetic_samples();
+    let cal = fit(&samples, "test-model", "abc", "test-1");
+    assert_eq!(cal.weights.len(), FEATURE_NAMES.len());
+    let scores: Vec<f64> = samples.iter().map(|(f, _)| cal.probability(f)).collect();
+    let labels: Vec<bool> = samples.iter().map(|(_, l)| *l).collect();
+    assert!(auroc(&scores, &labels) > 0.99);
+    assert!(tpr_at_fpr(&scores, &labels, 0.01) > 0.9);
+    let json = serde_json::to_string(&cal).unwrap();
+    let back: aidetect::Calibration = serde_json::from_str(&json).unwrap();
+    for (a, b) in back.weights.iter().zip(&cal.weights) {
+        assert!((a - b).abs() < 1e-12);
+    }
+    assert_eq!(back.version, cal.version);
+}
+
+#[test]
+fn machine_like_paragraphs_are_banded_high_and_counted_in_the_rate() {
+    let cal = fit(&synthetic_samples(), "test-model", "abc", "test-1");
+    let para = "研究表明该方法在多个数据集上取得了较好的效果并且具有一定的推广价值。".repeat(3);
+    let text = format!("{para}\n{para}\n");
+    let n = text.chars().count();
+    let half = para.chars().count() + 1;
+    // First paragraph machine-like, second human-like.
+    let mut toks: Vec<ScoredToken> = tokens(&text, true)
+        .into_iter()
+        .filter(|t| t.start < half)
+        .collect();
+    toks.extend(
+        tokens(&text, false)
+            .into_iter()
+            .filter(|t| t.start >= half && t.end <= n),
+    );
+    let mut d = empty(&cal);
+    d.chars = aidetect::counted_chars(&text);
+    let d = judge(&text, &toks, &cal, d);
+    assert_eq!(d.paragraphs.len(), 2);
+    assert_eq!(d.paragraphs[0].band, Band::High, "{d:?}");
+    assert_eq!(d.paragraphs[1].band, Band::Low, "{d:?}");
+    let rate = d.ai_rate.unwrap();
+    let expected = d.paragraphs[0].chars as f64 * 100.0 / d.chars as f64;
+    assert!((rate - expected).abs() < 1e-9);
+    assert!(d.probability.is_some());
+}
+
+proptest! {
+    /// Any text and any token scores: no panic, figures within their ranges.
+    #[test]
+    fn arbitrary_input_gives_figures_in_range(
+        text in "\\PC{0,400}",
+        scores in proptest::collection::vec((0usize..500, -20f32..0.0, 1u32..100_000, 0f32..12.0, 0f32..50.0), 0..200),
+    ) {
+        let cal = fit(&synthetic_samples(), "m", "h", "v");
+        let toks: Vec<ScoredToken> = scores
+            .into_iter()
+            .map(|(s, lp, rank, h, v)| ScoredToken { start: s, end: s + 1, logprob: lp, rank, entropy: h, logprob_variance: v, cross_entropy: None })
+            .collect();
+        let mut d = empty(&cal);
+        d.chars = aidetect::counted_chars(&text);
+        let d = judge(&text, &toks, &cal, d);
+        if let Some(p) = d.probability { prop_assert!((0.0..=1.0).contains(&p)); }
+        if let Some(r) = d.ai_rate { prop_assert!((0.0..=100.0 + 1e-9).contains(&r)); }
+        let len = text.chars().count();
+        for p in &d.paragraphs { prop_assert!(p.start < p.end && p.end <= len); }
+    }
+}

@@ -183,3 +183,9 @@ pub fn judge(
     });
     detection
 }
+
+/// The calibration shipped with this build (fitted by `wenjian detect calibrate`).
+pub fn builtin_calibration() -> Calibration {
+    serde_json::from_str(include_str!("../calibration/qwen2.5-0.5b.json"))
+        .expect("the shipped calibration is valid JSON")
+}

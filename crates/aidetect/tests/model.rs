@@ -25,7 +25,7 @@ fn scorer() -> Option<llm::LocalScorer> {
 fn real_model_scores_every_token_once_and_judges_in_range() {
     let Some(scorer) = scorer() else { return };
     // Longer than one window, so the windows' seams are crossed.
-    let text = "近年来，随着信息技术的快速发展，高校教学管理模式发生了深刻变化。本文以某高校为例，分析了教学管理信息化建设中存在的问题，并提出了相应的改进建议。\n".repeat(12);
+    let text = "近年来，随着信息技术的快速发展，高校教学管理模式发生了深刻变化。本文以某高校为例，分析了教学管理信息化建设中存在的问题，并提出了相应的改进建议。\n".repeat(20);
     let ids = scorer.tokenize(&text).unwrap().ids;
     assert!(ids.len() > llm::WINDOW, "{} tokens", ids.len());
     let scored = scorer.score(&text, None).unwrap();

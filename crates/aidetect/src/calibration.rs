@@ -110,20 +110,19 @@ pub fn fit(
     }
 }
 
+/// Scores of the positive and of the negative samples.
+fn by_label(scores: &[f64], labels: &[bool]) -> (Vec<f64>, Vec<f64>) {
+    let mut pos = Vec::new();
+    let mut neg = Vec::new();
+    for (&s, &l) in scores.iter().zip(labels) {
+        if l { pos.push(s) } else { neg.push(s) }
+    }
+    (pos, neg)
+}
+
 /// Area under the ROC curve of `scores` for `labels` (ties count half).
 pub fn auroc(scores: &[f64], labels: &[bool]) -> f64 {
-    let pos: Vec<f64> = scores
-        .iter()
-        .zip(labels)
-        .filter(|(_, l)| **l)
-        .map(|(s, _)| *s)
-        .collect();
-    let neg: Vec<f64> = scores
-        .iter()
-        .zip(labels)
-        .filter(|(_, l)| !**l)
-        .map(|(s, _)| *s)
-        .collect();
+    let (pos, neg) = by_label(scores, labels);
     if pos.is_empty() || neg.is_empty() {
         return 0.5;
     }
@@ -144,21 +143,10 @@ pub fn auroc(scores: &[f64], labels: &[bool]) -> f64 {
 
 /// True-positive rate at the threshold that keeps the false-positive rate at or below `fpr`.
 pub fn tpr_at_fpr(scores: &[f64], labels: &[bool], fpr: f64) -> f64 {
-    let mut neg: Vec<f64> = scores
-        .iter()
-        .zip(labels)
-        .filter(|(_, l)| !**l)
-        .map(|(s, _)| *s)
-        .collect();
+    let (pos, mut neg) = by_label(scores, labels);
     neg.sort_by(|a, b| b.total_cmp(a));
     let allowed = (fpr * neg.len() as f64).floor() as usize;
     let threshold = neg.get(allowed).copied().unwrap_or(f64::NEG_INFINITY);
-    let pos: Vec<f64> = scores
-        .iter()
-        .zip(labels)
-        .filter(|(_, l)| **l)
-        .map(|(s, _)| *s)
-        .collect();
     if pos.is_empty() {
         return 0.0;
     }

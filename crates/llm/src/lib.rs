@@ -69,14 +69,6 @@ impl LocalScorer {
         })
     }
 
-    pub fn from_parts(name: &str, model: Qwen2, tokenizer: Tokenizer) -> LocalScorer {
-        LocalScorer {
-            name: name.to_string(),
-            model,
-            tokenizer,
-        }
-    }
-
     /// Token ids with their character ranges in `text`.
     pub fn tokenize(&self, text: &str) -> Result<Tokens, LlmError> {
         let enc = self

@@ -62,7 +62,7 @@ test('check journey: upload .docx → price → submit → report with the copie
     buffer: docx,
   })
   const countText = await eventually(async () => {
-    const t = await page.getByTestId('check-count').innerText()
+    const t = await page.getByTestId('paper-count').innerText()
     assert.match(t, /检测字数：\d+ 字/)
     return t
   })
@@ -151,8 +151,8 @@ test('visitors can prepare a check; submitting asks them to log in', async () =>
   await page.goto(`${env.server.base}/papercheck/check`)
   await page.getByText('残忍拒绝，继续浏览').click()
   await page.locator('.ant-segmented-item', { hasText: '粘贴文本' }).click()
-  await page.getByTestId('check-text').fill('访客也可以先粘贴论文文本，查看字数。')
-  await eventually(async () => assert.match(await page.getByTestId('check-count').innerText(), /检测字数：\d+ 字/))
+  await page.getByTestId('paper-text').fill('访客也可以先粘贴论文文本，查看字数。')
+  await eventually(async () => assert.match(await page.getByTestId('paper-count').innerText(), /检测字数：\d+ 字/))
   await page.getByRole('button', { name: '登录后提交检测' }).click()
   await page.getByTestId('login-qr').waitFor()
 })

@@ -1,6 +1,7 @@
 //! Features of a stretch of text: the language model's view of its tokens and a few style cues.
 
 use llm::ScoredToken;
+use serde::{Deserialize, Serialize};
 
 pub const FEATURE_NAMES: [&str; 7] = [
     "mean_logprob",
@@ -87,6 +88,62 @@ pub fn style_features(text: &str) -> [f64; 3] {
     ]
 }
 
+/// Sums of the model's per-token figures over a stretch of text. Kept rather than the features
+/// themselves so that a feature can change without scoring the texts again (the calibration cache
+/// stores these).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct TokenStats {
+    pub tokens: usize,
+    pub sum_logprob: f64,
+    pub sum_entropy: f64,
+    pub sum_variance: f64,
+    pub sum_log_rank: f64,
+}
+
+impl TokenStats {
+    /// The statistics of the tokens that begin in characters `[start, end)`.
+    pub fn of(tokens: &[ScoredToken], start: usize, end: usize) -> TokenStats {
+        let mut s = TokenStats {
+            tokens: 0,
+            sum_logprob: 0.0,
+            sum_entropy: 0.0,
+            sum_variance: 0.0,
+            sum_log_rank: 0.0,
+        };
+        for t in tokens.iter().filter(|t| t.start >= start && t.start < end) {
+            s.tokens += 1;
+            s.sum_logprob += t.logprob as f64;
+            s.sum_entropy += t.entropy as f64;
+            s.sum_variance += t.logprob_variance as f64;
+            s.sum_log_rank += (t.rank.max(1) as f64).ln();
+        }
+        s
+    }
+
+    /// The features of a stretch with these statistics and this text.
+    pub fn features(&self, text: &str) -> Option<Features> {
+        if self.tokens < MIN_TOKENS {
+            return None;
+        }
+        let n = self.tokens as f64;
+        // Fast-DetectGPT with the scoring model as its own sampler: how far the text's
+        // log-likelihood sits above what the model expects of its own samples, in standard
+        // deviations — per token, so that paragraphs of any length are on one scale.
+        let discrepancy =
+            (self.sum_logprob + self.sum_entropy) / self.sum_variance.max(1e-6).sqrt() / n.sqrt();
+        let [cv, connectives, templates] = style_features(text);
+        Some([
+            self.sum_logprob / n,
+            self.sum_entropy / n,
+            discrepancy,
+            self.sum_log_rank / n,
+            cv,
+            connectives,
+            templates,
+        ])
+    }
+}
+
 /// Features of characters `[start, end)` of `text`, from the tokens that begin there.
 pub fn features_of(
     text: &str,
@@ -94,34 +151,6 @@ pub fn features_of(
     start: usize,
     end: usize,
 ) -> Option<Features> {
-    let inside: Vec<&ScoredToken> = tokens
-        .iter()
-        .filter(|t| t.start >= start && t.start < end)
-        .collect();
-    if inside.len() < MIN_TOKENS {
-        return None;
-    }
-    let n = inside.len() as f64;
-    let sum_lp: f64 = inside.iter().map(|t| t.logprob as f64).sum();
-    let sum_entropy: f64 = inside.iter().map(|t| t.entropy as f64).sum();
-    let sum_var: f64 = inside.iter().map(|t| t.logprob_variance as f64).sum();
-    // Fast-DetectGPT with the scoring model as its own sampler: how far the text's
-    // log-likelihood sits above what the model expects of its own samples, in standard deviations.
-    let discrepancy = (sum_lp + sum_entropy) / sum_var.max(1e-6).sqrt();
-    let log_rank = inside
-        .iter()
-        .map(|t| (t.rank.max(1) as f64).ln())
-        .sum::<f64>()
-        / n;
     let slice: String = text.chars().skip(start).take(end - start).collect();
-    let [cv, connectives, templates] = style_features(&slice);
-    Some([
-        sum_lp / n,
-        sum_entropy / n,
-        discrepancy,
-        log_rank,
-        cv,
-        connectives,
-        templates,
-    ])
+    TokenStats::of(tokens, start, end).features(&slice)
 }

@@ -7,10 +7,11 @@
 //! of HTTP or SQL.
 
 pub mod calibration;
+pub mod eval;
 pub mod features;
 
 pub use calibration::{Calibration, fit};
-pub use features::{FEATURE_NAMES, Features, features_of, style_features};
+pub use features::{FEATURE_NAMES, Features, TokenStats, features_of, style_features};
 
 use llm::{LlmError, LocalScorer, ScoredToken};
 use serde::{Deserialize, Serialize};
@@ -123,6 +124,16 @@ pub fn detect(
     scorer: &LocalScorer,
     calibration: &Calibration,
 ) -> Result<Detection, LlmError> {
+    detect_reporting(text, scorer, calibration, &mut |_, _| {})
+}
+
+/// `detect`, telling `progress(tokens scored, tokens in all)` as scoring goes.
+pub fn detect_reporting(
+    text: &str,
+    scorer: &LocalScorer,
+    calibration: &Calibration,
+    progress: &mut dyn FnMut(usize, usize),
+) -> Result<Detection, LlmError> {
     let chars = counted_chars(text);
     let mut detection = Detection {
         probability: None,
@@ -143,7 +154,7 @@ pub fn detect(
         ));
         return Ok(detection);
     }
-    let tokens = scorer.score(text, None)?;
+    let tokens = scorer.score_reporting(text, None, progress)?;
     Ok(judge(text, &tokens, calibration, detection))
 }
 

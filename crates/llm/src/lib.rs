@@ -103,6 +103,16 @@ impl LocalScorer {
         text: &str,
         observer: Option<&LocalScorer>,
     ) -> Result<Vec<ScoredToken>, LlmError> {
+        self.score_reporting(text, observer, &mut |_, _| {})
+    }
+
+    /// `score`, telling `progress(tokens scored, tokens in all)` after every window.
+    pub fn score_reporting(
+        &self,
+        text: &str,
+        observer: Option<&LocalScorer>,
+        progress: &mut dyn FnMut(usize, usize),
+    ) -> Result<Vec<ScoredToken>, LlmError> {
         let Tokens { ids, offsets } = self.tokenize(text)?;
         let mut out = Vec::with_capacity(ids.len());
         let mut next = 1; // the first token has nothing before it to be predicted from
@@ -137,6 +147,7 @@ impl LocalScorer {
                 });
             }
             next = to;
+            progress(next, ids.len());
         }
         Ok(out)
     }

@@ -5,7 +5,7 @@ use crate::{
 };
 use simcheck::SpanClass;
 
-fn escape(s: &str) -> String {
+pub(crate) fn escape(s: &str) -> String {
     s.replace('&', "&amp;")
         .replace('<', "&lt;")
         .replace('>', "&gt;")

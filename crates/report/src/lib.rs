@@ -3,9 +3,14 @@
 //! chapters, the sources and the full text with every span coloured by class. Knows nothing of
 //! HTTP or SQL: the caller hands it the report and what to print on the cover.
 
+mod aigc;
 mod html;
 mod pdf;
 
+pub use aigc::{
+    AigcReportDoc, band_rule, band_style, band_totals, provenance, render_aigc_html,
+    render_aigc_pdf,
+};
 pub use html::render_html;
 pub use pdf::{PdfError, PdfFont, render_pdf};
 

@@ -112,13 +112,13 @@ impl PdfFont {
     }
 }
 
-const PAGE_W: f32 = 595.0;
-const PAGE_H: f32 = 842.0;
-const MARGIN: f32 = 56.0;
+pub(crate) const PAGE_W: f32 = 595.0;
+pub(crate) const PAGE_H: f32 = 842.0;
+pub(crate) const MARGIN: f32 = 56.0;
 const BOTTOM: f32 = PAGE_H - 64.0;
-const BLACK: [u8; 3] = [34, 34, 34];
-const GREY: [u8; 3] = [120, 120, 120];
-const BRAND: [u8; 3] = [22, 119, 255];
+pub(crate) const BLACK: [u8; 3] = [34, 34, 34];
+pub(crate) const GREY: [u8; 3] = [120, 120, 120];
+pub(crate) const BRAND: [u8; 3] = [22, 119, 255];
 
 enum Op {
     Rect {
@@ -138,13 +138,13 @@ enum Op {
 }
 
 /// Advance widths (in em) from the font's metrics, cached per character.
-struct Metrics<'f> {
+pub(crate) struct Metrics<'f> {
     face: ttf_parser::Face<'f>,
     cache: HashMap<char, (u16, f32)>,
 }
 
 impl<'f> Metrics<'f> {
-    fn glyph(&mut self, c: char) -> (u16, f32) {
+    pub(crate) fn glyph(&mut self, c: char) -> (u16, f32) {
         if let Some(g) = self.cache.get(&c) {
             return *g;
         }
@@ -160,7 +160,7 @@ impl<'f> Metrics<'f> {
         g
     }
 
-    fn width(&mut self, text: &str, size: f32) -> f32 {
+    pub(crate) fn width(&mut self, text: &str, size: f32) -> f32 {
         text.chars().map(|c| self.glyph(c).1).sum::<f32>() * size
     }
 }
@@ -171,10 +171,10 @@ fn no_line_start(c: char) -> bool {
     "，。、；：？！）》」』”’】〕…—,.;:?!)]%".contains(c)
 }
 
-struct Layout<'f> {
+pub(crate) struct Layout<'f> {
     pages: Vec<Vec<Op>>,
-    y: f32,
-    metrics: Metrics<'f>,
+    pub(crate) y: f32,
+    pub(crate) metrics: Metrics<'f>,
 }
 
 impl<'f> Layout<'f> {
@@ -190,19 +190,26 @@ impl<'f> Layout<'f> {
         self.pages.last_mut().expect("at least one page")
     }
 
-    fn new_page(&mut self) {
+    pub(crate) fn new_page(&mut self) {
         self.pages.push(vec![]);
         self.y = MARGIN;
     }
 
     /// Starts a new page unless `height` more fits on this one.
-    fn ensure(&mut self, height: f32) {
+    pub(crate) fn ensure(&mut self, height: f32) {
         if self.y + height > BOTTOM {
             self.new_page();
         }
     }
 
-    fn text(&mut self, x: f32, y: f32, size: f32, color: [u8; 3], text: impl Into<String>) {
+    pub(crate) fn text(
+        &mut self,
+        x: f32,
+        y: f32,
+        size: f32,
+        color: [u8; 3],
+        text: impl Into<String>,
+    ) {
         self.ops().push(Op::Text {
             x,
             y,
@@ -212,12 +219,12 @@ impl<'f> Layout<'f> {
         });
     }
 
-    fn rect(&mut self, x: f32, y: f32, w: f32, h: f32, color: [u8; 3]) {
+    pub(crate) fn rect(&mut self, x: f32, y: f32, w: f32, h: f32, color: [u8; 3]) {
         self.ops().push(Op::Rect { x, y, w, h, color });
     }
 
     /// Breaks `chars` into lines of at most `width` points.
-    fn lines(&mut self, chars: &[char], size: f32, width: f32) -> Vec<(usize, usize)> {
+    pub(crate) fn lines(&mut self, chars: &[char], size: f32, width: f32) -> Vec<(usize, usize)> {
         let mut lines = vec![];
         let mut start = 0;
         let mut used = 0.0;
@@ -237,7 +244,7 @@ impl<'f> Layout<'f> {
     }
 
     /// A wrapped paragraph in one colour.
-    fn paragraph(&mut self, text: &str, size: f32, color: [u8; 3], x: f32, width: f32) {
+    pub(crate) fn paragraph(&mut self, text: &str, size: f32, color: [u8; 3], x: f32, width: f32) {
         let chars: Vec<char> = text.chars().collect();
         let line_h = size * 1.6;
         for (s, e) in self.lines(&chars, size, width) {
@@ -249,7 +256,7 @@ impl<'f> Layout<'f> {
         }
     }
 
-    fn heading(&mut self, text: &str) {
+    pub(crate) fn heading(&mut self, text: &str) {
         self.ensure(60.0);
         self.y += 12.0;
         self.rect(MARGIN, self.y + 2.0, 4.0, 16.0, BRAND);
@@ -258,7 +265,7 @@ impl<'f> Layout<'f> {
     }
 
     /// Fits `text` into `width` points, cutting it with an ellipsis.
-    fn fit(&mut self, text: &str, size: f32, width: f32) -> String {
+    pub(crate) fn fit(&mut self, text: &str, size: f32, width: f32) -> String {
         if self.metrics.width(text, size) <= width {
             return text.to_string();
         }
@@ -477,19 +484,31 @@ fn sources(l: &mut Layout<'_>, doc: &ReportDoc<'_>) {
 
 fn full_text(l: &mut Layout<'_>, doc: &ReportDoc<'_>) {
     l.heading("全文标注");
+    legend(l, &LEGEND.map(class_style));
+    let chars: Vec<char> = doc.text.chars().collect();
+    let colors: Vec<Option<[u8; 3]>> = char_marks(chars.len(), doc.report)
+        .into_iter()
+        .map(|m| m.map(|class| class_style(class).1))
+        .collect();
+    shaded_text(l, &chars, &colors);
+}
+
+/// A row of colour swatches with their labels.
+pub(crate) fn legend(l: &mut Layout<'_>, items: &[(&str, [u8; 3])]) {
     let mut x = MARGIN;
-    for class in LEGEND {
-        let (label, color) = class_style(class);
-        l.rect(x, l.y + 1.0, 12.0, 10.0, color);
-        l.text(x + 16.0, l.y + 10.0, 9.5, BLACK, label);
+    for (label, color) in items {
+        l.rect(x, l.y + 1.0, 12.0, 10.0, *color);
+        l.text(x + 16.0, l.y + 10.0, 9.5, BLACK, *label);
         x += 16.0 + l.metrics.width(label, 9.5) + 18.0;
     }
     l.y += 22.0;
+}
+
+/// The text, a paragraph per line, each character on the background colour given for it.
+pub(crate) fn shaded_text(l: &mut Layout<'_>, chars: &[char], colors: &[Option<[u8; 3]>]) {
     let size = 10.5;
     let line_h = size * 1.75;
     let content_w = PAGE_W - 2.0 * MARGIN;
-    let chars: Vec<char> = doc.text.chars().collect();
-    let marks = char_marks(chars.len(), doc.report);
     let mut start = 0;
     while start <= chars.len() {
         let end = chars[start..]
@@ -504,16 +523,16 @@ fn full_text(l: &mut Layout<'_>, doc: &ReportDoc<'_>) {
                 let baseline = l.y + size;
                 let mut x = MARGIN;
                 let mut run_start = s;
-                // Runs of one highlight class: a rectangle behind, then the text.
+                // Runs of one colour: a rectangle behind, then the text.
                 for i in s..=e {
-                    let boundary = i == e || marks[start + i] != marks[start + run_start];
+                    let boundary = i == e || colors[start + i] != colors[start + run_start];
                     if !boundary {
                         continue;
                     }
                     let run: String = para[run_start..i].iter().collect();
                     let w = l.metrics.width(&run, size);
-                    if let Some(class) = marks[start + run_start] {
-                        l.rect(x, l.y + 1.0, w, line_h - 2.0, class_style(class).1);
+                    if let Some(color) = colors[start + run_start] {
+                        l.rect(x, l.y + 1.0, w, line_h - 2.0, color);
                     }
                     l.text(x, baseline + 2.0, size, BLACK, run);
                     x += w;
@@ -529,98 +548,116 @@ fn full_text(l: &mut Layout<'_>, doc: &ReportDoc<'_>) {
 
 /// The report as PDF bytes.
 pub fn render_pdf(doc: &ReportDoc<'_>, font: &PdfFont) -> Result<Vec<u8>, PdfError> {
-    let face = ttf_parser::Face::parse(&font.data, font.index)
-        .map_err(|e| PdfError::FontUnusable(e.to_string()))?;
-    let mut l = Layout::new(Metrics {
-        face,
-        cache: HashMap::new(),
-    });
+    let mut l = Layout::for_font(font)?;
     cover(&mut l, doc);
     l.new_page();
     chapters(&mut l, doc);
     sources(&mut l, doc);
     full_text(&mut l, doc);
+    l.write(
+        font,
+        &format!("文鉴查重报告 - {}", doc.title),
+        |n, total| {
+            format!(
+                "文鉴 · 报告编号 {} · 验证码 {} · 第 {n} 页 / 共 {total} 页",
+                doc.number, doc.verify_code
+            )
+        },
+    )
+}
 
-    let total = l.pages.len();
-    for (n, page) in l.pages.iter_mut().enumerate() {
-        page.push(Op::Text {
-            x: MARGIN,
-            y: PAGE_H - 32.0,
-            size: 8.5,
-            color: GREY,
-            text: format!(
-                "文鉴 · 报告编号 {} · 验证码 {} · 第 {} 页 / 共 {} 页",
-                doc.number,
-                doc.verify_code,
-                n + 1,
-                total
-            ),
-        });
+impl<'f> Layout<'f> {
+    pub(crate) fn for_font(font: &'f PdfFont) -> Result<Layout<'f>, PdfError> {
+        let face = ttf_parser::Face::parse(&font.data, font.index)
+            .map_err(|e| PdfError::FontUnusable(e.to_string()))?;
+        Ok(Layout::new(Metrics {
+            face,
+            cache: HashMap::new(),
+        }))
     }
 
-    let mut pdf = Document::new();
-    pdf.set_metadata(
-        Metadata::new()
-            .title(format!("文鉴查重报告 - {}", doc.title))
-            .creator("文鉴".into())
-            .language("zh-CN".into()),
-    );
-    let page_settings =
-        PageSettings::from_wh(PAGE_W, PAGE_H).ok_or(PdfError::Render("page size".into()))?;
-    for ops in &l.pages {
-        let mut page = pdf.start_page_with(page_settings.clone());
-        let mut surface = page.surface();
-        for op in ops {
-            match op {
-                Op::Rect { x, y, w, h, color } => {
-                    let Some(rect) = Rect::from_xywh(*x, *y, w.max(0.1), h.max(0.1)) else {
-                        continue;
-                    };
-                    let mut path = PathBuilder::new();
-                    path.push_rect(rect);
-                    if let Some(path) = path.finish() {
+    /// Adds `footer(page, pages)` to every page and writes the PDF.
+    pub(crate) fn write(
+        mut self,
+        font: &PdfFont,
+        title: &str,
+        footer: impl Fn(usize, usize) -> String,
+    ) -> Result<Vec<u8>, PdfError> {
+        let l = &mut self;
+        let total = l.pages.len();
+        for (n, page) in l.pages.iter_mut().enumerate() {
+            page.push(Op::Text {
+                x: MARGIN,
+                y: PAGE_H - 32.0,
+                size: 8.5,
+                color: GREY,
+                text: footer(n + 1, total),
+            });
+        }
+        let mut pdf = Document::new();
+        pdf.set_metadata(
+            Metadata::new()
+                .title(title.to_string())
+                .creator("文鉴".into())
+                .language("zh-CN".into()),
+        );
+        let page_settings =
+            PageSettings::from_wh(PAGE_W, PAGE_H).ok_or(PdfError::Render("page size".into()))?;
+        for ops in &l.pages {
+            let mut page = pdf.start_page_with(page_settings.clone());
+            let mut surface = page.surface();
+            for op in ops {
+                match op {
+                    Op::Rect { x, y, w, h, color } => {
+                        let Some(rect) = Rect::from_xywh(*x, *y, w.max(0.1), h.max(0.1)) else {
+                            continue;
+                        };
+                        let mut path = PathBuilder::new();
+                        path.push_rect(rect);
+                        if let Some(path) = path.finish() {
+                            surface.set_fill(Some(fill(*color)));
+                            surface.draw_path(&path);
+                        }
+                    }
+                    Op::Text {
+                        x,
+                        y,
+                        size,
+                        color,
+                        text,
+                    } => {
+                        let glyphs: Vec<KrillaGlyph> = text
+                            .char_indices()
+                            .map(|(at, c)| {
+                                let (id, advance) = l.metrics.glyph(c);
+                                KrillaGlyph {
+                                    glyph_id: GlyphId::new(id as u32),
+                                    text_range: at..at + c.len_utf8(),
+                                    x_advance: advance,
+                                    x_offset: 0.0,
+                                    y_offset: 0.0,
+                                    y_advance: 0.0,
+                                    location: None,
+                                }
+                            })
+                            .collect();
                         surface.set_fill(Some(fill(*color)));
-                        surface.draw_path(&path);
+                        surface.draw_glyphs(
+                            Point::from_xy(*x, *y),
+                            &glyphs,
+                            font.font.clone(),
+                            text,
+                            *size,
+                            false,
+                        );
                     }
                 }
-                Op::Text {
-                    x,
-                    y,
-                    size,
-                    color,
-                    text,
-                } => {
-                    let glyphs: Vec<KrillaGlyph> = text
-                        .char_indices()
-                        .map(|(at, c)| {
-                            let (id, advance) = l.metrics.glyph(c);
-                            KrillaGlyph {
-                                glyph_id: GlyphId::new(id as u32),
-                                text_range: at..at + c.len_utf8(),
-                                x_advance: advance,
-                                x_offset: 0.0,
-                                y_offset: 0.0,
-                                y_advance: 0.0,
-                                location: None,
-                            }
-                        })
-                        .collect();
-                    surface.set_fill(Some(fill(*color)));
-                    surface.draw_glyphs(
-                        Point::from_xy(*x, *y),
-                        &glyphs,
-                        font.font.clone(),
-                        text,
-                        *size,
-                        false,
-                    );
-                }
             }
+            surface.finish();
+            page.finish();
         }
-        surface.finish();
-        page.finish();
+        pdf.finish().map_err(|e| PdfError::Render(format!("{e:?}")))
     }
-    pdf.finish().map_err(|e| PdfError::Render(format!("{e:?}")))
 }
 
 fn fill(color: [u8; 3]) -> Fill {

@@ -20,6 +20,8 @@ pub struct Config {
     pub library_dir: Option<PathBuf>,
     /// Price of a similarity check per started 1,000 characters, in fen.
     pub check_price_fen_per_thousand: i64,
+    /// Price of an AI-text detection per started 1,000 characters, in fen.
+    pub aigc_price_fen_per_thousand: i64,
     /// Largest upload in bytes.
     pub max_upload_bytes: usize,
     /// Most counted characters in one paper.
@@ -67,6 +69,7 @@ impl Default for Config {
             models_dir: None,
             workers_per_queue: 1,
             check_price_fen_per_thousand: 300,
+            aigc_price_fen_per_thousand: 200,
             max_upload_bytes: 50 * 1024 * 1024,
             max_paper_chars: 300_000,
             public_url: None,

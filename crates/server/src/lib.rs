@@ -1,5 +1,6 @@
 //! The HTTP server: the spec's API families, auth, the response envelope and the embedded web app.
 
+pub mod aigc_task;
 pub mod api;
 pub mod auth;
 pub mod check_task;
@@ -68,7 +69,9 @@ pub fn task_handlers(
             encoder,
         )),
     };
-    Ok(vec![check])
+    let aigc: Arc<dyn worker::TaskHandler> =
+        Arc::new(aigc_task::AigcHandler::new(config.models_dir()));
+    Ok(vec![check, aigc])
 }
 
 /// A channel that turns true on Ctrl-C or SIGTERM.

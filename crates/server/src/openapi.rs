@@ -1,6 +1,6 @@
 //! The generated OpenAPI document, served at `/api/docs/openapi.json`.
 
-use crate::api::{account_info_api, check_api, login_api, site_api};
+use crate::api::{account_info_api, check_api, login_api, paper_aigc_api, site_api};
 use axum::Json;
 use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
 use utoipa::{Modify, OpenApi};
@@ -38,6 +38,19 @@ Parameters documented as query are also accepted as a form or JSON body.",
         check_api::update_title,
         check_api::delete,
         check_api::check_machine_submit,
+        paper_aigc_api::word_count,
+        paper_aigc_api::machine_init,
+        paper_aigc_api::check_order_id,
+        paper_aigc_api::submit_check,
+        paper_aigc_api::reload,
+        paper_aigc_api::query_list,
+        paper_aigc_api::load_by_id,
+        paper_aigc_api::query_content_list,
+        paper_aigc_api::load_content_by_id,
+        paper_aigc_api::download_report,
+        paper_aigc_api::delete,
+        paper_aigc_api::aigc_machine_submit,
+        paper_aigc_api::machine_submit,
     ),
     modifiers(&BearerAuth),
     tags(
@@ -45,6 +58,7 @@ Parameters documented as query are also accepted as a form or JSON body.",
         (name = "account_info_api", description = "账户余额、免费次数与流水"),
         (name = "site_api", description = "站点信息与健康检查"),
         (name = "check_api", description = "论文查重：上传、计价、提交、进度与报告"),
+        (name = "paper_aigc_api", description = "AIGC 检测：上传、计价、提交、逐段结果与报告"),
     )
 )]
 pub struct ApiDoc;

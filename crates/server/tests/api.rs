@@ -476,6 +476,19 @@ api_test!(
             "/api/base/check_api/update_title",
             "/api/base/check_api/delete",
             "/api/base/check_api/check_machine_submit",
+            "/api/base/paper_aigc_api/word_count",
+            "/api/base/paper_aigc_api/machine_init",
+            "/api/base/paper_aigc_api/check_order_id",
+            "/api/base/paper_aigc_api/submit_check",
+            "/api/base/paper_aigc_api/reload",
+            "/api/base/paper_aigc_api/query_list",
+            "/api/base/paper_aigc_api/load_by_id",
+            "/api/base/paper_aigc_api/query_content_list",
+            "/api/base/paper_aigc_api/load_content_by_id",
+            "/api/base/paper_aigc_api/download_report",
+            "/api/base/paper_aigc_api/delete",
+            "/api/base/paper_aigc_api/aigc_machine_submit",
+            "/api/base/paper_aigc_api/machine_submit",
         ];
         expected.sort();
         assert_eq!(paths, expected);
@@ -903,5 +916,371 @@ mod check_journey {
     #[tokio::test]
     async fn bad_uploads_postgres() {
         bad_uploads(TestDb::postgres().await).await;
+    }
+}
+
+/// The detection model's folder, or `None` (with a message) when it has not been fetched.
+fn detection_models() -> Option<std::path::PathBuf> {
+    let dir = std::env::var("WENJIAN_MODELS_DIR")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|_| {
+            std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../data/models")
+        });
+    if server::aigc_task::model_missing(&dir).is_some() {
+        eprintln!(
+            "skipped: detection model not in {} (run `wenjian models fetch qwen2.5-0.5b`)",
+            dir.display()
+        );
+        return None;
+    }
+    Some(dir)
+}
+
+api_test!(
+    aigc_without_model_refuses_before_storing_or_charging,
+    Config {
+        models_dir: Some(std::env::temp_dir().join("wenjian-no-models-here")),
+        ..test_config()
+    },
+    async |s: &TestServer| {
+        let text = "这是一段用于统计字数的文字。".repeat(20);
+        let (status, count) = s
+            .post(
+                "/api/base/paper_aigc_api/word_count",
+                None,
+                json!({"text": text}),
+            )
+            .await;
+        assert_eq!(status, StatusCode::OK, "{count}");
+        assert_eq!(count["result"]["chars"], json!(280));
+        let token = s.register("aigcuser0", "password-123").await;
+        let (status, body) = s
+            .post(
+                "/api/base/paper_aigc_api/machine_init",
+                Some(&token),
+                json!({"text": text}),
+            )
+            .await;
+        assert_error(status, &body, 503, "aigc_model_missing");
+        assert!(
+            body["message"]
+                .as_str()
+                .unwrap()
+                .contains("wenjian models fetch")
+        );
+        let (_, list) = s
+            .post(
+                "/api/base/paper_aigc_api/query_list",
+                Some(&token),
+                json!({}),
+            )
+            .await;
+        assert_eq!(list["result"]["total"], json!(0));
+        let (status, body) = s
+            .post(
+                "/api/base/paper_aigc_api/machine_submit",
+                Some(&token),
+                json!({}),
+            )
+            .await;
+        assert_error(status, &body, 501, "feature_unavailable");
+    }
+);
+
+mod aigc_journey {
+    use super::*;
+    use std::sync::Arc;
+
+    async fn journey(db: TestDb) {
+        let Some(models) = detection_models() else {
+            db.cleanup().await;
+            return;
+        };
+        let dir = tempfile::tempdir().unwrap();
+        let store = db.store.clone();
+        let config = Config {
+            files_dir: Some(dir.path().join("files")),
+            models_dir: Some(models.clone()),
+            aigc_price_fen_per_thousand: 150,
+            ..test_config()
+        };
+        let s = TestServer::start(db, config).await;
+        let workers = server::worker::WorkerPool::new(
+            store.clone(),
+            vec![Arc::new(server::aigc_task::AigcHandler::new(models))],
+        )
+        .with_lease(
+            std::time::Duration::from_secs(30),
+            std::time::Duration::from_millis(20),
+        )
+        .spawn(1);
+
+        let token = s.register("aigcuser1", "password-123").await;
+        let me = s
+            .post("/api/base/login_api/current", Some(&token), json!({}))
+            .await
+            .1["result"]["id"]
+            .as_i64()
+            .unwrap();
+        // Two paragraphs written for this test, each long enough to be judged on its own.
+        let text = "第一章 绪论\n\
+            我在图书馆的旧报纸里翻到一篇一九八七年的小报道，讲的是县城第一家录像厅开业那天排队的人一直排到了邮电局门口。这个细节让我决定把论文的题目改成县城娱乐空间的变迁，导师起初并不赞成，后来看了我整理的访谈才点了头。\n\
+            随着社会经济的快速发展和人民生活水平的不断提高，文化娱乐消费在居民日常生活中的地位日益重要。本文旨在系统梳理县域娱乐空间的发展历程，深入分析其背后的社会经济动因，并在此基础上提出相应的对策建议，以期为相关研究提供有益参考。\n";
+        let chars = aidetect::counted_chars(text) as u64;
+        let (status, draft) = s
+            .post(
+                "/api/base/paper_aigc_api/machine_init",
+                Some(&token),
+                json!({"title": "县城娱乐空间", "author": "李四", "text": text}),
+            )
+            .await;
+        assert_eq!(status, StatusCode::OK, "{draft}");
+        let id = draft["result"]["id"].as_i64().unwrap();
+        assert_eq!(draft["result"]["status"], json!("pending"));
+        assert_eq!(draft["result"]["chars"].as_u64(), Some(chars));
+
+        // Priced per started 1,000 characters; not enough balance → 402, nothing charged.
+        let (_, order) = s
+            .post(
+                "/api/base/paper_aigc_api/check_order_id",
+                Some(&token),
+                json!({"id": id}),
+            )
+            .await;
+        assert_eq!(order["result"]["paid"], json!(false), "{order}");
+        assert_eq!(order["result"]["cost"]["priceFen"], json!(150));
+        assert_eq!(order["result"]["cost"]["paysWith"], json!("insufficient"));
+        let (status, body) = s
+            .post(
+                "/api/base/paper_aigc_api/submit_check",
+                Some(&token),
+                json!({"id": id}),
+            )
+            .await;
+        assert_error(status, &body, 402, "insufficient_balance");
+        store
+            .operator_credit(me, 1000, 3, "测试充值")
+            .await
+            .unwrap();
+        // Free similarity checks never pay for detection.
+        let (_, order) = s
+            .post(
+                "/api/base/paper_aigc_api/check_order_id",
+                Some(&token),
+                json!({"id": id}),
+            )
+            .await;
+        assert_eq!(order["result"]["cost"]["paysWith"], json!("balance"));
+        let (status, queued) = s
+            .post(
+                "/api/base/paper_aigc_api/submit_check",
+                Some(&token),
+                json!({"id": id}),
+            )
+            .await;
+        assert_eq!(status, StatusCode::OK, "{queued}");
+        let (status, body) = s
+            .post(
+                "/api/base/paper_aigc_api/submit_check",
+                Some(&token),
+                json!({"id": id}),
+            )
+            .await;
+        assert_error(status, &body, 409, "already_submitted");
+
+        let wait_done = async || {
+            let mut record = Value::Null;
+            for _ in 0..1200 {
+                record = s
+                    .post(
+                        "/api/base/paper_aigc_api/load_by_id",
+                        Some(&token),
+                        json!({"id": id}),
+                    )
+                    .await
+                    .1["result"]
+                    .clone();
+                if record["status"] == json!("done") || record["status"] == json!("failed") {
+                    break;
+                }
+                tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+            }
+            record
+        };
+        let record = wait_done().await;
+        assert_eq!(record["status"], json!("done"), "{record}");
+        assert_eq!(record["chargedFen"], json!(150));
+        let rate = record["aiRate"].as_f64().unwrap();
+        assert!((0.0..=100.0).contains(&rate), "{record}");
+        let p = record["probability"].as_f64().unwrap();
+        assert!((0.0..=1.0).contains(&p), "{record}");
+        let (_, order) = s
+            .post(
+                "/api/base/paper_aigc_api/check_order_id",
+                Some(&token),
+                json!({"id": id}),
+            )
+            .await;
+        assert_eq!(order["result"]["paid"], json!(true));
+
+        let (status, report) = s
+            .post(
+                "/api/base/paper_aigc_api/query_content_list",
+                Some(&token),
+                json!({"id": id}),
+            )
+            .await;
+        assert_eq!(status, StatusCode::OK, "{report}");
+        let r = &report["result"];
+        let paragraphs = r["paragraphs"].as_array().unwrap();
+        assert_eq!(paragraphs.len(), 2, "{r}");
+        let high = r["highThreshold"].as_f64().unwrap();
+        let medium = r["mediumThreshold"].as_f64().unwrap();
+        let mut high_chars = 0;
+        for p in paragraphs {
+            let prob = p["probability"].as_f64().unwrap();
+            let band = if prob >= high {
+                "high"
+            } else if prob >= medium {
+                "medium"
+            } else {
+                "low"
+            };
+            assert_eq!(p["band"], json!(band), "{p}");
+            if band == "high" {
+                high_chars += p["chars"].as_u64().unwrap();
+            }
+            let (a, b) = (
+                p["start"].as_u64().unwrap() as usize,
+                p["end"].as_u64().unwrap() as usize,
+            );
+            let slice: String = text.chars().skip(a).take(b - a).collect();
+            assert_eq!(p["text"].as_str().unwrap(), slice);
+        }
+        // The AI rate is the share of characters in high-band paragraphs.
+        assert!((rate - high_chars as f64 * 100.0 / chars as f64).abs() < 1e-9);
+        assert_eq!(r["model"], json!("qwen2.5-0.5b"));
+        assert!(r["calibration"].as_str().unwrap().starts_with("aigc-cal"));
+        assert!(r["note"].as_str().unwrap().contains("不是定论"));
+        let (status, one) = s
+            .post(
+                "/api/base/paper_aigc_api/load_content_by_id",
+                Some(&token),
+                json!({"id": id, "index": 1}),
+            )
+            .await;
+        assert_eq!(status, StatusCode::OK);
+        assert_eq!(one["result"], paragraphs[1]);
+        let (status, body) = s
+            .post(
+                "/api/base/paper_aigc_api/load_content_by_id",
+                Some(&token),
+                json!({"id": id, "index": 7}),
+            )
+            .await;
+        assert_error(status, &body, 404, "paragraph_not_found");
+
+        let download = |format: &'static str| {
+            let req = s
+                .http
+                .post(format!(
+                    "{}/api/base/paper_aigc_api/download_report?id={id}&format={format}",
+                    s.base
+                ))
+                .bearer_auth(&token);
+            async move { req.send().await.unwrap() }
+        };
+        let number = r["reportNumber"].as_str().unwrap().to_string();
+        let pdf = download("pdf").await;
+        assert_eq!(pdf.status(), StatusCode::OK);
+        assert_eq!(pdf.headers()["content-type"], "application/pdf");
+        let read = pdftotext(&pdf.bytes().await.unwrap());
+        let shown_rate = format!("{rate:.1}%");
+        for needle in [
+            "AIGC 检测报告",
+            number.as_str(),
+            shown_rate.as_str(),
+            "县城娱乐空间",
+            "qwen2.5-0.5b",
+            "不是定论",
+        ] {
+            assert!(read.contains(needle), "{needle} missing from:\n{read}");
+        }
+        let html = download("html").await.text().await.unwrap();
+        assert!(html.contains(&number) && html.contains("AIGC 占比"));
+        let (status, body) = s
+            .post(
+                "/api/base/paper_aigc_api/download_report",
+                Some(&token),
+                json!({"id": id, "format": "doc"}),
+            )
+            .await;
+        assert_error(status, &body, 400, "invalid_format");
+
+        // Run again: charged again, the same figures from the same model and text.
+        let (status, again) = s
+            .post(
+                "/api/base/paper_aigc_api/reload",
+                Some(&token),
+                json!({"id": id}),
+            )
+            .await;
+        assert_eq!(status, StatusCode::OK, "{again}");
+        assert_eq!(again["result"]["aiRate"], Value::Null);
+        let rerun = wait_done().await;
+        assert_eq!(rerun["status"], json!("done"), "{rerun}");
+        assert_eq!(rerun["aiRate"], record["aiRate"]);
+        let (_, account) = s
+            .get("/api/base/account_info_api/account", Some(&token))
+            .await;
+        assert_eq!(account["result"]["balanceFen"], json!(700));
+        assert_eq!(account["result"]["freeChecks"], json!(3));
+
+        // Another user sees nothing of it.
+        let other = s.register("aigcuser2", "password-123").await;
+        for path in [
+            "load_by_id",
+            "query_content_list",
+            "check_order_id",
+            "reload",
+            "delete",
+        ] {
+            let (status, body) = s
+                .post(
+                    &format!("/api/base/paper_aigc_api/{path}"),
+                    Some(&other),
+                    json!({"id": id}),
+                )
+                .await;
+            assert_error(status, &body, 404, "aigc_not_found");
+        }
+        let (status, _) = s
+            .post(
+                "/api/base/paper_aigc_api/delete",
+                Some(&token),
+                json!({"id": id}),
+            )
+            .await;
+        assert_eq!(status, StatusCode::OK);
+        let (status, body) = s
+            .post(
+                "/api/base/paper_aigc_api/load_by_id",
+                Some(&token),
+                json!({"id": id}),
+            )
+            .await;
+        assert_error(status, &body, 404, "aigc_not_found");
+        workers.stop().await;
+        s.stop().await;
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn sqlite() {
+        journey(TestDb::sqlite().await).await;
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn postgres() {
+        journey(TestDb::postgres().await).await;
     }
 }

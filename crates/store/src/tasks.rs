@@ -266,19 +266,52 @@ impl Store {
         charge: &Charge,
         max_attempts: i64,
     ) -> Result<Task> {
+        self.queue_task(task_id, user_id, queue, charge, max_attempts, false)
+            .await
+    }
+
+    /// Runs an ended task (done, failed or cancelled) again, charged anew, all or nothing: its
+    /// earlier result and error are cleared when it is queued. Not enough → `InsufficientFunds`
+    /// and the task is left as it was.
+    pub async fn rerun_task(
+        &self,
+        task_id: i64,
+        user_id: i64,
+        queue: &str,
+        charge: &Charge,
+        max_attempts: i64,
+    ) -> Result<Task> {
+        self.queue_task(task_id, user_id, queue, charge, max_attempts, true)
+            .await
+    }
+
+    async fn queue_task(
+        &self,
+        task_id: i64,
+        user_id: i64,
+        queue: &str,
+        charge: &Charge,
+        max_attempts: i64,
+        rerun: bool,
+    ) -> Result<Task> {
         let now = now_ms();
         let mut tx = self.begin_write().await?;
-        let moved = sqlx::query(
+        let sql = if rerun {
+            "UPDATE tasks SET status = 'queued', charged_fen = $1, charged_free = $2, updated_at = $3, \
+             result = NULL, error = NULL, progress = 0, phase = '', started_at = NULL, finished_at = NULL \
+             WHERE id = $4 AND user_id = $5 AND status IN ('done', 'failed', 'cancelled')"
+        } else {
             "UPDATE tasks SET status = 'queued', charged_fen = $1, charged_free = $2, updated_at = $3 \
-             WHERE id = $4 AND user_id = $5 AND status = 'pending'",
-        )
-        .bind(charge.fen)
-        .bind(charge.free_checks)
-        .bind(now)
-        .bind(task_id)
-        .bind(user_id)
-        .execute(&mut *tx)
-        .await?;
+             WHERE id = $4 AND user_id = $5 AND status = 'pending'"
+        };
+        let moved = sqlx::query(sql)
+            .bind(charge.fen)
+            .bind(charge.free_checks)
+            .bind(now)
+            .bind(task_id)
+            .bind(user_id)
+            .execute(&mut *tx)
+            .await?;
         if moved.rows_affected() == 0 {
             let exists = sqlx::query("SELECT status FROM tasks WHERE id = $1 AND user_id = $2")
                 .bind(task_id)

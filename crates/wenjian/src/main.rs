@@ -87,16 +87,23 @@ enum Command {
 
 #[derive(Subcommand)]
 enum DetectCommand {
-    /// Fit the detector's calibration on labelled JSON Lines ({"text","label"}, 1 = machine).
+    /// Fit the detector's calibration on the evaluation folder (aigc/*.jsonl with
+    /// {"text","label"}, 1 = machine; corpus/csl-abstracts-*.json as human academic prose).
     Calibrate {
         #[arg(long)]
         data: PathBuf,
-        /// How many texts to score (half of each label).
-        #[arg(long, default_value_t = 400)]
+        /// At most this many labelled texts (0: all).
+        #[arg(long, default_value_t = 0)]
         limit: usize,
+        /// Academic abstracts used: half for fitting, half held out to measure false positives.
+        #[arg(long, default_value_t = 400)]
+        academic: usize,
         /// Where to write the calibration (JSON).
         #[arg(long)]
         out: PathBuf,
+        /// Scores of texts already seen (default <data_dir>/cache/aidetect-scores.jsonl).
+        #[arg(long)]
+        cache: Option<PathBuf>,
     },
 }
 
@@ -318,9 +325,25 @@ async fn run() -> anyhow::Result<()> {
             }
         },
         Command::Detect {
-            command: Some(DetectCommand::Calibrate { data, limit, out }),
+            command:
+                Some(DetectCommand::Calibrate {
+                    data,
+                    limit,
+                    academic,
+                    out,
+                    cache,
+                }),
             ..
-        } => detect::calibrate(&config.models_dir(), &data, limit, &out),
+        } => detect::calibrate(
+            &config.models_dir(),
+            &detect::CalibrateArgs {
+                data,
+                limit,
+                academic,
+                out,
+                cache: cache.unwrap_or_else(|| config.data_dir.join("cache/aidetect-scores.jsonl")),
+            },
+        ),
         Command::Detect {
             command: None,
             file,

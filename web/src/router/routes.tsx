@@ -14,6 +14,9 @@ import AccountCenter from '../features/account'
 import CheckPage from '../features/check/CheckPage'
 import SubmitPage from '../features/check/SubmitPage'
 import RecordsPage from '../features/check/RecordsPage'
+import AigcCheckPage from '../features/aigc/AigcCheckPage'
+import AigcRecordsPage from '../features/aigc/AigcRecordsPage'
+import AigcReportPage from '../features/aigc/AigcReportPage'
 
 const soon = (feature: string, detail: string) => <FeatureUnavailable feature={feature} detail={detail} />
 
@@ -57,9 +60,9 @@ export const menuGroups: MenuGroup[] = [
     title: 'AIGC检测',
     icon: <AuditOutlined />,
     pages: [
-      { path: '/aigccheck/check', meta: { title: 'AIGC检测' }, element: soon('AIGC检测', '用本地语言模型逐段估计文本由 AI 生成的概率，并说明其局限。') },
-      { path: '/aigccheck/list', meta: { title: '检测记录' }, element: soon('AIGC检测记录', '每一次 AIGC 检测的进度与结果将在这里列出。') },
-      { path: '/aigccheck/content/:id', meta: { title: '检测详情', hidden: true, noCache: true, activeMenu: '/aigccheck/list' }, element: soon('AIGC检测详情', '逐段展示 AI 概率与分档。') },
+      { path: '/aigccheck/check', meta: { title: 'AIGC检测' }, element: <AigcCheckPage /> },
+      { path: '/aigccheck/list', meta: { title: '检测记录' }, element: <AigcRecordsPage /> },
+      { path: '/aigccheck/content/:id', meta: { title: '检测详情', hidden: true, noCache: true, activeMenu: '/aigccheck/list' }, element: <AigcReportPage /> },
     ],
   },
   {

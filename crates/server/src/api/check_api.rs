@@ -1,153 +1,24 @@
 //! `check_api`: the similarity-check journey — upload or paste (check_init), count and price,
 //! submit (charged and queued in one transaction), follow progress, read and download the report.
 
+use super::paper_task::{
+    self, IdForm, ListForm, PastedText, RecordPage, Tariff, TaskCost, WordCount, default_title,
+    extract, read_upload,
+};
 use crate::auth::{AuthUser, MaybeUser};
 use crate::check_task::{self, CheckInput};
 use crate::envelope::{ApiError, ApiResult, Success};
 use crate::params::{Params, lenient};
 use crate::state::AppState;
-use axum::extract::{FromRequest, Multipart, Request, State};
-use axum::http::{StatusCode, header};
-use axum::response::{IntoResponse, Response};
+use axum::extract::{Request, State};
+use axum::http::StatusCode;
+use axum::response::Response;
 use serde::{Deserialize, Serialize};
-use store::{Charge, Task, TaskStatus};
+use store::{Task, TaskStatus};
 use utoipa::{IntoParams, ToSchema};
 
 /// The character-counting rule, shown before payment.
 pub const COUNTING_RULE: &str = "字数按除空白（空格、换行）以外的全部字符计算，含汉字、字母、数字与标点；目录与参考文献不计入检测字数。";
-
-#[derive(Debug, Default, Deserialize, ToSchema)]
-pub struct PastedText {
-    #[serde(default)]
-    pub title: String,
-    #[serde(default)]
-    pub author: String,
-    /// Pasted text; for a file use multipart/form-data with a `file` part.
-    #[serde(default)]
-    pub text: String,
-}
-
-/// An upload (multipart: `file`, `title`, `author`, or `text`) or JSON with `text`.
-struct Upload {
-    title: String,
-    author: String,
-    file_name: String,
-    bytes: Vec<u8>,
-}
-
-async fn read_upload(state: &AppState, req: Request) -> Result<Upload, ApiError> {
-    let is_multipart = req
-        .headers()
-        .get(header::CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .is_some_and(|v| v.starts_with("multipart/form-data"));
-    if !is_multipart {
-        let Params(p) = Params::<PastedText>::from_request(req, state).await?;
-        return Ok(Upload {
-            title: p.title,
-            author: p.author,
-            file_name: String::new(),
-            bytes: p.text.into_bytes(),
-        });
-    }
-    let mut multipart = Multipart::from_request(req, state)
-        .await
-        .map_err(|_| ApiError::bad_request("bad_upload", "上传内容格式错误"))?;
-    let mut upload = Upload {
-        title: String::new(),
-        author: String::new(),
-        file_name: String::new(),
-        bytes: vec![],
-    };
-    while let Some(field) = multipart
-        .next_field()
-        .await
-        .map_err(|_| upload_too_large(state))?
-    {
-        let name = field.name().unwrap_or("").to_string();
-        match name.as_str() {
-            "file" => {
-                upload.file_name = field.file_name().unwrap_or("").to_string();
-                upload.bytes = field
-                    .bytes()
-                    .await
-                    .map_err(|_| upload_too_large(state))?
-                    .to_vec();
-            }
-            "text" if upload.bytes.is_empty() => {
-                upload.bytes = field
-                    .bytes()
-                    .await
-                    .map_err(|_| upload_too_large(state))?
-                    .to_vec()
-            }
-            "title" => upload.title = field.text().await.unwrap_or_default(),
-            "author" => upload.author = field.text().await.unwrap_or_default(),
-            _ => {}
-        }
-    }
-    Ok(upload)
-}
-
-fn upload_too_large(state: &AppState) -> ApiError {
-    ApiError::new(
-        StatusCode::PAYLOAD_TOO_LARGE,
-        "file_too_large",
-        format!(
-            "上传失败：文件不能超过 {} MB",
-            state.config.max_upload_bytes / (1024 * 1024)
-        ),
-    )
-}
-
-fn extract(state: &AppState, upload: &Upload) -> Result<docio::Extracted, ApiError> {
-    let limits = docio::Limits {
-        max_bytes: state.config.max_upload_bytes,
-        max_chars: state.config.max_paper_chars,
-        ..docio::Limits::default()
-    };
-    docio::extract(&upload.bytes, &upload.file_name, &limits).map_err(|e| {
-        let status = if e.is_too_large() {
-            StatusCode::PAYLOAD_TOO_LARGE
-        } else {
-            StatusCode::UNPROCESSABLE_ENTITY
-        };
-        ApiError::new(status, e.code(), e.to_string())
-    })
-}
-
-fn default_title(upload: &Upload, text: &str) -> String {
-    let title = upload.title.trim();
-    if !title.is_empty() {
-        return title.chars().take(200).collect();
-    }
-    let stem = upload
-        .file_name
-        .rsplit_once('.')
-        .map(|(s, _)| s)
-        .unwrap_or(&upload.file_name)
-        .trim();
-    if !stem.is_empty() {
-        return stem.chars().take(200).collect();
-    }
-    text.lines()
-        .find(|l| !l.trim().is_empty())
-        .unwrap_or("未命名论文")
-        .trim()
-        .chars()
-        .take(40)
-        .collect()
-}
-
-#[derive(Debug, Serialize, ToSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct WordCount {
-    /// Counted characters, by `rule`.
-    pub chars: usize,
-    pub rule: String,
-    /// txt, docx or pdf.
-    pub format: String,
-}
 
 /// Counts the characters of an upload or pasted text without storing anything (visitors too).
 #[utoipa::path(post, path = "/api/base/check_api/word_count", tag = "check_api",
@@ -287,47 +158,20 @@ pub async fn check_init(
             &serde_json::to_string(&input).map_err(ApiError::internal)?,
         )
         .await?;
-    if !upload.file_name.is_empty() {
-        // Keep the original upload beside the task, for the report and for deletion.
-        let dir = state
-            .config
-            .files_dir()
-            .join("check")
-            .join(task.id.to_string());
-        let safe: String = upload
-            .file_name
-            .chars()
-            .filter(|c| !matches!(c, '/' | '\\' | '\0'))
-            .collect();
-        if let Err(e) = std::fs::create_dir_all(&dir)
-            .and_then(|_| std::fs::write(dir.join(safe), &upload.bytes))
-        {
-            tracing::warn!(task = task.id, error = %e, "original upload not kept");
-        }
-    }
+    paper_task::keep_upload(&state, FILES, task.id, &upload);
     Ok(Success(record(&task)))
 }
 
-#[derive(Debug, Deserialize, ToSchema, IntoParams)]
-#[into_params(parameter_in = Query)]
-pub struct IdForm {
-    #[serde(deserialize_with = "lenient::i64")]
-    pub id: i64,
-}
+/// Where a check's files live, under the files folder.
+const FILES: &str = "check";
 
-#[derive(Debug, Serialize, ToSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct CheckCost {
-    pub id: i64,
-    pub chars: usize,
-    pub rule: String,
-    pub price_per_thousand_fen: i64,
-    /// The price in fen when paid from the balance.
-    pub price_fen: i64,
-    /// What will pay: `free_check`, `balance`, or `insufficient`.
-    pub pays_with: String,
-    pub free_checks: i64,
-    pub balance_fen: i64,
+/// How checks are priced: per started 1,000 characters; free checks pay first.
+fn tariff(state: &AppState) -> Tariff {
+    Tariff {
+        fen_per_thousand: state.config.check_price_fen_per_thousand,
+        free_checks_apply: true,
+        rule: COUNTING_RULE,
+    }
 }
 
 async fn pending_check(
@@ -335,14 +179,7 @@ async fn pending_check(
     id: i64,
     user_id: i64,
 ) -> Result<(Task, StoredInput), ApiError> {
-    let task = state
-        .store
-        .task(id, user_id)
-        .await
-        .map_err(|_| not_found())?;
-    if task.kind != check_task::KIND {
-        return Err(not_found());
-    }
+    let task = paper_task::owned_task(state, id, user_id, check_task::KIND, not_found).await?;
     let input: StoredInput = serde_json::from_str(&task.input).map_err(ApiError::internal)?;
     Ok((task, input))
 }
@@ -351,49 +188,28 @@ fn not_found() -> ApiError {
     ApiError::not_found("check_not_found", "查重记录不存在或已删除")
 }
 
-async fn cost_of(
-    state: &AppState,
-    user_id: i64,
-    id: i64,
-    chars: usize,
-) -> Result<CheckCost, ApiError> {
-    let account = state.store.account(user_id).await?;
-    let per = state.config.check_price_fen_per_thousand;
-    let price_fen = (chars as u64).div_ceil(1000).max(1) as i64 * per;
-    let pays_with = if account.free_checks > 0 {
-        "free_check"
-    } else if account.balance_fen >= price_fen {
-        "balance"
-    } else {
-        "insufficient"
-    };
-    Ok(CheckCost {
-        id,
-        chars,
-        rule: COUNTING_RULE.into(),
-        price_per_thousand_fen: per,
-        price_fen,
-        pays_with: pays_with.into(),
-        free_checks: account.free_checks,
-        balance_fen: account.balance_fen,
-    })
-}
-
 /// What the check costs and what will pay for it (a free check first, then the balance).
 #[utoipa::path(post, path = "/api/base/check_api/check_cost", tag = "check_api", security(("bearer" = [])),
     params(IdForm), request_body = IdForm,
     responses(
-        (status = 200, body = inline(crate::envelope::Envelope<CheckCost>)),
+        (status = 200, body = inline(crate::envelope::Envelope<TaskCost>)),
         (status = 404, description = "check_not_found", body = crate::envelope::ErrorBody),
     ))]
 pub async fn check_cost(
     State(state): State<AppState>,
     AuthUser(session): AuthUser,
     Params(form): Params<IdForm>,
-) -> ApiResult<CheckCost> {
+) -> ApiResult<TaskCost> {
     let (task, input) = pending_check(&state, form.id, session.user.id).await?;
     Ok(Success(
-        cost_of(&state, session.user.id, task.id, input.chars).await?,
+        paper_task::quote(
+            &state,
+            session.user.id,
+            task.id,
+            input.chars,
+            &tariff(&state),
+        )
+        .await?,
     ))
 }
 
@@ -454,97 +270,23 @@ pub async fn check_submit(
             &serde_json::to_string(&input).map_err(ApiError::internal)?,
         )
         .await?;
-    let cost = cost_of(&state, user, task.id, input.chars).await?;
-    let charge = match cost.pays_with.as_str() {
-        "free_check" => Charge {
-            fen: 0,
-            free_checks: 1,
-            reason: format!("论文查重（免费次数）：{}", task.title),
-        },
-        _ => Charge {
-            fen: cost.price_fen,
-            free_checks: 0,
-            reason: format!("论文查重 {} 字：{}", cost.chars, task.title),
-        },
-    };
-    let task = match state
-        .store
-        .submit_task(task.id, user, check_task::KIND, &charge, 3)
-        .await
-    {
-        Err(store::StoreError::InsufficientFunds) => {
-            return Err(ApiError::new(
-                StatusCode::PAYMENT_REQUIRED,
-                "insufficient_balance",
-                format!(
-                    "余额不足：本次检测需 {:.2} 元，当前余额 {:.2} 元",
-                    cost.price_fen as f64 / 100.0,
-                    cost.balance_fen as f64 / 100.0
-                ),
-            ));
-        }
-        Err(store::StoreError::Conflict(_)) => {
-            return Err(ApiError::conflict("already_submitted", "该论文已提交检测"));
-        }
-        other => other?,
-    };
+    let cost = paper_task::quote(&state, user, task.id, input.chars, &tariff(&state)).await?;
+    let task = paper_task::charge_and_queue(&state, &task, &cost, "论文查重").await?;
     Ok(Success(record(&task)))
-}
-
-#[derive(Debug, Deserialize, ToSchema, IntoParams)]
-#[into_params(parameter_in = Query)]
-pub struct ListForm {
-    /// 1-based page (default 1).
-    #[serde(default, deserialize_with = "lenient::opt_i64")]
-    pub page: Option<i64>,
-    /// Page size (default 10, at most 100).
-    #[serde(default, deserialize_with = "lenient::opt_i64")]
-    pub size: Option<i64>,
-    /// Only tasks in this status.
-    #[serde(default)]
-    pub status: Option<String>,
-}
-
-#[derive(Debug, Serialize, ToSchema)]
-pub struct CheckPage {
-    pub records: Vec<CheckRecord>,
-    pub total: i64,
-    pub page: i64,
-    pub size: i64,
 }
 
 /// The user's checks, newest first.
 #[utoipa::path(post, path = "/api/base/check_api/query_list", tag = "check_api", security(("bearer" = [])),
     params(ListForm), request_body = ListForm,
-    responses((status = 200, body = inline(crate::envelope::Envelope<CheckPage>))))]
+    responses((status = 200, body = inline(crate::envelope::Envelope<RecordPage<CheckRecord>>))))]
 pub async fn query_list(
     State(state): State<AppState>,
     AuthUser(session): AuthUser,
     Params(form): Params<ListForm>,
-) -> ApiResult<CheckPage> {
-    let page = form.page.unwrap_or(1).max(1);
-    let size = form.size.unwrap_or(10).clamp(1, 100);
-    let status = form
-        .status
-        .as_deref()
-        .filter(|s| !s.is_empty())
-        .map(TaskStatus::parse);
-    let (tasks, total) = state
-        .store
-        .list_tasks(
-            session.user.id,
-            check_task::KIND,
-            status,
-            (page - 1) * size,
-            size,
-        )
-        .await?;
-    Ok(Success(CheckPage {
-        records: tasks.iter().map(record).collect(),
-        total,
-        page,
-        size,
-    }))
+) -> ApiResult<RecordPage<CheckRecord>> {
+    Ok(Success(
+        paper_task::list_records(&state, session.user.id, check_task::KIND, &form, record).await?,
+    ))
 }
 
 /// One check: status, progress and, when done, the headline figures.
@@ -692,13 +434,7 @@ pub async fn download_report(
     headers: axum::http::HeaderMap,
     Params(form): Params<DownloadForm>,
 ) -> Result<Response, ApiError> {
-    let format = form.format.as_deref().unwrap_or("pdf");
-    if !matches!(format, "pdf" | "html") {
-        return Err(ApiError::bad_request(
-            "invalid_format",
-            "报告格式只能是 pdf 或 html",
-        ));
-    }
+    let format = paper_task::report_format(form.format.as_deref())?;
     let (task, input) = pending_check(&state, form.id, session.user.id).await?;
     let (report, private_library) = stored_report(&task)?;
     let code = store::format_report_code(&state.store.report_code(task.id, session.user.id).await?);
@@ -726,55 +462,18 @@ pub async fn download_report(
             report::render_html(&doc).into_bytes(),
         )
     } else {
-        let font = pdf_font(&state).await?;
+        let font = paper_task::pdf_font(&state).await?;
         let pdf = report::render_pdf(&doc, &font).map_err(|e| {
             ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, e.code(), e.to_string())
         })?;
         ("application/pdf", pdf)
     };
-    let file = format!("文鉴查重报告-{number}.{format}");
-    let disposition = format!(
-        "attachment; filename=\"report-{number}.{format}\"; filename*=UTF-8''{}",
-        percent_encode(&file)
-    );
-    Ok((
-        [
-            (header::CONTENT_TYPE, content_type.to_string()),
-            (header::CONTENT_DISPOSITION, disposition),
-        ],
+    Ok(paper_task::attachment(
+        content_type,
         body,
-    )
-        .into_response())
-}
-
-/// RFC 5987 encoding for a Chinese download name.
-fn percent_encode(s: &str) -> String {
-    s.bytes()
-        .map(|b| match b {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' => (b as char).to_string(),
-            _ => format!("%{b:02X}"),
-        })
-        .collect()
-}
-
-/// The report font, loaded once (off the async threads: it is tens of megabytes).
-async fn pdf_font(state: &AppState) -> Result<report::PdfFont, ApiError> {
-    let configured = state.config.report_font.clone();
-    let loaded = state
-        .pdf_font
-        .get_or_init(|| async move {
-            tokio::task::spawn_blocking(move || {
-                report::PdfFont::discover(configured.as_deref())
-                    .map_err(|e| (e.code(), e.to_string()))
-            })
-            .await
-            .unwrap_or_else(|e| Err(("pdf_font_unusable", e.to_string())))
-        })
-        .await;
-    loaded.clone().map_err(|(code, message)| {
-        tracing::error!("{message}");
-        ApiError::new(StatusCode::SERVICE_UNAVAILABLE, code, message)
-    })
+        &format!("report-{number}.{format}"),
+        &format!("文鉴查重报告-{number}.{format}"),
+    ))
 }
 
 #[derive(Debug, Deserialize, ToSchema, IntoParams)]
@@ -899,14 +598,7 @@ pub async fn delete(
     Params(form): Params<IdForm>,
 ) -> ApiResult<bool> {
     pending_check(&state, form.id, session.user.id).await?;
-    state.store.delete_task(form.id, session.user.id).await?;
-    let _ = std::fs::remove_dir_all(
-        state
-            .config
-            .files_dir()
-            .join("check")
-            .join(form.id.to_string()),
-    );
+    paper_task::delete_task(&state, FILES, form.id, session.user.id).await?;
     Ok(Success(true))
 }
 
@@ -914,9 +606,5 @@ pub async fn delete(
 #[utoipa::path(post, path = "/api/base/check_api/check_machine_submit", tag = "check_api", security(("bearer" = [])),
     responses((status = 501, description = "feature_unavailable", body = crate::envelope::ErrorBody)))]
 pub async fn check_machine_submit(_user: AuthUser) -> ApiError {
-    ApiError::new(
-        StatusCode::NOT_IMPLEMENTED,
-        "feature_unavailable",
-        "降重功能尚未开放，敬请期待",
-    )
+    super::feature_unavailable("降重功能尚未开放，敬请期待")
 }

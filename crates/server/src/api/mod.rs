@@ -3,6 +3,8 @@
 pub mod account_info_api;
 pub mod check_api;
 pub mod login_api;
+pub mod paper_aigc_api;
+pub mod paper_task;
 pub mod site_api;
 
 use crate::envelope::ApiError;
@@ -88,7 +90,68 @@ pub fn routes() -> Router<AppState> {
             "/api/base/check_api/check_machine_submit",
             post(check_api::check_machine_submit),
         )
+        .route(
+            "/api/base/paper_aigc_api/word_count",
+            post(paper_aigc_api::word_count).layer(DefaultBodyLimit::max(UPLOAD_BODY_LIMIT)),
+        )
+        .route(
+            "/api/base/paper_aigc_api/machine_init",
+            post(paper_aigc_api::machine_init).layer(DefaultBodyLimit::max(UPLOAD_BODY_LIMIT)),
+        )
+        .route(
+            "/api/base/paper_aigc_api/check_order_id",
+            post(paper_aigc_api::check_order_id),
+        )
+        .route(
+            "/api/base/paper_aigc_api/submit_check",
+            post(paper_aigc_api::submit_check),
+        )
+        .route(
+            "/api/base/paper_aigc_api/reload",
+            post(paper_aigc_api::reload),
+        )
+        .route(
+            "/api/base/paper_aigc_api/query_list",
+            post(paper_aigc_api::query_list),
+        )
+        .route(
+            "/api/base/paper_aigc_api/load_by_id",
+            post(paper_aigc_api::load_by_id),
+        )
+        .route(
+            "/api/base/paper_aigc_api/query_content_list",
+            post(paper_aigc_api::query_content_list),
+        )
+        .route(
+            "/api/base/paper_aigc_api/load_content_by_id",
+            post(paper_aigc_api::load_content_by_id),
+        )
+        .route(
+            "/api/base/paper_aigc_api/download_report",
+            post(paper_aigc_api::download_report).get(paper_aigc_api::download_report),
+        )
+        .route(
+            "/api/base/paper_aigc_api/delete",
+            post(paper_aigc_api::delete),
+        )
+        .route(
+            "/api/base/paper_aigc_api/aigc_machine_submit",
+            post(paper_aigc_api::aigc_machine_submit),
+        )
+        .route(
+            "/api/base/paper_aigc_api/machine_submit",
+            post(paper_aigc_api::machine_submit),
+        )
         .route("/api/docs/openapi.json", get(crate::openapi::document))
+}
+
+/// A call of a feature that a later release brings: 501 with a stable code and a Chinese reason.
+pub fn feature_unavailable(message: &str) -> ApiError {
+    ApiError::new(
+        axum::http::StatusCode::NOT_IMPLEMENTED,
+        "feature_unavailable",
+        message,
+    )
 }
 
 /// Unknown API paths answer in the envelope, never with the web app's HTML.

@@ -1,23 +1,15 @@
 import { useState } from 'react'
-import { App, Button, Card, Drawer, Empty, Input, Modal, Progress, Space, Table, Tag } from 'antd'
+import { App, Button, Card, Drawer, Empty, Input, Modal, Space, Table } from 'antd'
 import { useQuery, useQueryClient } from '@tanstack/react-query'
 import { useNavigate } from 'react-router'
 import { deleteCheck, downloadReport, queryList, updateTitle } from './api'
-import type { CheckRecord, TaskStatus } from './types'
+import type { CheckRecord } from './types'
+import { TaskStatusCell, isUnderway } from '../../components/TaskStatus'
 import ReportView from './ReportView'
 import { useUserStore } from '../../stores/user'
 import { useLoginDialogStore } from '../../stores/loginDialog'
 import { formatDateTime } from '../../utils/format'
 import { toastError } from '../../utils/feedback'
-
-const STATUS: Record<TaskStatus, { label: string; color: string }> = {
-  pending: { label: '待提交', color: 'default' },
-  queued: { label: '排队中', color: 'blue' },
-  running: { label: '检测中', color: 'processing' },
-  done: { label: '已完成', color: 'green' },
-  failed: { label: '失败', color: 'red' },
-  cancelled: { label: '已取消', color: 'default' },
-}
 
 /** /paper/report — the user's checks, live progress while running, and the report of each. */
 export default function RecordsPage() {
@@ -34,7 +26,7 @@ export default function RecordsPage() {
     queryFn: () => queryList(page, 10),
     enabled: Boolean(token),
     // Poll while something is still on its way.
-    refetchInterval: (q) => (q.state.data?.records.some((r) => r.status === 'queued' || r.status === 'running') ? 2000 : false),
+    refetchInterval: (q) => (q.state.data?.records.some((r) => isUnderway(r.status)) ? 2000 : false),
   })
   const refresh = () => queryClient.invalidateQueries({ queryKey: ['checks'] })
 
@@ -57,19 +49,7 @@ export default function RecordsPage() {
       title: '状态',
       key: 'status',
       width: 200,
-      render: (_: unknown, r: CheckRecord) =>
-        r.status === 'running' || r.status === 'queued' ? (
-          <div>
-            <Tag color={STATUS[r.status].color}>{STATUS[r.status].label}</Tag>
-            <Progress percent={r.progress} size="small" />
-            <div className="muted">{r.phase}</div>
-          </div>
-        ) : (
-          <span>
-            <Tag color={STATUS[r.status].color}>{STATUS[r.status].label}</Tag>
-            {r.status === 'failed' && <div className="muted">{r.error}（费用已退回）</div>}
-          </span>
-        ),
+      render: (_: unknown, r: CheckRecord) => <TaskStatusCell {...r} />,
     },
     {
       title: '总文字复制比',
@@ -99,7 +79,7 @@ export default function RecordsPage() {
             onClick={() =>
               modal.confirm({
                 title: '删除这条查重记录？',
-                content: r.status === 'queued' || r.status === 'running' ? '检测尚未完成，删除后将取消检测并退回费用。' : '报告与上传的文件将一并删除。',
+                content: isUnderway(r.status) ? '检测尚未完成，删除后将取消检测并退回费用。' : '报告与上传的文件将一并删除。',
                 okText: '删除',
                 cancelText: '取消',
                 onOk: async () => {

@@ -1,23 +1,12 @@
-import { ApiError, get, http, post } from '../../api/client'
+import { get, post } from '../../api/client'
+import { downloadAttachment, paperBody, type PaperSource } from '../../api/paper'
 import type { CheckCost, CheckPage, CheckRecord, ReportDetail, VerifiedReport, WordCount } from './types'
 
 const BASE = 'api/base/check_api'
 
-export interface CheckSource {
-  file?: File
-  text?: string
-  title?: string
-  author?: string
-}
+export type CheckSource = PaperSource
 
-function body(source: CheckSource) {
-  if (!source.file) return { data: { text: source.text ?? '', title: source.title ?? '', author: source.author ?? '' } }
-  const form = new FormData()
-  form.append('file', source.file)
-  form.append('title', source.title ?? '')
-  form.append('author', source.author ?? '')
-  return { data: form }
-}
+const body = paperBody
 
 export const wordCount = (source: CheckSource) => post<WordCount>(`${BASE}/word_count`, { ...body(source), silent: true })
 
@@ -54,21 +43,5 @@ export const updateTitle = (id: number, title: string) => post<boolean>(`${BASE}
 export const deleteCheck = (id: number) => post<boolean>(`${BASE}/delete`, { data: { id } })
 
 /** Downloads the report (PDF or HTML) through the authenticated client and saves it. */
-export async function downloadReport(id: number, title: string, format: 'pdf' | 'html' = 'pdf') {
-  let data: Blob
-  try {
-    const response = await http.get(`${BASE}/download_report`, { params: { id, format }, responseType: 'blob', timeout: 120000 })
-    data = response.data as Blob
-  } catch (e) {
-    // Errors come back as a JSON blob: surface the server's Chinese message.
-    const body = (e as { response?: { status: number; data?: Blob } }).response
-    const parsed = body?.data ? await body.data.text().then((t) => JSON.parse(t) as { message?: string; error?: string }).catch(() => null) : null
-    throw new ApiError(body?.status ?? 0, parsed?.error ?? 'download_failed', parsed?.message ?? '报告下载失败，请稍后重试')
-  }
-  const url = URL.createObjectURL(data)
-  const a = document.createElement('a')
-  a.href = url
-  a.download = `${title || '查重报告'}-查重报告.${format}`
-  a.click()
-  URL.revokeObjectURL(url)
-}
+export const downloadReport = (id: number, title: string, format: 'pdf' | 'html' = 'pdf') =>
+  downloadAttachment(`${BASE}/download_report`, { id, format }, `${title || '查重报告'}-查重报告.${format}`)

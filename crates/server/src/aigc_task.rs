@@ -1,0 +1,113 @@
+//! The AI-text detection task: scores the submitted text with the local language model and
+//! stores aidetect's `Detection` as the task's result.
+
+use crate::worker::{TaskContext, TaskError, TaskFuture, TaskHandler};
+use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use tokio::sync::OnceCell;
+
+pub const KIND: &str = "aigc";
+
+/// The model detection scores with (fetched by `wenjian models fetch`).
+pub const MODEL: &str = "qwen2.5-0.5b";
+
+/// The input of a detection task, as stored with it.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct AigcInput {
+    pub text: String,
+    #[serde(default)]
+    pub author: String,
+    #[serde(default)]
+    pub file_name: String,
+    /// Counted characters (the number priced).
+    #[serde(default)]
+    pub chars: usize,
+}
+
+/// Why detection cannot run here, in words for the user; `None` when the model is installed.
+pub fn model_missing(models_dir: &Path) -> Option<String> {
+    let dir = models_dir.join(MODEL);
+    (!dir.join("model.gguf").exists() || !dir.join("tokenizer.json").exists()).then(|| {
+        format!("本服务器尚未安装 AIGC 检测模型（{MODEL}），暂不能检测；请管理员运行 wenjian models fetch {MODEL}")
+    })
+}
+
+pub struct AigcHandler {
+    models_dir: PathBuf,
+    /// Loaded on the first task (about 1 GB in memory), then shared.
+    scorer: OnceCell<Result<Arc<llm::LocalScorer>, String>>,
+    calibration: aidetect::Calibration,
+}
+
+impl AigcHandler {
+    pub fn new(models_dir: PathBuf) -> Self {
+        AigcHandler {
+            models_dir,
+            scorer: OnceCell::new(),
+            calibration: aidetect::builtin_calibration(),
+        }
+    }
+
+    async fn scorer(&self) -> Result<Arc<llm::LocalScorer>, TaskError> {
+        let dir = self.models_dir.clone();
+        let loaded = self
+            .scorer
+            .get_or_init(|| async move {
+                if let Some(why) = model_missing(&dir) {
+                    return Err(why);
+                }
+                tokio::task::spawn_blocking(move || {
+                    llm::LocalScorer::load(&dir.join(MODEL), MODEL)
+                        .map(Arc::new)
+                        .map_err(|e| format!("AIGC 检测模型无法加载：{e}"))
+                })
+                .await
+                .unwrap_or_else(|e| Err(format!("AIGC 检测模型加载中断：{e}")))
+            })
+            .await;
+        loaded.clone().map_err(TaskError::permanent)
+    }
+}
+
+impl TaskHandler for AigcHandler {
+    fn kind(&self) -> &'static str {
+        KIND
+    }
+
+    fn run(&self, ctx: TaskContext) -> TaskFuture<'_> {
+        Box::pin(async move {
+            let input: AigcInput = serde_json::from_str(&ctx.input)
+                .map_err(|e| TaskError::permanent(format!("任务数据无法读取：{e}")))?;
+            ctx.progress(5, "加载检测模型").await;
+            let scorer = self.scorer().await?;
+            ctx.progress(10, "逐段计算语言模型特征").await;
+            let calibration = self.calibration.clone();
+            let runtime = tokio::runtime::Handle::current();
+            let progress_ctx = ctx.clone();
+            // Scoring is long CPU work: a blocking thread, never the async threads.
+            let detection = tokio::task::spawn_blocking(move || {
+                let mut last = 10;
+                aidetect::detect_reporting(
+                    &input.text,
+                    &scorer,
+                    &calibration,
+                    &mut |done, total| {
+                        let percent = 10 + (done * 85 / total.max(1)) as i64;
+                        if percent >= last + 5 {
+                            last = percent;
+                            runtime
+                                .block_on(progress_ctx.progress(percent, "逐段计算语言模型特征"));
+                        }
+                    },
+                )
+            })
+            .await
+            .map_err(|e| TaskError::retryable(format!("检测过程异常中断：{e}")))?
+            .map_err(|e| TaskError::permanent(format!("文本无法检测：{e}")))?;
+            ctx.progress(97, "生成报告").await;
+            serde_json::to_string(&detection)
+                .map_err(|e| TaskError::permanent(format!("报告无法保存：{e}")))
+        })
+    }
+}

@@ -1,0 +1,557 @@
+//! `paper_aigc_api`: AI-text detection (AIGC检测) — upload or paste (machine_init), count and
+//! price, pay and queue (submit_check), follow progress, read the paragraph results and download
+//! the report. Shares the task, charging and download machinery of the check journey.
+
+use super::paper_task::{
+    self, IdForm, ListForm, PastedText, RecordPage, Tariff, TaskCost, WordCount, default_title,
+    extract, read_upload,
+};
+use crate::aigc_task::{self, AigcInput};
+use crate::auth::{AuthUser, MaybeUser};
+use crate::envelope::{ApiError, ApiResult, Success};
+use crate::params::{Params, lenient};
+use crate::state::AppState;
+use aidetect::Detection;
+use axum::extract::{Request, State};
+use axum::http::StatusCode;
+use axum::response::Response;
+use serde::{Deserialize, Serialize};
+use store::{Task, TaskStatus};
+use utoipa::{IntoParams, ToSchema};
+
+/// How detection counts characters, shown before payment.
+pub const COUNTING_RULE: &str =
+    "字数按除空白（空格、换行）以外的全部字符计算，含汉字、字母、数字与标点。";
+
+/// Where a detection's files live, under the files folder.
+const FILES: &str = "aigc";
+
+fn tariff(state: &AppState) -> Tariff {
+    Tariff {
+        fen_per_thousand: state.config.aigc_price_fen_per_thousand,
+        // The free checks given at first QR login are similarity checks only.
+        free_checks_apply: false,
+        rule: COUNTING_RULE,
+    }
+}
+
+fn not_found() -> ApiError {
+    ApiError::not_found("aigc_not_found", "AIGC 检测记录不存在或已删除")
+}
+
+/// 503 when the detection model is not installed: nothing is stored or charged.
+fn require_model(state: &AppState) -> Result<(), ApiError> {
+    match aigc_task::model_missing(&state.config.models_dir()) {
+        Some(why) => Err(ApiError::new(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "aigc_model_missing",
+            why,
+        )),
+        None => Ok(()),
+    }
+}
+
+/// A detection task as the records list and report pages show it.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct AigcRecord {
+    pub id: i64,
+    pub title: String,
+    pub author: String,
+    pub file_name: String,
+    /// Counted characters (the number priced and reported).
+    pub chars: usize,
+    /// pending, queued, running, done, failed or cancelled.
+    pub status: String,
+    pub progress: i64,
+    pub phase: String,
+    /// AIGC 占比 in percent (characters of high-band paragraphs), once done; absent when the
+    /// text was too short for a figure.
+    pub ai_rate: Option<f64>,
+    /// Probability (0–1) that the whole text is machine-written.
+    pub probability: Option<f64>,
+    /// Why there is no figure (e.g. 文本过短，结果不可靠).
+    pub notice: Option<String>,
+    /// Why it failed.
+    pub error: Option<String>,
+    pub charged_fen: i64,
+    pub created_at: i64,
+    pub finished_at: Option<i64>,
+}
+
+fn input_of(task: &Task) -> AigcInput {
+    serde_json::from_str(&task.input).unwrap_or_default()
+}
+
+fn detection_of(task: &Task) -> Option<Detection> {
+    task.result
+        .as_deref()
+        .and_then(|r| serde_json::from_str(r).ok())
+}
+
+fn record(task: &Task) -> AigcRecord {
+    let input = input_of(task);
+    let detection = detection_of(task);
+    AigcRecord {
+        id: task.id,
+        title: task.title.clone(),
+        author: input.author,
+        file_name: input.file_name,
+        chars: detection.as_ref().map(|d| d.chars).unwrap_or(input.chars),
+        status: task.status.as_str().into(),
+        progress: task.progress,
+        phase: task.phase.clone(),
+        ai_rate: detection.as_ref().and_then(|d| d.ai_rate),
+        probability: detection.as_ref().and_then(|d| d.probability),
+        notice: detection.and_then(|d| d.notice),
+        error: task.error.clone(),
+        charged_fen: task.charged_fen,
+        created_at: task.created_at,
+        finished_at: task.finished_at,
+    }
+}
+
+async fn owned(state: &AppState, id: i64, user_id: i64) -> Result<Task, ApiError> {
+    paper_task::owned_task(state, id, user_id, aigc_task::KIND, not_found).await
+}
+
+/// Counts the characters of an upload or pasted text as detection prices them (visitors too).
+#[utoipa::path(post, path = "/api/base/paper_aigc_api/word_count", tag = "paper_aigc_api",
+    request_body(content = PastedText, description = "JSON with `text`, or multipart/form-data with a `file` part"),
+    responses(
+        (status = 200, body = inline(crate::envelope::Envelope<WordCount>)),
+        (status = 413, description = "file_too_large / too_many_characters", body = crate::envelope::ErrorBody),
+        (status = 422, description = "unsupported_file_type / empty_document / garbled_text_layer / corrupt_file", body = crate::envelope::ErrorBody),
+    ))]
+pub async fn word_count(
+    State(state): State<AppState>,
+    _who: MaybeUser,
+    req: Request,
+) -> ApiResult<WordCount> {
+    let upload = read_upload(&state, req).await?;
+    let extracted = extract(&state, &upload)?;
+    Ok(Success(WordCount {
+        chars: aidetect::counted_chars(&extracted.text),
+        rule: COUNTING_RULE.into(),
+        format: extracted.format.name().into(),
+    }))
+}
+
+/// Creates a draft detection from an upload (.docx, .pdf, .txt) or pasted text; nothing is
+/// charged yet. 503 when this server has no detection model.
+#[utoipa::path(post, path = "/api/base/paper_aigc_api/machine_init", tag = "paper_aigc_api", security(("bearer" = [])),
+    request_body(content = PastedText, description = "JSON with `title`, `author`, `text`, or multipart/form-data with `file`, `title`, `author`"),
+    responses(
+        (status = 200, body = inline(crate::envelope::Envelope<AigcRecord>)),
+        (status = 401, description = "not_logged_in", body = crate::envelope::ErrorBody),
+        (status = 413, description = "file_too_large / too_many_characters", body = crate::envelope::ErrorBody),
+        (status = 422, description = "unsupported_file_type / empty_document / garbled_text_layer / corrupt_file", body = crate::envelope::ErrorBody),
+        (status = 503, description = "aigc_model_missing", body = crate::envelope::ErrorBody),
+    ))]
+pub async fn machine_init(
+    State(state): State<AppState>,
+    AuthUser(session): AuthUser,
+    req: Request,
+) -> ApiResult<AigcRecord> {
+    require_model(&state)?;
+    let upload = read_upload(&state, req).await?;
+    let extracted = extract(&state, &upload)?;
+    let title = default_title(&upload, &extracted.text);
+    let input = AigcInput {
+        chars: aidetect::counted_chars(&extracted.text),
+        text: extracted.text,
+        author: upload.author.trim().chars().take(100).collect(),
+        file_name: upload.file_name.clone(),
+    };
+    let task = state
+        .store
+        .create_task(
+            session.user.id,
+            aigc_task::KIND,
+            &title,
+            &serde_json::to_string(&input).map_err(ApiError::internal)?,
+        )
+        .await?;
+    paper_task::keep_upload(&state, FILES, task.id, &upload);
+    Ok(Success(record(&task)))
+}
+
+/// The payment state of a detection: what it costs, what will pay, and whether it is paid.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct OrderState {
+    pub id: i64,
+    pub status: String,
+    /// Charged and queued (or already run).
+    pub paid: bool,
+    /// What was charged, in fen (0 until paid; refunds reset nothing here, see the ledger).
+    pub charged_fen: i64,
+    /// The price of running it (again) now.
+    pub cost: TaskCost,
+}
+
+/// The payment state of a detection task (spec: `check_order_id`).
+#[utoipa::path(post, path = "/api/base/paper_aigc_api/check_order_id", tag = "paper_aigc_api", security(("bearer" = [])),
+    params(IdForm), request_body = IdForm,
+    responses(
+        (status = 200, body = inline(crate::envelope::Envelope<OrderState>)),
+        (status = 404, description = "aigc_not_found", body = crate::envelope::ErrorBody),
+    ))]
+pub async fn check_order_id(
+    State(state): State<AppState>,
+    AuthUser(session): AuthUser,
+    Params(form): Params<IdForm>,
+) -> ApiResult<OrderState> {
+    let task = owned(&state, form.id, session.user.id).await?;
+    let cost = paper_task::quote(
+        &state,
+        session.user.id,
+        task.id,
+        input_of(&task).chars,
+        &tariff(&state),
+    )
+    .await?;
+    Ok(Success(OrderState {
+        id: task.id,
+        status: task.status.as_str().into(),
+        paid: task.status != TaskStatus::Pending && task.charged_fen > 0,
+        charged_fen: task.charged_fen,
+        cost,
+    }))
+}
+
+/// Charges the balance and queues the detection, in one transaction. Not enough → 402, nothing
+/// charged.
+#[utoipa::path(post, path = "/api/base/paper_aigc_api/submit_check", tag = "paper_aigc_api", security(("bearer" = [])),
+    params(IdForm), request_body = IdForm,
+    responses(
+        (status = 200, body = inline(crate::envelope::Envelope<AigcRecord>)),
+        (status = 402, description = "insufficient_balance", body = crate::envelope::ErrorBody),
+        (status = 404, description = "aigc_not_found", body = crate::envelope::ErrorBody),
+        (status = 409, description = "already_submitted", body = crate::envelope::ErrorBody),
+        (status = 503, description = "aigc_model_missing", body = crate::envelope::ErrorBody),
+    ))]
+pub async fn submit_check(
+    State(state): State<AppState>,
+    AuthUser(session): AuthUser,
+    Params(form): Params<IdForm>,
+) -> ApiResult<AigcRecord> {
+    require_model(&state)?;
+    let task = owned(&state, form.id, session.user.id).await?;
+    if task.status != TaskStatus::Pending {
+        return Err(ApiError::conflict("already_submitted", "该文本已提交检测"));
+    }
+    let cost = paper_task::quote(
+        &state,
+        session.user.id,
+        task.id,
+        input_of(&task).chars,
+        &tariff(&state),
+    )
+    .await?;
+    let task = paper_task::charge_and_queue(&state, &task, &cost, "AIGC检测").await?;
+    Ok(Success(record(&task)))
+}
+
+/// Runs an ended detection again with the current model and calibration, charged like a new
+/// one. Not enough → 402 and the earlier result stays.
+#[utoipa::path(post, path = "/api/base/paper_aigc_api/reload", tag = "paper_aigc_api", security(("bearer" = [])),
+    params(IdForm), request_body = IdForm,
+    responses(
+        (status = 200, body = inline(crate::envelope::Envelope<AigcRecord>)),
+        (status = 402, description = "insufficient_balance", body = crate::envelope::ErrorBody),
+        (status = 404, description = "aigc_not_found", body = crate::envelope::ErrorBody),
+        (status = 409, description = "not_finished: still pending, queued or running", body = crate::envelope::ErrorBody),
+        (status = 503, description = "aigc_model_missing", body = crate::envelope::ErrorBody),
+    ))]
+pub async fn reload(
+    State(state): State<AppState>,
+    AuthUser(session): AuthUser,
+    Params(form): Params<IdForm>,
+) -> ApiResult<AigcRecord> {
+    require_model(&state)?;
+    let task = owned(&state, form.id, session.user.id).await?;
+    if !task.status.is_final() {
+        return Err(ApiError::conflict(
+            "not_finished",
+            "该检测尚未结束，结束后才能重新检测",
+        ));
+    }
+    let cost = paper_task::quote(
+        &state,
+        session.user.id,
+        task.id,
+        input_of(&task).chars,
+        &tariff(&state),
+    )
+    .await?;
+    let task = paper_task::charge_and_queue_with(
+        &state,
+        &task,
+        &cost,
+        "AIGC重新检测",
+        paper_task::Queueing::Rerun,
+    )
+    .await?;
+    Ok(Success(record(&task)))
+}
+
+/// The user's detections, newest first.
+#[utoipa::path(post, path = "/api/base/paper_aigc_api/query_list", tag = "paper_aigc_api", security(("bearer" = [])),
+    params(ListForm), request_body = ListForm,
+    responses((status = 200, body = inline(crate::envelope::Envelope<RecordPage<AigcRecord>>))))]
+pub async fn query_list(
+    State(state): State<AppState>,
+    AuthUser(session): AuthUser,
+    Params(form): Params<ListForm>,
+) -> ApiResult<RecordPage<AigcRecord>> {
+    Ok(Success(
+        paper_task::list_records(&state, session.user.id, aigc_task::KIND, &form, record).await?,
+    ))
+}
+
+/// One detection: status, progress and, when done, the headline figures.
+#[utoipa::path(post, path = "/api/base/paper_aigc_api/load_by_id", tag = "paper_aigc_api", security(("bearer" = [])),
+    params(IdForm), request_body = IdForm,
+    responses(
+        (status = 200, body = inline(crate::envelope::Envelope<AigcRecord>)),
+        (status = 404, description = "aigc_not_found (also for another user's)", body = crate::envelope::ErrorBody),
+    ))]
+pub async fn load_by_id(
+    State(state): State<AppState>,
+    AuthUser(session): AuthUser,
+    Params(form): Params<IdForm>,
+) -> ApiResult<AigcRecord> {
+    Ok(Success(record(
+        &owned(&state, form.id, session.user.id).await?,
+    )))
+}
+
+/// One paragraph's result.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct AigcParagraph {
+    /// 0-based position among the judged paragraphs.
+    pub index: usize,
+    /// Character offsets into the text.
+    pub start: usize,
+    pub end: usize,
+    pub chars: usize,
+    /// Probability (0–1) that the paragraph is machine-written.
+    pub probability: f64,
+    /// high, medium or low.
+    pub band: String,
+    /// 高度疑似, 中度疑似 or 低风险.
+    pub band_label: String,
+    pub text: String,
+}
+
+/// The detection report: figures, bands and thresholds, every paragraph, and what produced it.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct AigcReport {
+    pub record: AigcRecord,
+    /// `WJ20261122-000042`, printed on the report.
+    pub report_number: String,
+    /// The checked text; paragraph offsets are characters of it.
+    pub text: String,
+    pub paragraphs: Vec<AigcParagraph>,
+    /// Paragraphs from this probability are 高度疑似 (and count in the AI rate).
+    pub high_threshold: f64,
+    /// Paragraphs from this probability are 中度疑似.
+    pub medium_threshold: f64,
+    /// The bands and the AI rate, in words.
+    pub band_rule: String,
+    pub model: String,
+    pub criterion: String,
+    pub calibration: String,
+    /// What detectors cannot know, on every report.
+    pub note: String,
+}
+
+fn finished_detection(task: &Task) -> Result<Detection, ApiError> {
+    match (task.status, detection_of(task)) {
+        (TaskStatus::Done, Some(d)) => Ok(d),
+        _ => Err(ApiError::conflict(
+            "report_not_ready",
+            "检测尚未完成，报告暂不可用",
+        )),
+    }
+}
+
+fn paragraphs(text: &str, d: &Detection) -> Vec<AigcParagraph> {
+    let chars: Vec<char> = text.chars().collect();
+    d.paragraphs
+        .iter()
+        .enumerate()
+        .map(|(index, p)| AigcParagraph {
+            index,
+            start: p.start,
+            end: p.end,
+            chars: p.chars,
+            probability: p.probability,
+            band: serde_json::to_value(p.band)
+                .ok()
+                .and_then(|v| v.as_str().map(String::from))
+                .unwrap_or_default(),
+            band_label: p.band.label().into(),
+            text: chars[p.start.min(chars.len())..p.end.min(chars.len())]
+                .iter()
+                .collect(),
+        })
+        .collect()
+}
+
+/// The full detection report (spec: `query_content_list`, the paragraph results).
+#[utoipa::path(post, path = "/api/base/paper_aigc_api/query_content_list", tag = "paper_aigc_api", security(("bearer" = [])),
+    params(IdForm), request_body = IdForm,
+    responses(
+        (status = 200, body = inline(crate::envelope::Envelope<AigcReport>)),
+        (status = 404, description = "aigc_not_found", body = crate::envelope::ErrorBody),
+        (status = 409, description = "report_not_ready", body = crate::envelope::ErrorBody),
+    ))]
+pub async fn query_content_list(
+    State(state): State<AppState>,
+    AuthUser(session): AuthUser,
+    Params(form): Params<IdForm>,
+) -> ApiResult<AigcReport> {
+    let task = owned(&state, form.id, session.user.id).await?;
+    let d = finished_detection(&task)?;
+    let text = input_of(&task).text;
+    Ok(Success(AigcReport {
+        record: record(&task),
+        report_number: report::report_number(task.id, task.created_at),
+        paragraphs: paragraphs(&text, &d),
+        text,
+        high_threshold: d.high_threshold,
+        medium_threshold: d.medium_threshold,
+        band_rule: report::band_rule(&d),
+        model: d.model,
+        criterion: d.criterion,
+        calibration: d.calibration,
+        note: d.note,
+    }))
+}
+
+#[derive(Debug, Deserialize, ToSchema, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct ContentForm {
+    /// The detection.
+    #[serde(deserialize_with = "lenient::i64")]
+    pub id: i64,
+    /// The paragraph's `index` in `query_content_list`.
+    #[serde(deserialize_with = "lenient::i64")]
+    pub index: i64,
+}
+
+/// One paragraph's result and text.
+#[utoipa::path(post, path = "/api/base/paper_aigc_api/load_content_by_id", tag = "paper_aigc_api", security(("bearer" = [])),
+    params(ContentForm), request_body = ContentForm,
+    responses(
+        (status = 200, body = inline(crate::envelope::Envelope<AigcParagraph>)),
+        (status = 404, description = "aigc_not_found / paragraph_not_found", body = crate::envelope::ErrorBody),
+        (status = 409, description = "report_not_ready", body = crate::envelope::ErrorBody),
+    ))]
+pub async fn load_content_by_id(
+    State(state): State<AppState>,
+    AuthUser(session): AuthUser,
+    Params(form): Params<ContentForm>,
+) -> ApiResult<AigcParagraph> {
+    let task = owned(&state, form.id, session.user.id).await?;
+    let d = finished_detection(&task)?;
+    paragraphs(&input_of(&task).text, &d)
+        .into_iter()
+        .nth(form.index.max(0) as usize)
+        .filter(|_| form.index >= 0)
+        .map(Success)
+        .ok_or_else(|| ApiError::not_found("paragraph_not_found", "该段落不存在"))
+}
+
+#[derive(Debug, Deserialize, ToSchema, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct DownloadForm {
+    #[serde(deserialize_with = "lenient::i64")]
+    pub id: i64,
+    /// `pdf` (default) or `html`.
+    #[serde(default)]
+    pub format: Option<String>,
+}
+
+/// The detection report as PDF (embedded CJK font) or self-contained HTML.
+#[utoipa::path(post, path = "/api/base/paper_aigc_api/download_report", tag = "paper_aigc_api", security(("bearer" = [])),
+    params(DownloadForm), request_body = DownloadForm,
+    responses(
+        (status = 200, description = "application/pdf or text/html report", content_type = "application/pdf"),
+        (status = 400, description = "invalid_format", body = crate::envelope::ErrorBody),
+        (status = 404, description = "aigc_not_found", body = crate::envelope::ErrorBody),
+        (status = 409, description = "report_not_ready", body = crate::envelope::ErrorBody),
+        (status = 503, description = "pdf_font_missing / pdf_font_unusable: the server has no CJK font", body = crate::envelope::ErrorBody),
+    ))]
+pub async fn download_report(
+    State(state): State<AppState>,
+    AuthUser(session): AuthUser,
+    Params(form): Params<DownloadForm>,
+) -> Result<Response, ApiError> {
+    let format = paper_task::report_format(form.format.as_deref())?;
+    let task = owned(&state, form.id, session.user.id).await?;
+    let d = finished_detection(&task)?;
+    let input = input_of(&task);
+    let number = report::report_number(task.id, task.created_at);
+    let doc = report::AigcReportDoc {
+        number: number.clone(),
+        title: task.title.clone(),
+        author: input.author.clone(),
+        checked_at_ms: task.finished_at.unwrap_or(task.created_at),
+        text: &input.text,
+        detection: &d,
+    };
+    let (content_type, body) = if format == "html" {
+        (
+            "text/html; charset=utf-8",
+            report::render_aigc_html(&doc).into_bytes(),
+        )
+    } else {
+        let font = paper_task::pdf_font(&state).await?;
+        let pdf = report::render_aigc_pdf(&doc, &font).map_err(|e| {
+            ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, e.code(), e.to_string())
+        })?;
+        ("application/pdf", pdf)
+    };
+    Ok(paper_task::attachment(
+        content_type,
+        body,
+        &format!("aigc-report-{number}.{format}"),
+        &format!("文鉴AIGC检测报告-{number}.{format}"),
+    ))
+}
+
+/// Deletes a detection and its files; an unfinished one is cancelled and refunded first.
+#[utoipa::path(post, path = "/api/base/paper_aigc_api/delete", tag = "paper_aigc_api", security(("bearer" = [])),
+    params(IdForm), request_body = IdForm,
+    responses(
+        (status = 200, body = inline(crate::envelope::Envelope<bool>)),
+        (status = 404, description = "aigc_not_found", body = crate::envelope::ErrorBody),
+    ))]
+pub async fn delete(
+    State(state): State<AppState>,
+    AuthUser(session): AuthUser,
+    Params(form): Params<IdForm>,
+) -> ApiResult<bool> {
+    owned(&state, form.id, session.user.id).await?;
+    paper_task::delete_task(&state, FILES, form.id, session.user.id).await?;
+    Ok(Success(true))
+}
+
+/// Lowers AI traces of a detected paper — part of the rewriting feature, not yet available.
+#[utoipa::path(post, path = "/api/base/paper_aigc_api/aigc_machine_submit", tag = "paper_aigc_api", security(("bearer" = [])),
+    responses((status = 501, description = "feature_unavailable", body = crate::envelope::ErrorBody)))]
+pub async fn aigc_machine_submit(_user: AuthUser) -> ApiError {
+    super::feature_unavailable("降AIGC功能尚未开放，敬请期待")
+}
+
+/// Rewrites a detected paper — part of the rewriting feature, not yet available.
+#[utoipa::path(post, path = "/api/base/paper_aigc_api/machine_submit", tag = "paper_aigc_api", security(("bearer" = [])),
+    responses((status = 501, description = "feature_unavailable", body = crate::envelope::ErrorBody)))]
+pub async fn machine_submit(_user: AuthUser) -> ApiError {
+    super::feature_unavailable("降AIGC功能尚未开放，敬请期待")
+}

@@ -1,0 +1,435 @@
+//! What the paper-task families (`check_api`, `paper_aigc_api`, later the rewriting families)
+//! share: reading an upload or pasted text, pricing and charging a task in one transaction,
+//! paging records, keeping and removing a task's files, and sending a report file.
+
+use crate::envelope::ApiError;
+use crate::params::{Params, lenient};
+use crate::state::AppState;
+use axum::extract::{FromRequest, Multipart, Request};
+use axum::http::{StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use serde::{Deserialize, Serialize};
+use store::{Charge, Task, TaskStatus};
+use utoipa::{IntoParams, ToSchema};
+
+#[derive(Debug, Default, Deserialize, ToSchema)]
+pub struct PastedText {
+    #[serde(default)]
+    pub title: String,
+    #[serde(default)]
+    pub author: String,
+    /// Pasted text; for a file use multipart/form-data with a `file` part.
+    #[serde(default)]
+    pub text: String,
+}
+
+/// An upload (multipart: `file`, `title`, `author`, or `text`) or JSON with `text`.
+pub struct Upload {
+    pub title: String,
+    pub author: String,
+    pub file_name: String,
+    pub bytes: Vec<u8>,
+}
+
+pub async fn read_upload(state: &AppState, req: Request) -> Result<Upload, ApiError> {
+    let is_multipart = req
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.starts_with("multipart/form-data"));
+    if !is_multipart {
+        let Params(p) = Params::<PastedText>::from_request(req, state).await?;
+        return Ok(Upload {
+            title: p.title,
+            author: p.author,
+            file_name: String::new(),
+            bytes: p.text.into_bytes(),
+        });
+    }
+    let mut multipart = Multipart::from_request(req, state)
+        .await
+        .map_err(|_| ApiError::bad_request("bad_upload", "上传内容格式错误"))?;
+    let mut upload = Upload {
+        title: String::new(),
+        author: String::new(),
+        file_name: String::new(),
+        bytes: vec![],
+    };
+    while let Some(field) = multipart
+        .next_field()
+        .await
+        .map_err(|_| upload_too_large(state))?
+    {
+        let name = field.name().unwrap_or("").to_string();
+        match name.as_str() {
+            "file" => {
+                upload.file_name = field.file_name().unwrap_or("").to_string();
+                upload.bytes = field
+                    .bytes()
+                    .await
+                    .map_err(|_| upload_too_large(state))?
+                    .to_vec();
+            }
+            "text" if upload.bytes.is_empty() => {
+                upload.bytes = field
+                    .bytes()
+                    .await
+                    .map_err(|_| upload_too_large(state))?
+                    .to_vec()
+            }
+            "title" => upload.title = field.text().await.unwrap_or_default(),
+            "author" => upload.author = field.text().await.unwrap_or_default(),
+            _ => {}
+        }
+    }
+    Ok(upload)
+}
+
+fn upload_too_large(state: &AppState) -> ApiError {
+    ApiError::new(
+        StatusCode::PAYLOAD_TOO_LARGE,
+        "file_too_large",
+        format!(
+            "上传失败：文件不能超过 {} MB",
+            state.config.max_upload_bytes / (1024 * 1024)
+        ),
+    )
+}
+
+/// The text of an upload, within the configured size limits.
+pub fn extract(state: &AppState, upload: &Upload) -> Result<docio::Extracted, ApiError> {
+    let limits = docio::Limits {
+        max_bytes: state.config.max_upload_bytes,
+        max_chars: state.config.max_paper_chars,
+        ..docio::Limits::default()
+    };
+    docio::extract(&upload.bytes, &upload.file_name, &limits).map_err(|e| {
+        let status = if e.is_too_large() {
+            StatusCode::PAYLOAD_TOO_LARGE
+        } else {
+            StatusCode::UNPROCESSABLE_ENTITY
+        };
+        ApiError::new(status, e.code(), e.to_string())
+    })
+}
+
+/// The title given, else the file name, else the first line of the text.
+pub fn default_title(upload: &Upload, text: &str) -> String {
+    let title = upload.title.trim();
+    if !title.is_empty() {
+        return title.chars().take(200).collect();
+    }
+    let stem = upload
+        .file_name
+        .rsplit_once('.')
+        .map(|(s, _)| s)
+        .unwrap_or(&upload.file_name)
+        .trim();
+    if !stem.is_empty() {
+        return stem.chars().take(200).collect();
+    }
+    text.lines()
+        .find(|l| !l.trim().is_empty())
+        .unwrap_or("未命名论文")
+        .trim()
+        .chars()
+        .take(40)
+        .collect()
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct WordCount {
+    /// Counted characters, by `rule`.
+    pub chars: usize,
+    pub rule: String,
+    /// txt, docx or pdf.
+    pub format: String,
+}
+
+#[derive(Debug, Deserialize, ToSchema, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct IdForm {
+    #[serde(deserialize_with = "lenient::i64")]
+    pub id: i64,
+}
+
+#[derive(Debug, Deserialize, ToSchema, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct ListForm {
+    /// 1-based page (default 1).
+    #[serde(default, deserialize_with = "lenient::opt_i64")]
+    pub page: Option<i64>,
+    /// Page size (default 10, at most 100).
+    #[serde(default, deserialize_with = "lenient::opt_i64")]
+    pub size: Option<i64>,
+    /// Only tasks in this status.
+    #[serde(default)]
+    pub status: Option<String>,
+}
+
+/// One page of a family's records.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct RecordPage<T> {
+    pub records: Vec<T>,
+    pub total: i64,
+    pub page: i64,
+    pub size: i64,
+}
+
+/// The user's tasks of `kind`, newest first, as records.
+pub async fn list_records<T>(
+    state: &AppState,
+    user_id: i64,
+    kind: &str,
+    form: &ListForm,
+    record: impl Fn(&Task) -> T,
+) -> Result<RecordPage<T>, ApiError> {
+    let page = form.page.unwrap_or(1).max(1);
+    let size = form.size.unwrap_or(10).clamp(1, 100);
+    let status = form
+        .status
+        .as_deref()
+        .filter(|s| !s.is_empty())
+        .map(TaskStatus::parse);
+    let (tasks, total) = state
+        .store
+        .list_tasks(user_id, kind, status, (page - 1) * size, size)
+        .await?;
+    Ok(RecordPage {
+        records: tasks.iter().map(record).collect(),
+        total,
+        page,
+        size,
+    })
+}
+
+/// A user's task of `kind`; another user's, or another kind's, is `not_found`.
+pub async fn owned_task(
+    state: &AppState,
+    id: i64,
+    user_id: i64,
+    kind: &str,
+    not_found: fn() -> ApiError,
+) -> Result<Task, ApiError> {
+    let task = state
+        .store
+        .task(id, user_id)
+        .await
+        .map_err(|_| not_found())?;
+    if task.kind != kind {
+        return Err(not_found());
+    }
+    Ok(task)
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct TaskCost {
+    pub id: i64,
+    pub chars: usize,
+    pub rule: String,
+    pub price_per_thousand_fen: i64,
+    /// The price in fen when paid from the balance.
+    pub price_fen: i64,
+    /// What will pay: `free_check`, `balance`, or `insufficient`.
+    pub pays_with: String,
+    pub free_checks: i64,
+    pub balance_fen: i64,
+}
+
+/// How a task of `chars` characters is priced: per started 1,000 characters, at least one.
+pub struct Tariff {
+    pub fen_per_thousand: i64,
+    /// Whether the free checks (given at first QR login) may pay for it.
+    pub free_checks_apply: bool,
+    pub rule: &'static str,
+}
+
+pub async fn quote(
+    state: &AppState,
+    user_id: i64,
+    id: i64,
+    chars: usize,
+    tariff: &Tariff,
+) -> Result<TaskCost, ApiError> {
+    let account = state.store.account(user_id).await?;
+    let price_fen = (chars as u64).div_ceil(1000).max(1) as i64 * tariff.fen_per_thousand;
+    let pays_with = if tariff.free_checks_apply && account.free_checks > 0 {
+        "free_check"
+    } else if account.balance_fen >= price_fen {
+        "balance"
+    } else {
+        "insufficient"
+    };
+    Ok(TaskCost {
+        id,
+        chars,
+        rule: tariff.rule.into(),
+        price_per_thousand_fen: tariff.fen_per_thousand,
+        price_fen,
+        pays_with: pays_with.into(),
+        free_checks: account.free_checks,
+        balance_fen: account.balance_fen,
+    })
+}
+
+/// Charges for a draft task as `cost` says and queues it, in one transaction. Not enough → 402
+/// and nothing is charged; already submitted → 409.
+pub async fn charge_and_queue(
+    state: &AppState,
+    task: &Task,
+    cost: &TaskCost,
+    service: &str,
+) -> Result<Task, ApiError> {
+    charge_and_queue_with(state, task, cost, service, Queueing::Submit).await
+}
+
+/// A draft's first run, or an ended task's new one.
+pub enum Queueing {
+    Submit,
+    Rerun,
+}
+
+pub async fn charge_and_queue_with(
+    state: &AppState,
+    task: &Task,
+    cost: &TaskCost,
+    service: &str,
+    queueing: Queueing,
+) -> Result<Task, ApiError> {
+    let charge = match cost.pays_with.as_str() {
+        "free_check" => Charge {
+            fen: 0,
+            free_checks: 1,
+            reason: format!("{service}（免费次数）：{}", task.title),
+        },
+        _ => Charge {
+            fen: cost.price_fen,
+            free_checks: 0,
+            reason: format!("{service} {} 字：{}", cost.chars, task.title),
+        },
+    };
+    let queued = match queueing {
+        Queueing::Submit => {
+            state
+                .store
+                .submit_task(task.id, task.user_id, &task.kind, &charge, 3)
+                .await
+        }
+        Queueing::Rerun => {
+            state
+                .store
+                .rerun_task(task.id, task.user_id, &task.kind, &charge, 3)
+                .await
+        }
+    };
+    match queued {
+        Err(store::StoreError::InsufficientFunds) => Err(ApiError::new(
+            StatusCode::PAYMENT_REQUIRED,
+            "insufficient_balance",
+            format!(
+                "余额不足：本次需 {:.2} 元，当前余额 {:.2} 元",
+                cost.price_fen as f64 / 100.0,
+                cost.balance_fen as f64 / 100.0
+            ),
+        )),
+        Err(store::StoreError::Conflict(_)) => {
+            Err(ApiError::conflict("already_submitted", "该任务已提交"))
+        }
+        other => Ok(other?),
+    }
+}
+
+/// Where a task's files live: `<files_dir>/<family>/<id>`.
+pub fn task_dir(state: &AppState, family: &str, id: i64) -> std::path::PathBuf {
+    state.config.files_dir().join(family).join(id.to_string())
+}
+
+/// Keeps the original upload beside the task, for the report and for deletion.
+pub fn keep_upload(state: &AppState, family: &str, task_id: i64, upload: &Upload) {
+    if upload.file_name.is_empty() {
+        return;
+    }
+    let dir = task_dir(state, family, task_id);
+    let safe: String = upload
+        .file_name
+        .chars()
+        .filter(|c| !matches!(c, '/' | '\\' | '\0'))
+        .collect();
+    if let Err(e) =
+        std::fs::create_dir_all(&dir).and_then(|_| std::fs::write(dir.join(safe), &upload.bytes))
+    {
+        tracing::warn!(task = task_id, error = %e, "original upload not kept");
+    }
+}
+
+/// Deletes a user's task (cancelled and refunded first when unfinished) and its files.
+pub async fn delete_task(
+    state: &AppState,
+    family: &str,
+    id: i64,
+    user_id: i64,
+) -> Result<(), ApiError> {
+    state.store.delete_task(id, user_id).await?;
+    let _ = std::fs::remove_dir_all(task_dir(state, family, id));
+    Ok(())
+}
+
+/// A report file as a download; `name` is the Chinese file name, `ascii_name` its fallback.
+pub fn attachment(content_type: &str, body: Vec<u8>, ascii_name: &str, name: &str) -> Response {
+    let disposition = format!(
+        "attachment; filename=\"{ascii_name}\"; filename*=UTF-8''{}",
+        percent_encode(name)
+    );
+    (
+        [
+            (header::CONTENT_TYPE, content_type.to_string()),
+            (header::CONTENT_DISPOSITION, disposition),
+        ],
+        body,
+    )
+        .into_response()
+}
+
+/// RFC 5987 encoding for a Chinese download name.
+fn percent_encode(s: &str) -> String {
+    s.bytes()
+        .map(|b| match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' => (b as char).to_string(),
+            _ => format!("%{b:02X}"),
+        })
+        .collect()
+}
+
+/// The report font, loaded once (off the async threads: it is tens of megabytes).
+pub async fn pdf_font(state: &AppState) -> Result<report::PdfFont, ApiError> {
+    let configured = state.config.report_font.clone();
+    let loaded = state
+        .pdf_font
+        .get_or_init(|| async move {
+            tokio::task::spawn_blocking(move || {
+                report::PdfFont::discover(configured.as_deref())
+                    .map_err(|e| (e.code(), e.to_string()))
+            })
+            .await
+            .unwrap_or_else(|e| Err(("pdf_font_unusable", e.to_string())))
+        })
+        .await;
+    loaded.clone().map_err(|(code, message)| {
+        tracing::error!("{message}");
+        ApiError::new(StatusCode::SERVICE_UNAVAILABLE, code, message)
+    })
+}
+
+/// A report download's format: `pdf` (default) or `html`.
+pub fn report_format(format: Option<&str>) -> Result<&'static str, ApiError> {
+    match format.unwrap_or("pdf") {
+        "pdf" => Ok("pdf"),
+        "html" => Ok("html"),
+        _ => Err(ApiError::bad_request(
+            "invalid_format",
+            "报告格式只能是 pdf 或 html",
+        )),
+    }
+}

@@ -1,0 +1,39 @@
+import { ApiError, http } from './client'
+
+/** A paper as the upload forms send it: a file, or pasted text. */
+export interface PaperSource {
+  file?: File
+  text?: string
+  title?: string
+  author?: string
+}
+
+/** The request body for an upload (multipart) or pasted text (JSON). */
+export function paperBody(source: PaperSource) {
+  if (!source.file) return { data: { text: source.text ?? '', title: source.title ?? '', author: source.author ?? '' } }
+  const form = new FormData()
+  form.append('file', source.file)
+  form.append('title', source.title ?? '')
+  form.append('author', source.author ?? '')
+  return { data: form }
+}
+
+/** Fetches a file through the authenticated client and saves it as `fileName`. */
+export async function downloadAttachment(url: string, params: Record<string, unknown>, fileName: string, method: 'get' | 'post' = 'get') {
+  let data: Blob
+  try {
+    const response = await http.request({ url, method, params, responseType: 'blob', timeout: 120000 })
+    data = response.data as Blob
+  } catch (e) {
+    // Errors come back as a JSON blob: surface the server's Chinese message.
+    const body = (e as { response?: { status: number; data?: Blob } }).response
+    const parsed = body?.data ? await body.data.text().then((t) => JSON.parse(t) as { message?: string; error?: string }).catch(() => null) : null
+    throw new ApiError(body?.status ?? 0, parsed?.error ?? 'download_failed', parsed?.message ?? '报告下载失败，请稍后重试')
+  }
+  const href = URL.createObjectURL(data)
+  const a = document.createElement('a')
+  a.href = href
+  a.download = fileName
+  a.click()
+  URL.revokeObjectURL(href)
+}

@@ -1,0 +1,32 @@
+import { Progress, Tag } from 'antd'
+import type { TaskStatus } from '../features/check/types'
+
+export const STATUS: Record<TaskStatus, { label: string; color: string }> = {
+  pending: { label: '待支付', color: 'default' },
+  queued: { label: '排队中', color: 'blue' },
+  running: { label: '检测中', color: 'processing' },
+  done: { label: '已完成', color: 'green' },
+  failed: { label: '失败', color: 'red' },
+  cancelled: { label: '已取消', color: 'default' },
+}
+
+export const isUnderway = (status: TaskStatus) => status === 'queued' || status === 'running'
+
+/** A task's status for the records tables: live progress while underway, the reason when failed. */
+export function TaskStatusCell({ status, progress, phase, error }: { status: TaskStatus; progress: number; phase: string; error: string | null }) {
+  if (isUnderway(status)) {
+    return (
+      <div>
+        <Tag color={STATUS[status].color}>{STATUS[status].label}</Tag>
+        <Progress percent={progress} size="small" />
+        <div className="muted">{phase}</div>
+      </div>
+    )
+  }
+  return (
+    <span>
+      <Tag color={STATUS[status].color}>{STATUS[status].label}</Tag>
+      {status === 'failed' && <div className="muted">{error}（费用已退回）</div>}
+    </span>
+  )
+}

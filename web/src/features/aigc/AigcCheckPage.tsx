@@ -1,0 +1,47 @@
+import { useState } from 'react'
+import { Alert, Button, Card, Form } from 'antd'
+import { useNavigate } from 'react-router'
+import { aigcInit, aigcWordCount } from './api'
+import PayModal from './PayModal'
+import { useUserStore } from '../../stores/user'
+import { useLoginDialogStore } from '../../stores/loginDialog'
+import { useSubmit } from '../../utils/useSubmit'
+import { usePaperInput } from '../../components/PaperInput'
+
+/** /aigccheck/check: upload or paste a text, see its count, confirm the price, submit for AI-text detection. */
+export default function AigcCheckPage() {
+  const navigate = useNavigate()
+  const token = useUserStore((s) => s.token)
+  const openLogin = useLoginDialogStore((s) => s.open)
+  const paper = usePaperInput(aigcWordCount, '将需要检测的正文粘贴到这里（不少于 200 字时给出数值）')
+  const [draft, setDraft] = useState<number | null>(null)
+  const [creating, create] = useSubmit(async () => {
+    if (!token) {
+      openLogin()
+      return
+    }
+    setDraft((await aigcInit(paper.source)).id)
+  })
+  const tooShort = paper.count !== null && paper.count.chars < 200
+  return (
+    <div className="page-card">
+      <Card title="AIGC检测" extra={<Button type="link" onClick={() => navigate('/aigccheck/list')}>检测记录</Button>}>
+        <Alert
+          type="info"
+          showIcon
+          className="mb"
+          title="逐段估计文本由 AI 生成的概率"
+          description="用本地语言模型衡量每段文字有多“可预测”，并经过校准给出概率与分级。结果是统计估计，不是定论：规范、简洁的人工写作也可能显得像机器生成，报告会写明模型、方法与局限。"
+        />
+        <Form layout="vertical">
+          {paper.fields}
+          {tooShort && <Alert className="mb" type="warning" showIcon title="文本不足 200 字：可以提交，但报告只会提示“文本过短，结果不可靠”，不给出数值。" />}
+          <Button type="primary" size="large" disabled={!paper.ready || Boolean(paper.countError)} loading={creating} onClick={() => void create(undefined)} data-testid="aigc-next">
+            {token ? '下一步：确认并支付' : '登录后提交检测'}
+          </Button>
+        </Form>
+      </Card>
+      <PayModal id={draft} onClose={() => setDraft(null)} onPaid={() => navigate('/aigccheck/list')} />
+    </div>
+  )
+}

@@ -70,12 +70,13 @@ export async function registerViaApi(base, username, password) {
 
 /**
  * Registers node:test hooks that start a fresh server and browser for a test file and stop them
- * afterwards; the returned object holds `server` and `browser` once the hooks ran.
+ * afterwards; the returned object holds `server` and `browser` once the hooks ran. `extraEnv` is
+ * added to the server's environment.
  */
-export function useServerAndBrowser(setup) {
+export function useServerAndBrowser(setup, extraEnv = {}) {
   const env = {}
   before(async () => {
-    env.server = await startServer()
+    env.server = await startServer(extraEnv)
     env.browser = await launch()
     await setup?.(env)
   })

@@ -336,7 +336,7 @@ async fn run() -> anyhow::Result<()> {
             ..
         } => detect::calibrate(
             &config.models_dir(),
-            &detect::CalibrateArgs {
+            &aidetect::eval::CalibrateArgs {
                 data,
                 limit,
                 academic,

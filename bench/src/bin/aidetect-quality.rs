@@ -1,0 +1,78 @@
+//! Quality of the AI-text detector, by five-fold cross-validation on `../shared/data/aigc`:
+//! AUROC and true-positive rates at 1 % and 5 % false positives; and false positives on human
+//! academic abstracts of `../shared/data/corpus` never used in fitting, at the operating
+//! threshold, for the refitted and for the shipped calibration. Printed, never asserted.
+//!
+//!   cargo run --release -p wenjian-bench --bin aidetect-quality
+//!
+//! Scores are cached (`data/cache/aidetect-scores.jsonl`, shared with `wenjian detect calibrate`),
+//! so only texts not seen before are scored. WENJIAN_BENCH_LIMIT caps the labelled texts.
+
+use aidetect::eval::{self, CalibrateArgs};
+
+fn main() {
+    let Some(data) = wenjian_bench::eval_data_dir() else {
+        eprintln!("skipped: evaluation data not found (set WENJIAN_EVAL_DATA)");
+        return;
+    };
+    let models = wenjian_bench::models_dir();
+    let scorer = match llm::LocalScorer::load(&models.join("qwen2.5-0.5b"), "qwen2.5-0.5b") {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!(
+                "skipped: model not loadable from {} ({e}); run `wenjian models fetch`",
+                models.display()
+            );
+            return;
+        }
+    };
+    let args = CalibrateArgs {
+        data: data.clone(),
+        limit: std::env::var("WENJIAN_BENCH_LIMIT")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(0),
+        academic: 400,
+        out: std::path::PathBuf::new(),
+        cache: std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../data/cache/aidetect-scores.jsonl"),
+    };
+    let started = std::time::Instant::now();
+    let (refitted, quality) = match eval::calibrate_with(&scorer, &args, &mut |done, total| {
+        if done % 50 == 0 || done == total {
+            eprintln!("scored {done}/{total}");
+        }
+    }) {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("failed: {e}");
+            return;
+        }
+    };
+    // The shipped calibration on the same held-out abstracts.
+    let shipped = aidetect::builtin_calibration();
+    let held = eval::held_out_abstracts(&data, args.academic).unwrap_or_default();
+    let cache = eval::StatsCache::open(&args.cache, &scorer.name).expect("cache");
+    let shipped_scores: Vec<f64> = held
+        .iter()
+        .filter_map(|a| cache.get(a).and_then(|s| s.features(a)))
+        .map(|f| shipped.probability(&f))
+        .collect();
+    println!(
+        "{}",
+        serde_json::to_string_pretty(&serde_json::json!({
+            "model": scorer.name,
+            "cross_validated": quality,
+            "refitted_version": refitted.version,
+            "shipped": {
+                "version": shipped.version,
+                "high_threshold": shipped.high_threshold,
+                "fpr_academic_held_out": eval::rate_at_or_above(&shipped_scores, shipped.high_threshold),
+                "medium_or_high_academic_held_out": eval::rate_at_or_above(&shipped_scores, shipped.medium_threshold),
+                "held_out_abstracts": shipped_scores.len(),
+            },
+            "seconds": started.elapsed().as_secs_f64(),
+        }))
+        .unwrap()
+    );
+}

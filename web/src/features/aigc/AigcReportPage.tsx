@@ -5,6 +5,7 @@ import { useNavigate, useParams } from 'react-router'
 import { aigcDownload, aigcLoad, aigcParagraph, aigcReport } from './api'
 import type { AigcParagraph, AigcReport, Band } from './types'
 import PayModal from './PayModal'
+import { paragraphRuns } from './runs'
 import { TaskStatusCell, isUnderway } from '../../components/TaskStatus'
 import { formatDateTime } from '../../utils/format'
 import { toastError } from '../../utils/feedback'
@@ -15,25 +16,6 @@ export const aiRateColor = (v: number) => (v < 10 ? '#389e0d' : v < 30 ? '#d4880
 const BAND_COLOR: Record<Band, string> = { high: '#ff7875', medium: '#ffc069', low: '#95de64' }
 
 const pct = (v: number) => `${v.toFixed(1)}%`
-
-interface Run {
-  text: string
-  paragraph: AigcParagraph | null
-}
-
-/** The text cut into judged paragraphs and the unjudged stretches between them. */
-export function paragraphRuns(text: string, paragraphs: AigcParagraph[]): Run[] {
-  const chars = Array.from(text)
-  const runs: Run[] = []
-  let at = 0
-  for (const p of paragraphs) {
-    if (p.start > at) runs.push({ text: chars.slice(at, p.start).join(''), paragraph: null })
-    runs.push({ text: chars.slice(p.start, p.end).join(''), paragraph: p })
-    at = Math.max(at, p.end)
-  }
-  if (at < chars.length) runs.push({ text: chars.slice(at).join(''), paragraph: null })
-  return runs
-}
 
 function bandTotals(paragraphs: AigcParagraph[], band: Band) {
   const ps = paragraphs.filter((p) => p.band === band)

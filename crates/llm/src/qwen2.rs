@@ -207,7 +207,7 @@ impl Qwen2 {
 fn fast_qmatmul(t: QTensor, device: &Device) -> Result<QMatMul, LlmError> {
     let t = match t.dtype() {
         GgmlDType::Q4_0 | GgmlDType::Q4_1 | GgmlDType::Q5_0 | GgmlDType::Q5_1 | GgmlDType::Q8_0 => {
-            QTensor::quantize(&t.dequantize(device)?, GgmlDType::F16)?
+            QTensor::quantize(&t.dequantize(device)?, GgmlDType::F32)?
         }
         _ => t,
     };

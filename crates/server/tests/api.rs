@@ -1234,7 +1234,7 @@ mod aigc_journey {
             .get("/api/base/account_info_api/account", Some(&token))
             .await;
         assert_eq!(account["result"]["balanceFen"], json!(700));
-        assert_eq!(account["result"]["freeChecks"], json!(3));
+        assert_eq!(account["result"]["freeCheckCredits"], json!(3));
 
         // Another user sees nothing of it.
         let other = s.register("aigcuser2", "password-123").await;

@@ -42,6 +42,7 @@ test('AIGC detection: paste paragraphs → pay → report with bands and AI rate
   await page.getByTestId('aigc-next').click()
   // ¥2.00 per started 1,000 characters.
   await eventually(async () => assert.equal(await page.getByTestId('aigc-price').innerText(), '¥2.00'))
+  await page.waitForTimeout(400)
   await page.screenshot({ path: 'artifacts/aigc-pay.png' }).catch(() => {})
   await page.getByTestId('aigc-pay').click()
   await page.waitForURL(/\/aigccheck\/list$/)
@@ -81,7 +82,9 @@ test('AIGC detection: paste paragraphs → pay → report with bands and AI rate
   await page.getByTestId('aigc-method').getByText('qwen2.5-0.5b', { exact: false }).waitFor()
   await page.mouse.move(0, 0)
   await page.waitForTimeout(400)
-  await page.screenshot({ path: 'artifacts/aigc-report.png', fullPage: true }).catch(() => {})
+  await page.screenshot({ path: 'artifacts/aigc-report.png' }).catch(() => {})
+  await page.getByTestId('aigc-method').scrollIntoViewIfNeeded()
+  await page.screenshot({ path: 'artifacts/aigc-report-text.png' }).catch(() => {})
 
   // One paragraph on its own.
   await paras.nth(0).click()

@@ -177,22 +177,17 @@ export default function AigcReportPage() {
         <Card size="small" className="mt">
           <Figures report={data} />
         </Card>
-        <Card size="small" title="段落分布" className="mt" extra={<span className="muted">每根柱为一段，高度为该段 AI 生成概率；点击查看该段</span>}>
+        <Card size="small" title="段落分布" className="mt">
+          <div className="muted mb-s">每根柱为一段，高度为该段的 AI 生成概率，虚线为分级阈值；点击查看该段。</div>
           <Distribution report={data} onPick={setPicked} />
         </Card>
-        <Card
-          size="small"
-          title="全文标注"
-          className="mt"
-          extra={
-            <span className="legend" data-testid="aigc-legend">
-              <Tag className="aigc-high">高度疑似 ≥ {Math.round(data.highThreshold * 100)}%</Tag>
-              <Tag className="aigc-medium">中度疑似 ≥ {Math.round(data.mediumThreshold * 100)}%</Tag>
-              <Tag>低风险</Tag>
-            </span>
-          }
-        >
-          <div className="muted mb-s">鼠标移到段落上可查看该段的 AI 生成概率；点击查看详情。</div>
+        <Card size="small" title="全文标注" className="mt">
+          <Space wrap className="mb-s" data-testid="aigc-legend">
+            <Tag className="aigc-high">高度疑似 ≥ {Math.round(data.highThreshold * 100)}%</Tag>
+            <Tag className="aigc-medium">中度疑似 ≥ {Math.round(data.mediumThreshold * 100)}%</Tag>
+            <Tag>低风险</Tag>
+            <span className="muted">鼠标移到段落上可查看该段的 AI 生成概率；点击查看详情。</span>
+          </Space>
           <div className="report-text aigc-text">
             {runs.map((run, i) =>
               run.paragraph ? (

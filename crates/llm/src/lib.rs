@@ -1,7 +1,9 @@
-//! llm: language models run in-process. The local provider loads a quantized Qwen2 GGUF with
-//! candle and scores text token by token (for AI-text detection); generation through an
-//! OpenAI-compatible endpoint joins it with rewriting. Knows nothing of HTTP or SQL.
+//! llm: language models. The local provider loads a quantized Qwen2 GGUF with candle and scores
+//! text token by token (for AI-text detection); `chat` is the gateway for generation, with an
+//! OpenAI-compatible client (the outbound HTTP of the model call is the one thing it speaks;
+//! it knows nothing of our API or SQL).
 
+pub mod chat;
 pub mod qwen2;
 
 use candle_core::Device;

@@ -38,3 +38,18 @@ pub fn models_dir() -> std::path::PathBuf {
         .map(std::path::PathBuf::from)
         .unwrap_or_else(|_| std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../data/models"))
 }
+
+/// The AI-text detection model from `models_dir()`, or `None` after saying why it was skipped.
+pub fn detection_scorer() -> Option<llm::LocalScorer> {
+    let models = models_dir();
+    match llm::LocalScorer::load(&models.join("qwen2.5-0.5b"), "qwen2.5-0.5b") {
+        Ok(s) => Some(s),
+        Err(e) => {
+            eprintln!(
+                "skipped: model not loadable from {} ({e}); run `wenjian models fetch`",
+                models.display()
+            );
+            None
+        }
+    }
+}

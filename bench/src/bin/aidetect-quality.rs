@@ -15,16 +15,8 @@ fn main() {
         eprintln!("skipped: evaluation data not found (set WENJIAN_EVAL_DATA)");
         return;
     };
-    let models = wenjian_bench::models_dir();
-    let scorer = match llm::LocalScorer::load(&models.join("qwen2.5-0.5b"), "qwen2.5-0.5b") {
-        Ok(s) => s,
-        Err(e) => {
-            eprintln!(
-                "skipped: model not loadable from {} ({e}); run `wenjian models fetch`",
-                models.display()
-            );
-            return;
-        }
+    let Some(scorer) = wenjian_bench::detection_scorer() else {
+        return;
     };
     let args = CalibrateArgs {
         data: data.clone(),

@@ -9,17 +9,9 @@
 use std::time::Instant;
 
 fn main() {
-    let models = wenjian_bench::models_dir();
     let load = Instant::now();
-    let scorer = match llm::LocalScorer::load(&models.join("qwen2.5-0.5b"), "qwen2.5-0.5b") {
-        Ok(s) => s,
-        Err(e) => {
-            eprintln!(
-                "skipped: model not loadable from {} ({e}); run `wenjian models fetch`",
-                models.display()
-            );
-            return;
-        }
+    let Some(scorer) = wenjian_bench::detection_scorer() else {
+        return;
     };
     let load_s = load.elapsed().as_secs_f64();
     let abstracts = wenjian_bench::eval_data_dir()

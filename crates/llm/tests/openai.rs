@@ -84,7 +84,10 @@ async fn completions(State(fake): State<Fake>, headers: HeaderMap, body: String)
             "choices": [{"index": 0, "delta": delta, "finish_reason": null}]});
         sse.push_str(&format!("data: {event}\n\n"));
     }
-    sse.push_str(&format!("data: {}\n\n", json!({"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]})));
+    sse.push_str(&format!(
+        "data: {}\n\n",
+        json!({"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]})
+    ));
     if body["stream_options"]["include_usage"] == json!(true) {
         sse.push_str(&format!(
             "data: {}\n\n",
@@ -93,7 +96,8 @@ async fn completions(State(fake): State<Fake>, headers: HeaderMap, body: String)
     }
     sse.push_str("data: [DONE]\n\n");
     let bytes = sse.into_bytes();
-    let pieces: Vec<Result<Vec<u8>, std::io::Error>> = bytes.chunks(7).map(|c| Ok(c.to_vec())).collect();
+    let pieces: Vec<Result<Vec<u8>, std::io::Error>> =
+        bytes.chunks(7).map(|c| Ok(c.to_vec())).collect();
     Response::builder()
         .header("content-type", "text/event-stream")
         .body(Body::from_stream(futures_stream(pieces)))
@@ -155,7 +159,10 @@ async fn a_completion_returns_the_text_model_and_usage() {
     let reply = c.chat(&request("改写这一段"), None).await.unwrap();
     assert_eq!(reply.text, "段一这写改|deepseek-chat|0.5");
     assert_eq!(reply.model, "fake-model-0613");
-    assert_eq!((reply.usage.prompt_tokens, reply.usage.completion_tokens), (11, 7));
+    assert_eq!(
+        (reply.usage.prompt_tokens, reply.usage.completion_tokens),
+        (11, 7)
+    );
     assert_eq!(reply.finish_reason.as_deref(), Some("stop"));
 }
 
@@ -165,7 +172,10 @@ async fn a_stream_delivers_every_delta_in_order_and_the_usage() {
     let c = client(&base, "qwen-plus", "sk-test", 0);
     let seen = std::sync::Mutex::new(Vec::<String>::new());
     let on_delta = |d: &str| seen.lock().unwrap().push(d.to_string());
-    let reply = c.chat(&request("流式输出的中文"), Some(&on_delta)).await.unwrap();
+    let reply = c
+        .chat(&request("流式输出的中文"), Some(&on_delta))
+        .await
+        .unwrap();
     let deltas = seen.into_inner().unwrap();
     assert_eq!(reply.text, "文中的出输式流|qwen-plus|0.5");
     assert_eq!(deltas.concat(), reply.text);
@@ -209,7 +219,16 @@ async fn failures_are_typed_and_never_retried_when_the_request_is_wrong() {
         .chat(&request("x"), None)
         .await
         .unwrap_err();
-    assert!(matches!(err, ChatError::Exhausted { status: 503, attempts: 3 }), "{err:?}");
+    assert!(
+        matches!(
+            err,
+            ChatError::Exhausted {
+                status: 503,
+                attempts: 3
+            }
+        ),
+        "{err:?}"
+    );
     assert_eq!(fake.calls.load(Ordering::SeqCst), 4);
 
     // Nothing listening.

@@ -2,7 +2,10 @@
 //! every paragraph's probability, the full text with paragraphs shaded by band, and the model,
 //! criterion, calibration and limits note on every copy.
 
-use crate::pdf::{BLACK, GREY, Layout, MARGIN, PAGE_H, PAGE_W, PdfError, PdfFont, shaded_text};
+use crate::pdf::{
+    BLACK, GREY, Layout, MARGIN, PAGE_H, PAGE_W, PdfError, PdfFont, author_or_blank, cover_top,
+    shaded_text,
+};
 use crate::{beijing_time, percent};
 use aidetect::{Band, Detection};
 
@@ -87,33 +90,18 @@ pub fn render_aigc_pdf(doc: &AigcReportDoc<'_>, font: &PdfFont) -> Result<Vec<u8
     let d = doc.detection;
     let mut l = Layout::for_font(font)?;
     let content_w = PAGE_W - 2.0 * MARGIN;
-    l.rect(0.0, 0.0, PAGE_W, 8.0, crate::pdf::BRAND);
-    let title = "文鉴 AIGC 检测报告";
-    let w = l.metrics.width(title, 24.0);
-    l.text((PAGE_W - w) / 2.0, 110.0, 24.0, BLACK, title);
-    let sub = "AI 生成内容检测";
-    let w = l.metrics.width(sub, 12.0);
-    l.text((PAGE_W - w) / 2.0, 134.0, 12.0, GREY, sub);
-    l.y = 170.0;
-    let rows = [
-        ("报告编号", doc.number.clone()),
-        ("检测时间", beijing_time(doc.checked_at_ms)),
-        ("论文题目", doc.title.clone()),
-        (
-            "作者",
-            if doc.author.is_empty() {
-                "（未填写）".into()
-            } else {
-                doc.author.clone()
-            },
-        ),
-        ("检测字数", format!("{} 字", d.chars)),
-    ];
-    for (label, value) in rows {
-        l.text(MARGIN, l.y + 11.0, 11.0, GREY, label);
-        l.paragraph(&value, 11.0, BLACK, MARGIN + 70.0, content_w - 70.0);
-        l.y += 2.0;
-    }
+    cover_top(
+        &mut l,
+        "文鉴 AIGC 检测报告",
+        "AI 生成内容检测",
+        &[
+            ("报告编号", doc.number.clone()),
+            ("检测时间", beijing_time(doc.checked_at_ms)),
+            ("论文题目", doc.title.clone()),
+            ("作者", author_or_blank(&doc.author)),
+            ("检测字数", format!("{} 字", d.chars)),
+        ],
+    );
     l.y += 20.0;
     l.text(MARGIN, l.y + 12.0, 12.0, GREY, "AIGC 占比");
     let rate = d.ai_rate.filter(|_| d.notice.is_none());

@@ -296,35 +296,19 @@ fn ratio_color(ratio: f64) -> [u8; 3] {
 fn cover(l: &mut Layout<'_>, doc: &ReportDoc<'_>) {
     let r = doc.report;
     let content_w = PAGE_W - 2.0 * MARGIN;
-    l.rect(0.0, 0.0, PAGE_W, 8.0, BRAND);
-    let title = "文鉴论文检测报告";
-    let w = l.metrics.width(title, 24.0);
-    l.text((PAGE_W - w) / 2.0, 110.0, 24.0, BLACK, title);
-    let sub = "文字复制比检测";
-    let w = l.metrics.width(sub, 12.0);
-    l.text((PAGE_W - w) / 2.0, 134.0, 12.0, GREY, sub);
-    l.y = 170.0;
-    let rows = [
-        ("报告编号", doc.number.clone()),
-        ("验证码", doc.verify_code.clone()),
-        ("检测时间", beijing_time(doc.checked_at_ms)),
-        ("论文题目", doc.title.clone()),
-        (
-            "作者",
-            if doc.author.is_empty() {
-                "（未填写）".into()
-            } else {
-                doc.author.clone()
-            },
-        ),
-        ("检测字数", format!("{} 字", r.total_chars)),
-    ];
-    for (label, value) in rows {
-        l.text(MARGIN, l.y + 11.0, 11.0, GREY, label);
-        l.paragraph(&value, 11.0, BLACK, MARGIN + 70.0, content_w - 70.0);
-        l.y += 2.0;
-    }
-
+    cover_top(
+        l,
+        "文鉴论文检测报告",
+        "文字复制比检测",
+        &[
+            ("报告编号", doc.number.clone()),
+            ("验证码", doc.verify_code.clone()),
+            ("检测时间", beijing_time(doc.checked_at_ms)),
+            ("论文题目", doc.title.clone()),
+            ("作者", author_or_blank(&doc.author)),
+            ("检测字数", format!("{} 字", r.total_chars)),
+        ],
+    );
     l.y += 20.0;
     let color = ratio_color(r.ratio_total);
     l.text(MARGIN, l.y + 12.0, 12.0, GREY, "总文字复制比");
@@ -398,6 +382,30 @@ fn cover(l: &mut Layout<'_>, doc: &ReportDoc<'_>) {
         MARGIN,
         content_w,
     );
+}
+
+/// The top of a cover: the brand bar, the centred title and subtitle, then labelled rows.
+pub(crate) fn cover_top(l: &mut Layout<'_>, title: &str, subtitle: &str, rows: &[(&str, String)]) {
+    let content_w = PAGE_W - 2.0 * MARGIN;
+    l.rect(0.0, 0.0, PAGE_W, 8.0, BRAND);
+    let w = l.metrics.width(title, 24.0);
+    l.text((PAGE_W - w) / 2.0, 110.0, 24.0, BLACK, title);
+    let w = l.metrics.width(subtitle, 12.0);
+    l.text((PAGE_W - w) / 2.0, 134.0, 12.0, GREY, subtitle);
+    l.y = 170.0;
+    for (label, value) in rows {
+        l.text(MARGIN, l.y + 11.0, 11.0, GREY, *label);
+        l.paragraph(value, 11.0, BLACK, MARGIN + 70.0, content_w - 70.0);
+        l.y += 2.0;
+    }
+}
+
+pub(crate) fn author_or_blank(author: &str) -> String {
+    if author.is_empty() {
+        "（未填写）".into()
+    } else {
+        author.to_string()
+    }
 }
 
 fn chapters(l: &mut Layout<'_>, doc: &ReportDoc<'_>) {

@@ -1,4 +1,4 @@
-import { Progress, Tag } from 'antd'
+import { App, Button, Progress, Tag } from 'antd'
 import type { TaskStatus } from '../features/check/types'
 
 export const STATUS: Record<TaskStatus, { label: string; color: string }> = {
@@ -28,5 +28,28 @@ export function TaskStatusCell({ status, progress, phase, error }: { status: Tas
       <Tag color={STATUS[status].color}>{STATUS[status].label}</Tag>
       {status === 'failed' && <div className="muted">{error}（费用已退回）</div>}
     </span>
+  )
+}
+
+/** 删除 with a confirmation that says what happens: an unfinished task is cancelled and refunded. */
+export function DeleteTaskButton({ what, status, onDelete }: { what: string; status: TaskStatus; onDelete: () => Promise<unknown> }) {
+  const { modal } = App.useApp()
+  return (
+    <Button
+      size="small"
+      type="link"
+      danger
+      onClick={() =>
+        modal.confirm({
+          title: `删除这条${what}？`,
+          content: isUnderway(status) ? '检测尚未完成，删除后将取消检测并退回费用。' : '报告与上传的文件将一并删除。',
+          okText: '删除',
+          cancelText: '取消',
+          onOk: onDelete,
+        })
+      }
+    >
+      删除
+    </Button>
   )
 }

@@ -3,8 +3,8 @@
 //! the report. Shares the task, charging and download machinery of the check journey.
 
 use super::paper_task::{
-    self, IdForm, ListForm, PastedText, RecordPage, Tariff, TaskCost, WordCount, default_title,
-    extract, read_upload,
+    self, IdForm, ListForm, PastedText, Queueing, RecordPage, Tariff, TaskCost, WordCount,
+    default_title, extract, read_upload,
 };
 use crate::aigc_task::{self, AigcInput};
 use crate::auth::{AuthUser, MaybeUser};
@@ -236,21 +236,7 @@ pub async fn submit_check(
     AuthUser(session): AuthUser,
     Params(form): Params<IdForm>,
 ) -> ApiResult<AigcRecord> {
-    require_model(&state)?;
-    let task = owned(&state, form.id, session.user.id).await?;
-    if task.status != TaskStatus::Pending {
-        return Err(ApiError::conflict("already_submitted", "该文本已提交检测"));
-    }
-    let cost = paper_task::quote(
-        &state,
-        session.user.id,
-        task.id,
-        input_of(&task).chars,
-        &tariff(&state),
-    )
-    .await?;
-    let task = paper_task::charge_and_queue(&state, &task, &cost, "AIGC检测").await?;
-    Ok(Success(record(&task)))
+    pay_and_queue(&state, form.id, session.user.id, Queueing::Submit).await
 }
 
 /// Runs an ended detection again with the current model and calibration, charged like a new
@@ -269,30 +255,40 @@ pub async fn reload(
     AuthUser(session): AuthUser,
     Params(form): Params<IdForm>,
 ) -> ApiResult<AigcRecord> {
-    require_model(&state)?;
-    let task = owned(&state, form.id, session.user.id).await?;
-    if !task.status.is_final() {
-        return Err(ApiError::conflict(
-            "not_finished",
-            "该检测尚未结束，结束后才能重新检测",
-        ));
-    }
+    pay_and_queue(&state, form.id, session.user.id, Queueing::Rerun).await
+}
+
+/// Prices a detection, charges the balance and queues it (its first run, or again once ended).
+async fn pay_and_queue(
+    state: &AppState,
+    id: i64,
+    user_id: i64,
+    queueing: Queueing,
+) -> ApiResult<AigcRecord> {
+    require_model(state)?;
+    let task = owned(state, id, user_id).await?;
+    let service = match queueing {
+        Queueing::Submit if task.status != TaskStatus::Pending => {
+            return Err(ApiError::conflict("already_submitted", "该文本已提交检测"));
+        }
+        Queueing::Rerun if !task.status.is_final() => {
+            return Err(ApiError::conflict(
+                "not_finished",
+                "该检测尚未结束，结束后才能重新检测",
+            ));
+        }
+        Queueing::Submit => "AIGC检测",
+        Queueing::Rerun => "AIGC重新检测",
+    };
     let cost = paper_task::quote(
-        &state,
-        session.user.id,
+        state,
+        user_id,
         task.id,
         input_of(&task).chars,
-        &tariff(&state),
+        &tariff(state),
     )
     .await?;
-    let task = paper_task::charge_and_queue_with(
-        &state,
-        &task,
-        &cost,
-        "AIGC重新检测",
-        paper_task::Queueing::Rerun,
-    )
-    .await?;
+    let task = paper_task::charge_and_queue_with(state, &task, &cost, service, queueing).await?;
     Ok(Success(record(&task)))
 }
 

@@ -1,12 +1,12 @@
 import { useState } from 'react'
-import { App, Button, Card, Empty, Space, Table } from 'antd'
+import { Button, Card, Empty, Space, Table } from 'antd'
 import { useQuery, useQueryClient } from '@tanstack/react-query'
 import { useNavigate } from 'react-router'
 import { aigcDelete, aigcDownload, aigcList } from './api'
 import type { AigcRecord } from './types'
 import PayModal from './PayModal'
 import { aiRateColor } from './AigcReportPage'
-import { TaskStatusCell, isUnderway } from '../../components/TaskStatus'
+import { DeleteTaskButton, TaskStatusCell, isUnderway } from '../../components/TaskStatus'
 import { useUserStore } from '../../stores/user'
 import { useLoginDialogStore } from '../../stores/loginDialog'
 import { formatDateTime } from '../../utils/format'
@@ -18,7 +18,6 @@ export default function AigcRecordsPage() {
   const openLogin = useLoginDialogStore((s) => s.open)
   const navigate = useNavigate()
   const queryClient = useQueryClient()
-  const { modal } = App.useApp()
   const [page, setPage] = useState(1)
   const [paying, setPaying] = useState<{ id: number; rerun: boolean } | null>(null)
   const list = useQuery({
@@ -75,25 +74,14 @@ export default function AigcRecordsPage() {
           {(r.status === 'done' || r.status === 'failed' || r.status === 'cancelled') && (
             <Button size="small" type="link" onClick={() => setPaying({ id: r.id, rerun: true })}>重新检测</Button>
           )}
-          <Button
-            size="small"
-            type="link"
-            danger
-            onClick={() =>
-              modal.confirm({
-                title: '删除这条检测记录？',
-                content: isUnderway(r.status) ? '检测尚未完成，删除后将取消检测并退回费用。' : '报告与上传的文件将一并删除。',
-                okText: '删除',
-                cancelText: '取消',
-                onOk: async () => {
-                  await aigcDelete(r.id)
-                  await refresh()
-                },
-              })
-            }
-          >
-            删除
-          </Button>
+          <DeleteTaskButton
+            what="检测记录"
+            status={r.status}
+            onDelete={async () => {
+              await aigcDelete(r.id)
+              await refresh()
+            }}
+          />
         </Space>
       ),
     },

@@ -1,10 +1,10 @@
 import { useState } from 'react'
-import { App, Button, Card, Drawer, Empty, Input, Modal, Space, Table } from 'antd'
+import { Button, Card, Drawer, Empty, Input, Modal, Space, Table } from 'antd'
 import { useQuery, useQueryClient } from '@tanstack/react-query'
 import { useNavigate } from 'react-router'
 import { deleteCheck, downloadReport, queryList, updateTitle } from './api'
 import type { CheckRecord } from './types'
-import { TaskStatusCell, isUnderway } from '../../components/TaskStatus'
+import { DeleteTaskButton, TaskStatusCell, isUnderway } from '../../components/TaskStatus'
 import ReportView from './ReportView'
 import { useUserStore } from '../../stores/user'
 import { useLoginDialogStore } from '../../stores/loginDialog'
@@ -17,7 +17,6 @@ export default function RecordsPage() {
   const openLogin = useLoginDialogStore((s) => s.open)
   const navigate = useNavigate()
   const queryClient = useQueryClient()
-  const { modal } = App.useApp()
   const [page, setPage] = useState(1)
   const [viewing, setViewing] = useState<CheckRecord | null>(null)
   const [renaming, setRenaming] = useState<{ id: number; title: string } | null>(null)
@@ -72,25 +71,14 @@ export default function RecordsPage() {
           )}
           {r.status === 'pending' && <Button size="small" type="link" onClick={() => navigate(`/paper/submit/${r.id}`)}>去提交</Button>}
           <Button size="small" type="link" onClick={() => setRenaming({ id: r.id, title: r.title })}>重命名</Button>
-          <Button
-            size="small"
-            type="link"
-            danger
-            onClick={() =>
-              modal.confirm({
-                title: '删除这条查重记录？',
-                content: isUnderway(r.status) ? '检测尚未完成，删除后将取消检测并退回费用。' : '报告与上传的文件将一并删除。',
-                okText: '删除',
-                cancelText: '取消',
-                onOk: async () => {
-                  await deleteCheck(r.id)
-                  await refresh()
-                },
-              })
-            }
-          >
-            删除
-          </Button>
+          <DeleteTaskButton
+            what="查重记录"
+            status={r.status}
+            onDelete={async () => {
+              await deleteCheck(r.id)
+              await refresh()
+            }}
+          />
         </Space>
       ),
     },

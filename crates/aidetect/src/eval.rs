@@ -215,8 +215,18 @@ pub struct CalibrateArgs {
     pub cache: std::path::PathBuf,
 }
 
-/// The labelled texts, the academic abstracts and the hash of every file read.
-pub fn read_eval_data(data: &Path) -> Result<(Vec<Labelled>, Vec<String>, String), EvalError> {
+/// What an evaluation folder holds.
+pub struct EvalData {
+    pub labelled: Vec<Labelled>,
+    pub abstracts: Vec<String>,
+    /// SHA-256 of every file read, in order.
+    pub sha256: String,
+    /// The stems of the files read, e.g. `hc3plus-zh-val-qa + csl-abstracts-a`.
+    pub names: String,
+}
+
+/// The labelled texts and academic abstracts of `data` (a folder, or one JSON Lines file).
+pub fn read_eval_data(data: &Path) -> Result<EvalData, EvalError> {
     let mut files: Vec<std::path::PathBuf> = vec![];
     if data.is_dir() {
         for sub in ["aigc", "corpus"] {
@@ -259,7 +269,16 @@ pub fn read_eval_data(data: &Path) -> Result<(Vec<Labelled>, Vec<String>, String
             data.display()
         )));
     }
-    Ok((labelled, abstracts, hex::encode(hash.finalize())))
+    let names: Vec<&str> = files
+        .iter()
+        .filter_map(|f| f.file_stem().and_then(|s| s.to_str()))
+        .collect();
+    Ok(EvalData {
+        labelled,
+        abstracts,
+        sha256: hex::encode(hash.finalize()),
+        names: names.join(" + "),
+    })
 }
 
 /// The academic abstracts used: `academic` of them in a fixed shuffled order, the first half for
@@ -274,8 +293,7 @@ fn split_abstracts(mut abstracts: Vec<String>, academic: usize) -> (Vec<String>,
 
 /// The held-out academic abstracts of a calibration run with `academic` abstracts.
 pub fn held_out_abstracts(data: &Path, academic: usize) -> Result<Vec<String>, EvalError> {
-    let (_, abstracts, _) = read_eval_data(data)?;
-    Ok(split_abstracts(abstracts, academic).1)
+    Ok(split_abstracts(read_eval_data(data)?.abstracts, academic).1)
 }
 
 /// Scores the texts not yet in the cache, telling `progress(scored, to score)`, and returns
@@ -334,7 +352,12 @@ pub fn calibrate_with(
     args: &CalibrateArgs,
     progress: &mut dyn FnMut(usize, usize),
 ) -> Result<(Calibration, Quality), EvalError> {
-    let (mut labelled, abstracts, sha) = read_eval_data(&args.data)?;
+    let EvalData {
+        mut labelled,
+        abstracts,
+        sha256: sha,
+        names,
+    } = read_eval_data(&args.data)?;
     labelled.retain(|r| crate::counted_chars(&r.text) >= 50);
     shuffle(&mut labelled, 20261122);
     if args.limit > 0 {
@@ -384,13 +407,8 @@ pub fn calibrate_with(
     let high = at(0.01).max(0.5);
     let medium = at(0.10).clamp(0.2, high);
     let machine_scores = pick(&|s| s.1);
-    let name = args
-        .data
-        .file_name()
-        .and_then(|s| s.to_str())
-        .unwrap_or("data");
     let version = format!(
-        "aigc-cal-2 ({}, {name}: {} labelled + {} academic texts)",
+        "aigc-cal-2 ({}, {names}: {} labelled + {} academic texts)",
         scorer.name,
         labelled_scores.len(),
         academic_scores.len()

@@ -34,6 +34,10 @@ test('AIGC detection: paste paragraphs → pay → report with bands and AI rate
   await page.getByTestId('user-area').waitFor()
   await page.getByPlaceholder('不填则使用文件名').fill('县域供销社研究')
   await page.locator('.ant-segmented-item', { hasText: '粘贴文本' }).click()
+  // Too short for a reliable figure: said at once, and nothing to pay for.
+  await page.getByTestId('paper-text').fill('太短的文本，不足以判断。')
+  await page.getByTestId('aigc-too-short').waitFor()
+  assert.equal(await page.getByTestId('aigc-next').isDisabled(), true)
   const text = PARAGRAPHS.join('\n')
   await page.getByTestId('paper-text').fill(text)
   const chars = Array.from(text.replace(/\s/g, '')).length

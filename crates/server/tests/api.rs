@@ -1027,6 +1027,15 @@ mod aigc_journey {
             我在图书馆的旧报纸里翻到一篇一九八七年的小报道，讲的是县城第一家录像厅开业那天排队的人一直排到了邮电局门口。这个细节让我决定把论文的题目改成县城娱乐空间的变迁，导师起初并不赞成，后来看了我整理的访谈才点了头。\n\
             随着社会经济的快速发展和人民生活水平的不断提高，文化娱乐消费在居民日常生活中的地位日益重要。本文旨在系统梳理县域娱乐空间的发展历程，深入分析其背后的社会经济动因，并在此基础上提出相应的对策建议，以期为相关研究提供有益参考。\n";
         let chars = aidetect::counted_chars(text) as u64;
+        // Too short for a reliable figure: refused before anything is stored or charged.
+        let (status, body) = s
+            .post(
+                "/api/base/paper_aigc_api/machine_init",
+                Some(&token),
+                json!({"text": "只有一句话的文本。"}),
+            )
+            .await;
+        assert_error(status, &body, 422, "text_too_short");
         let (status, draft) = s
             .post(
                 "/api/base/paper_aigc_api/machine_init",

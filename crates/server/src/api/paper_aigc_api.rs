@@ -138,14 +138,15 @@ pub async fn word_count(
 }
 
 /// Creates a draft detection from an upload (.docx, .pdf, .txt) or pasted text; nothing is
-/// charged yet. 503 when this server has no detection model.
+/// charged yet. Texts under 200 characters are refused (no reliable figure), and 503 when this
+/// server has no detection model.
 #[utoipa::path(post, path = "/api/base/paper_aigc_api/machine_init", tag = "paper_aigc_api", security(("bearer" = [])),
     request_body(content = PastedText, description = "JSON with `title`, `author`, `text`, or multipart/form-data with `file`, `title`, `author`"),
     responses(
         (status = 200, body = inline(crate::envelope::Envelope<AigcRecord>)),
         (status = 401, description = "not_logged_in", body = crate::envelope::ErrorBody),
         (status = 413, description = "file_too_large / too_many_characters", body = crate::envelope::ErrorBody),
-        (status = 422, description = "unsupported_file_type / empty_document / garbled_text_layer / corrupt_file", body = crate::envelope::ErrorBody),
+        (status = 422, description = "text_too_short (under 200 characters) / unsupported_file_type / empty_document / garbled_text_layer / corrupt_file", body = crate::envelope::ErrorBody),
         (status = 503, description = "aigc_model_missing", body = crate::envelope::ErrorBody),
     ))]
 pub async fn machine_init(
@@ -156,9 +157,21 @@ pub async fn machine_init(
     require_model(&state)?;
     let upload = read_upload(&state, req).await?;
     let extracted = extract(&state, &upload)?;
+    let chars = aidetect::counted_chars(&extracted.text);
+    if chars < aidetect::MIN_CHARS {
+        // A figure would mean little, so we do not take money for one.
+        return Err(ApiError::new(
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "text_too_short",
+            format!(
+                "文本只有 {chars} 字：少于 {} 字时检测结果不可靠，请提交更长的文本",
+                aidetect::MIN_CHARS
+            ),
+        ));
+    }
     let title = default_title(&upload, &extracted.text);
     let input = AigcInput {
-        chars: aidetect::counted_chars(&extracted.text),
+        chars,
         text: extracted.text,
         author: upload.author.trim().chars().take(100).collect(),
         file_name: upload.file_name.clone(),

@@ -13,7 +13,7 @@ export default function AigcCheckPage() {
   const navigate = useNavigate()
   const token = useUserStore((s) => s.token)
   const openLogin = useLoginDialogStore((s) => s.open)
-  const paper = usePaperInput(aigcWordCount, '将需要检测的正文粘贴到这里（不少于 200 字时给出数值）')
+  const paper = usePaperInput(aigcWordCount, '将需要检测的正文粘贴到这里（不少于 200 字）')
   const [draft, setDraft] = useState<number | null>(null)
   const [creating, create] = useSubmit(async () => {
     if (!token) {
@@ -35,8 +35,8 @@ export default function AigcCheckPage() {
         />
         <Form layout="vertical">
           {paper.fields}
-          {tooShort && <Alert className="mb" type="warning" showIcon title="文本不足 200 字：可以提交，但报告只会提示“文本过短，结果不可靠”，不给出数值。" />}
-          <Button type="primary" size="large" disabled={!paper.ready || Boolean(paper.countError)} loading={creating} onClick={() => void create(undefined)} data-testid="aigc-next">
+          {tooShort && <Alert className="mb" type="warning" showIcon title="文本不足 200 字：这么短的文本检测结果不可靠，请提交更长的文本。" data-testid="aigc-too-short" />}
+          <Button type="primary" size="large" disabled={!paper.ready || Boolean(paper.countError) || tooShort} loading={creating} onClick={() => void create(undefined)} data-testid="aigc-next">
             {token ? '下一步：确认并支付' : '登录后提交检测'}
           </Button>
         </Form>

@@ -252,11 +252,11 @@ impl OpenAiCompatible {
                     reply.usage = usage;
                 }
                 for choice in event.choices {
-                    if let Some(text) = choice.delta.and_then(|d| d.content) {
-                        if !text.is_empty() {
-                            on_delta(&text);
-                            reply.text.push_str(&text);
-                        }
+                    if let Some(text) = choice.delta.and_then(|d| d.content)
+                        && !text.is_empty()
+                    {
+                        on_delta(&text);
+                        reply.text.push_str(&text);
                     }
                     if choice.finish_reason.is_some() {
                         reply.finish_reason = choice.finish_reason;

@@ -301,10 +301,8 @@ pub fn token_stats(logits: &Tensor, tokens: &[u32]) -> Result<TokenStats, LlmErr
     }
     let vocab = logits.dim(1)?;
     let flat: Vec<f32> = logits.narrow(0, 0, n - 1)?.flatten_all()?.to_vec1()?;
-    let threads = std::thread::available_parallelism()
-        .map(|t| t.get())
-        .unwrap_or(1)
-        .min(n - 1);
+    // The same thread count as candle's matrix products (RAYON_NUM_THREADS, else every core).
+    let threads = candle_core::utils::get_num_threads().clamp(1, n - 1);
     let per = (n - 1).div_ceil(threads);
     let rows: Vec<(f32, u32, f32, f32)> = std::thread::scope(|scope| {
         let handles: Vec<_> = (0..threads)

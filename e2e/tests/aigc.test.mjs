@@ -64,6 +64,8 @@ test('AIGC detection: paste paragraphs → pay → report with bands and AI rate
   const gauge = await page.getByTestId('aigc-report-rate').innerText()
   assert.equal(Number(gauge.replace('%', '')), listed)
   await page.getByTestId('aigc-legend').getByText(/高度疑似 ≥ \d+%/).waitFor()
+  await page.waitForTimeout(400)
+  await page.screenshot({ path: 'artifacts/aigc-report.png' }).catch(() => {})
 
   // The three paragraphs are shaded by their band, and the AI rate is the share of characters
   // in high-band paragraphs, as the report says.
@@ -86,7 +88,6 @@ test('AIGC detection: paste paragraphs → pay → report with bands and AI rate
   await page.getByTestId('aigc-method').getByText('qwen2.5-0.5b', { exact: false }).waitFor()
   await page.mouse.move(0, 0)
   await page.waitForTimeout(400)
-  await page.screenshot({ path: 'artifacts/aigc-report.png' }).catch(() => {})
   await page.getByTestId('aigc-method').scrollIntoViewIfNeeded()
   await page.screenshot({ path: 'artifacts/aigc-report-text.png' }).catch(() => {})
 

@@ -1,0 +1,224 @@
+//! rewrite (降重 / 降AIGC / 润色): the instructions a rewrite is asked with, kept in versioned files
+//! under `prompts/`, and the checks that a rewrite kept what must never change — the user's
+//! frozen terms, numbers, formulas and citation marks. The judged rewrite loop (similarity, AI
+//! probability and meaning measured by our own engines) builds on these. Knows nothing of HTTP
+//! or SQL.
+
+use llm::chat::{ChatRequest, Message};
+use regex::Regex;
+use std::sync::LazyLock;
+
+/// The prompt set in use; recorded with every rewrite so a result can be traced to its wording.
+pub const PROMPT_VERSION: &str = "v1";
+
+/// What a rewrite is for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Goal {
+    /// 降重: lower the copy ratio.
+    Similarity,
+    /// 降AIGC: read less machine-written.
+    Aigc,
+    /// Both at once.
+    Both,
+    Polish,
+    Expand,
+    Shorten,
+    /// 学术化表达.
+    Academic,
+}
+
+/// How far a similarity rewrite may move from the original.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Strength {
+    Light,
+    Medium,
+    Strong,
+}
+
+impl Strength {
+    /// The next stronger instruction, for a retry; `None` at the strongest.
+    pub fn stronger(self) -> Option<Strength> {
+        match self {
+            Strength::Light => Some(Strength::Medium),
+            Strength::Medium => Some(Strength::Strong),
+            Strength::Strong => None,
+        }
+    }
+
+    /// Sampling temperature: bolder rewrites sample more freely.
+    pub fn temperature(self) -> f32 {
+        match self {
+            Strength::Light => 0.3,
+            Strength::Medium => 0.6,
+            Strength::Strong => 0.8,
+        }
+    }
+}
+
+/// The instruction for a goal (strength matters for similarity only).
+pub fn instruction(goal: Goal, strength: Strength) -> &'static str {
+    match (goal, strength) {
+        (Goal::Similarity, Strength::Light) => include_str!("../prompts/v1/similarity-light.md"),
+        (Goal::Similarity, Strength::Medium) => {
+            include_str!("../prompts/v1/similarity-medium.md")
+        }
+        (Goal::Similarity, Strength::Strong) => {
+            include_str!("../prompts/v1/similarity-strong.md")
+        }
+        (Goal::Aigc, _) => include_str!("../prompts/v1/aigc.md"),
+        (Goal::Both, _) => include_str!("../prompts/v1/both.md"),
+        (Goal::Polish, _) => include_str!("../prompts/v1/polish.md"),
+        (Goal::Expand, _) => include_str!("../prompts/v1/expand.md"),
+        (Goal::Shorten, _) => include_str!("../prompts/v1/shorten.md"),
+        (Goal::Academic, _) => include_str!("../prompts/v1/academic.md"),
+    }
+}
+
+/// The chat request that rewrites `paragraph`: the instruction, then every protected item of the
+/// paragraph listed to be kept verbatim, and the paragraph as the user's message.
+pub fn request(paragraph: &str, goal: Goal, strength: Strength, frozen: &[String]) -> ChatRequest {
+    let mut system = instruction(goal, strength).trim_end().to_string();
+    let keep = protected_items(paragraph, frozen);
+    if !keep.is_empty() {
+        system.push_str("\n- 以下内容必须原样保留，不得改写、翻译或删除：");
+        system.push_str(&keep.join("；"));
+    }
+    let chars = paragraph.chars().count() as u32;
+    ChatRequest {
+        messages: vec![Message::system(system), Message::user(paragraph)],
+        temperature: strength.temperature(),
+        // Room for a longer wording (expansion) without letting a runaway answer cost much.
+        max_tokens: Some((chars * 3).clamp(256, 4096)),
+    }
+}
+
+static NUMBER: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?:\d{1,3}(?:,\d{3})+|\d+)(?:[.．]\d+)?\s*[%％‰]?").expect("valid regex")
+});
+static BRACKET_CITATION: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"\[\d+(?:\s*[,，\-–~]\s*\d+)*\]").expect("valid regex"));
+static AUTHOR_YEAR: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"[（(][^（）()\n]{1,40}?[，,]\s*(?:19|20)\d{2}[a-z]?[）)]").expect("valid regex")
+});
+static FORMULA: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"[A-Za-z][A-Za-z0-9_^]*\s*[=<>≤≥≈]\s*[A-Za-z0-9_.^+\-*/()]+").expect("valid regex")
+});
+
+/// What a rewrite of `text` must keep verbatim, in order of first appearance and without
+/// repeats: the frozen terms that occur in it, citation marks, formulas and numbers. A number
+/// inside a kept citation or formula is not listed again.
+pub fn protected_items(text: &str, frozen: &[String]) -> Vec<String> {
+    let mut found: Vec<(usize, String)> = vec![];
+    let mut covered: Vec<(usize, usize)> = vec![];
+    for term in frozen.iter().map(|t| t.trim()).filter(|t| !t.is_empty()) {
+        if let Some(at) = text.find(term) {
+            found.push((at, term.to_string()));
+            covered.push((at, at + term.len()));
+        }
+    }
+    for re in [&*BRACKET_CITATION, &*AUTHOR_YEAR, &*FORMULA, &*NUMBER] {
+        for m in re.find_iter(text) {
+            if covered.iter().any(|&(s, e)| m.start() < e && s < m.end()) {
+                continue;
+            }
+            covered.push((m.start(), m.end()));
+            found.push((m.start(), m.as_str().trim().to_string()));
+        }
+    }
+    found.sort_by_key(|(at, _)| *at);
+    let mut items: Vec<String> = vec![];
+    for (_, item) in found {
+        if !items.contains(&item) {
+            items.push(item);
+        }
+    }
+    items
+}
+
+/// The protected items of `original` that `rewritten` lost (spaces do not count).
+pub fn missing_items(original: &str, rewritten: &str, frozen: &[String]) -> Vec<String> {
+    let squeeze = |s: &str| s.chars().filter(|c| !c.is_whitespace()).collect::<String>();
+    let rewritten = squeeze(rewritten);
+    protected_items(original, frozen)
+        .into_iter()
+        .filter(|item| !rewritten.contains(&squeeze(item)))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    #[test]
+    fn numbers_citations_formulas_and_frozen_terms_are_protected() {
+        let text = "据统计，2023年样本量为1,200人，准确率提高了12.5%[3,5]（王明，2021）。模型 y=ax+b 中采用长短期记忆网络。";
+        let frozen = vec!["长短期记忆网络".to_string(), "不存在的术语".to_string()];
+        assert_eq!(
+            protected_items(text, &frozen),
+            vec![
+                "2023",
+                "1,200",
+                "12.5%",
+                "[3,5]",
+                "（王明，2021）",
+                "y=ax+b",
+                "长短期记忆网络"
+            ]
+        );
+    }
+
+    #[test]
+    fn a_rewrite_that_drops_a_figure_or_term_is_caught() {
+        let frozen = vec!["卷积神经网络".to_string()];
+        let original = "本文采用卷积神经网络，在3个数据集上取得了95.2%的准确率[12]。";
+        let kept = "在 3 个数据集上，本文使用的卷积神经网络取得 95.2% 的准确率[12]。";
+        assert!(missing_items(original, kept, &frozen).is_empty());
+        let lost = "本文使用深度模型，在三个数据集上准确率达到95%。";
+        assert_eq!(
+            missing_items(original, lost, &frozen),
+            vec!["卷积神经网络", "3", "95.2%", "[12]"]
+        );
+    }
+
+    #[test]
+    fn the_request_lists_what_to_keep_and_scales_with_strength() {
+        let r = request("增长了15%[2]。", Goal::Similarity, Strength::Strong, &[]);
+        assert_eq!(r.messages.len(), 2);
+        assert!(r.messages[0].content.contains("以下内容必须原样保留"));
+        assert!(r.messages[0].content.ends_with("15%；[2]"));
+        assert_eq!(r.messages[1].content, "增长了15%[2]。");
+        assert!(r.temperature > request("x", Goal::Similarity, Strength::Light, &[]).temperature);
+        let plain = request("没有需要保留的内容。", Goal::Aigc, Strength::Light, &[]);
+        assert!(!plain.messages[0].content.contains("原样保留"));
+        assert_eq!(Strength::Light.stronger(), Some(Strength::Medium));
+        assert_eq!(Strength::Strong.stronger(), None);
+    }
+
+    #[test]
+    fn every_goal_and_strength_has_an_instruction() {
+        for goal in [
+            Goal::Similarity,
+            Goal::Aigc,
+            Goal::Both,
+            Goal::Polish,
+            Goal::Expand,
+            Goal::Shorten,
+            Goal::Academic,
+        ] {
+            for strength in [Strength::Light, Strength::Medium, Strength::Strong] {
+                let text = instruction(goal, strength);
+                assert!(text.contains("只输出"), "{goal:?} {strength:?}");
+            }
+        }
+    }
+
+    proptest! {
+        /// Any text keeps all its own protected items, and arbitrary input never panics.
+        #[test]
+        fn a_text_keeps_its_own_items(text in "\\PC{0,200}", term in "\\PC{0,6}") {
+            let frozen = vec![term];
+            prop_assert!(missing_items(&text, &text, &frozen).is_empty());
+        }
+    }
+}

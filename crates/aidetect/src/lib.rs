@@ -176,6 +176,18 @@ pub fn detect_reporting(
     Ok(judge(text, &tokens, calibration, detection))
 }
 
+/// The calibrated probability that `text`, scored on its own as one paragraph, is
+/// machine-written; `None` when it has too few tokens to judge. The rewrite loop measures each
+/// paragraph before and after with this.
+pub fn paragraph_probability(
+    text: &str,
+    scorer: &LocalScorer,
+    calibration: &Calibration,
+) -> Result<Option<f64>, LlmError> {
+    let tokens = scorer.score(text, None)?;
+    Ok(features_of(text, &tokens, 0, text.chars().count()).map(|f| calibration.probability(&f)))
+}
+
 /// The figures from scored tokens (separate from scoring so it can be tested without a model).
 pub fn judge(
     text: &str,

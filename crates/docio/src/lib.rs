@@ -7,8 +7,11 @@
 //! for bad input and never panics (property tests feed them random and truncated bytes).
 
 mod docx;
+mod docx_write;
 mod pdf;
 mod text;
+
+pub use docx_write::{OutParagraph, write_docx};
 
 use std::time::Duration;
 

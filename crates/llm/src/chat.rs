@@ -44,6 +44,20 @@ pub struct ChatRequest {
     pub messages: Vec<Message>,
     pub temperature: f32,
     pub max_tokens: Option<u32>,
+    /// For paraphrasing: a decoder that can (the local one) keeps from copying this text
+    /// verbatim. Endpoints never see it.
+    pub copy_guard: Option<CopyGuard>,
+}
+
+/// Dynamic blocking (Niu et al., 2021): after the answer repeats a token of `source`, the token
+/// that followed it there is barred for the next step, with `probability`, so the model must
+/// find another wording instead of copying. Tokens without a Chinese character (numbers,
+/// punctuation, Latin terms) and the tokens of `keep` are never barred.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CopyGuard {
+    pub source: String,
+    pub keep: Vec<String>,
+    pub probability: f32,
 }
 
 /// Tokens the provider counted for one call (zero when it does not say).

@@ -1,9 +1,11 @@
 //! llm: language models. The local provider loads a quantized Qwen2 GGUF with candle and scores
-//! text token by token (for AI-text detection); `chat` is the gateway for generation, with an
+//! text token by token (for AI-text detection) and generates it (`generate`, the local chat
+//! provider); `chat` is the gateway for generation, with an
 //! OpenAI-compatible client (the outbound HTTP of the model call is the one thing it speaks;
 //! it knows nothing of our API or SQL).
 
 pub mod chat;
+pub mod generate;
 pub mod qwen2;
 
 use candle_core::Device;
@@ -49,11 +51,14 @@ pub struct Tokens {
     pub offsets: Vec<(usize, usize)>,
 }
 
-/// A GGUF model and its tokenizer, ready to score text.
+/// A GGUF model and its tokenizer, ready to score text and to generate it (`generate`).
 pub struct LocalScorer {
     pub name: String,
     model: Qwen2,
     tokenizer: Tokenizer,
+    /// Tokens with Latin letters and their text, gathered on first use (the copy guard bars
+    /// those a Chinese source does not contain).
+    latin: std::sync::OnceLock<Vec<(u32, String)>>,
 }
 
 impl LocalScorer {
@@ -68,10 +73,16 @@ impl LocalScorer {
             name: name.to_string(),
             model,
             tokenizer,
+            latin: std::sync::OnceLock::new(),
         })
     }
 
     /// Token ids with their character ranges in `text`.
+    /// The id of one vocabulary entry (special tokens included), when the vocabulary has it.
+    pub fn token_id(&self, token: &str) -> Option<u32> {
+        self.tokenizer.token_to_id(token)
+    }
+
     pub fn tokenize(&self, text: &str) -> Result<Tokens, LlmError> {
         let enc = self
             .tokenizer

@@ -1,6 +1,6 @@
 //! A quantized Qwen2 (GGUF) forward pass that returns the logits of every position, which
-//! scoring needs (the usual generation forward keeps only the last one). One pass per chunk, no
-//! key-value cache: each chunk is scored on its own.
+//! scoring needs (the usual generation forward keeps only the last one): one pass per chunk,
+//! each chunk scored on its own. Generation feeds tokens through a key-value cache instead.
 
 use candle_core::quantized::{GgmlDType, QMatMul, QTensor, gguf_file};
 use candle_core::{D, DType, Device, Module, Tensor};
@@ -155,22 +155,49 @@ impl Qwen2 {
 
     /// Logits of every position: `[tokens, vocab]`, row `t` predicting token `t + 1`.
     pub fn logits(&self, tokens: &[u32]) -> Result<Tensor, LlmError> {
+        self.forward(tokens, None, false)
+    }
+
+    /// A cache for generation: keys and values of the positions fed so far.
+    pub fn new_cache(&self) -> KvCache {
+        KvCache {
+            layers: (0..self.layers.len()).map(|_| None).collect(),
+            len: 0,
+        }
+    }
+
+    /// Feeds `tokens` after what `cache` holds and returns the logits predicting the token
+    /// after them (`[vocab]`); the cache grows by `tokens`.
+    pub fn next_logits(&self, tokens: &[u32], cache: &mut KvCache) -> Result<Tensor, LlmError> {
+        Ok(self.forward(tokens, Some(cache), true)?.squeeze(0)?)
+    }
+
+    fn forward(
+        &self,
+        tokens: &[u32],
+        mut cache: Option<&mut KvCache>,
+        last_only: bool,
+    ) -> Result<Tensor, LlmError> {
         let t = tokens.len();
-        if t == 0 || t > self.max_positions() {
+        let past = cache.as_ref().map_or(0, |c| c.len);
+        if t == 0 || past + t > self.max_positions() {
             return Err(LlmError::Input(format!(
-                "每段需 1 到 {} 个词元，实际 {t}",
-                self.max_positions()
+                "每段需 1 到 {} 个词元，实际 {}",
+                self.max_positions(),
+                past + t
             )));
         }
         let c = self.config;
         let head_dim = c.hidden / c.heads;
         let ids = Tensor::new(tokens, &self.device)?;
         let mut x = self.embeddings.index_select(&ids, 0)?.unsqueeze(0)?; // [1, T, H]
-        let mask = causal_mask(t, &self.device)?;
-        let cos = self.cos.narrow(0, 0, t)?;
-        let sin = self.sin.narrow(0, 0, t)?;
+        let mask = (t > 1)
+            .then(|| causal_mask(t, past, &self.device))
+            .transpose()?;
+        let cos = self.cos.narrow(0, past, t)?;
+        let sin = self.sin.narrow(0, past, t)?;
         let scale = 1.0 / (head_dim as f64).sqrt();
-        for layer in &self.layers {
+        for (i, layer) in self.layers.iter().enumerate() {
             let h = candle_nn::ops::rms_norm(&x, &layer.attn_norm, c.rms_eps as f32)?;
             let a = &layer.attn;
             let heads = |m: &QMatMul, bias: &Tensor, n: usize| -> Result<Tensor, LlmError> {
@@ -181,13 +208,24 @@ impl Qwen2 {
                     .contiguous()?)
             };
             let q = candle_nn::rotary_emb::rope(&heads(&a.q, &a.q_bias, c.heads)?, &cos, &sin)?;
-            let k = candle_nn::rotary_emb::rope(&heads(&a.k, &a.k_bias, c.kv_heads)?, &cos, &sin)?;
-            let v = heads(&a.v, &a.v_bias, c.kv_heads)?;
+            let mut k =
+                candle_nn::rotary_emb::rope(&heads(&a.k, &a.k_bias, c.kv_heads)?, &cos, &sin)?;
+            let mut v = heads(&a.v, &a.v_bias, c.kv_heads)?;
+            if let Some(cache) = cache.as_deref_mut() {
+                if let Some((pk, pv)) = &cache.layers[i] {
+                    k = Tensor::cat(&[pk, &k], 2)?.contiguous()?;
+                    v = Tensor::cat(&[pv, &v], 2)?.contiguous()?;
+                }
+                cache.layers[i] = Some((k.clone(), v.clone()));
+            }
             let (k, v) = (
                 repeat_kv(k, c.heads / c.kv_heads)?,
                 repeat_kv(v, c.heads / c.kv_heads)?,
             );
-            let att = (q.matmul(&k.t()?)? * scale)?.broadcast_add(&mask)?;
+            let mut att = (q.matmul(&k.t()?)? * scale)?;
+            if let Some(mask) = &mask {
+                att = att.broadcast_add(mask)?;
+            }
             let att = candle_nn::ops::softmax_last_dim(&att)?;
             let y = att.matmul(&v)?.transpose(1, 2)?.reshape((1, t, c.hidden))?;
             x = (x + a.out.forward(&y)?)?;
@@ -195,8 +233,33 @@ impl Qwen2 {
             let ff = (candle_nn::ops::silu(&layer.gate.forward(&h)?)? * layer.up.forward(&h)?)?;
             x = (x + layer.down.forward(&ff)?)?;
         }
+        if let Some(cache) = cache {
+            cache.len += t;
+        }
+        if last_only {
+            // Generation needs only the next token: skip the vocabulary product elsewhere.
+            x = x.narrow(1, t - 1, 1)?;
+        }
         let x = candle_nn::ops::rms_norm(&x, &self.norm, c.rms_eps as f32)?;
         Ok(self.output.forward(&x)?.squeeze(0)?.to_dtype(DType::F32)?)
+    }
+}
+
+/// Keys and values (after rotary embedding, before the grouped heads are repeated) of every
+/// position fed so far, per layer.
+pub struct KvCache {
+    layers: Vec<Option<(Tensor, Tensor)>>,
+    len: usize,
+}
+
+impl KvCache {
+    /// Positions fed so far.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
     }
 }
 
@@ -224,12 +287,14 @@ fn repeat_kv(x: Tensor, n_rep: usize) -> candle_core::Result<Tensor> {
         .reshape((b, kv * n_rep, t, d))
 }
 
-/// `[t, t]`: 0 where a position may look, −∞ at later positions.
-fn causal_mask(t: usize, device: &Device) -> candle_core::Result<Tensor> {
+/// `[t, past + t]`: 0 where new position `i` may look (every cached position and the new ones
+/// up to itself), −∞ at later positions.
+fn causal_mask(t: usize, past: usize, device: &Device) -> candle_core::Result<Tensor> {
+    let width = past + t;
     let mask: Vec<f32> = (0..t)
-        .flat_map(|i| (0..t).map(move |j| if j > i { f32::NEG_INFINITY } else { 0.0 }))
+        .flat_map(|i| (0..width).map(move |j| if j > past + i { f32::NEG_INFINITY } else { 0.0 }))
         .collect();
-    Tensor::from_slice(&mask, (t, t), device)
+    Tensor::from_slice(&mask, (t, width), device)
 }
 
 fn rope_tables(

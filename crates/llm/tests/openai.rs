@@ -148,6 +148,7 @@ fn request(text: &str) -> ChatRequest {
         messages: vec![Message::system("只输出改写后的文字"), Message::user(text)],
         temperature: 0.5,
         max_tokens: Some(200),
+        copy_guard: None,
     }
 }
 

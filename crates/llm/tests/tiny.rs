@@ -143,3 +143,29 @@ proptest! {
         }
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(16))]
+    /// Generation's cached forward agrees with the full forward: feeding a prompt and then
+    /// tokens one or several at a time gives the logits the full pass gives at those positions.
+    #[test]
+    fn cached_decoding_matches_the_full_forward(
+        prompt in proptest::collection::vec(0u32..VOCAB as u32, 1..10),
+        rest in proptest::collection::vec(0u32..VOCAB as u32, 1..10),
+        step in 1usize..4,
+    ) {
+        let model = load(4);
+        let full: Vec<u32> = prompt.iter().chain(&rest).copied().collect();
+        let want: Vec<Vec<f32>> = model.logits(&full).unwrap().to_vec2().unwrap();
+        let mut cache = model.new_cache();
+        let mut fed = 0;
+        for piece in std::iter::once(&prompt[..]).chain(rest.chunks(step)) {
+            let got: Vec<f32> = model.next_logits(piece, &mut cache).unwrap().to_vec1().unwrap();
+            fed += piece.len();
+            prop_assert_eq!(cache.len(), fed);
+            for (x, y) in got.iter().zip(&want[fed - 1]) {
+                prop_assert!((x - y).abs() < 1e-3, "{x} vs {y}");
+            }
+        }
+    }
+}

@@ -1,18 +1,23 @@
 //! rewrite (降重 / 降AIGC / 润色): the instructions a rewrite is asked with, kept in versioned files
 //! under `prompts/`, and the checks that a rewrite kept what must never change — the user's
-//! frozen terms, numbers, formulas and citation marks. The judged rewrite loop (similarity, AI
-//! probability and meaning measured by our own engines) builds on these. Knows nothing of HTTP
+//! frozen terms, numbers, formulas and citation marks — and the judged rewrite loop (`judged`:
+//! similarity, AI probability and meaning measured by our own engines). Knows nothing of HTTP
 //! or SQL.
 
-use llm::chat::{ChatRequest, Message};
+pub mod engines;
+pub mod judged;
+
+use llm::chat::{ChatRequest, CopyGuard, Message};
 use regex::Regex;
+use serde::{Deserialize, Serialize};
 use std::sync::LazyLock;
 
 /// The prompt set in use; recorded with every rewrite so a result can be traced to its wording.
 pub const PROMPT_VERSION: &str = "v1";
 
 /// What a rewrite is for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum Goal {
     /// 降重: lower the copy ratio.
     Similarity,
@@ -28,20 +33,87 @@ pub enum Goal {
 }
 
 /// How far a similarity rewrite may move from the original.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum Strength {
     Light,
     Medium,
     Strong,
 }
 
+impl Goal {
+    pub const ALL: [Goal; 7] = [
+        Goal::Similarity,
+        Goal::Aigc,
+        Goal::Both,
+        Goal::Polish,
+        Goal::Expand,
+        Goal::Shorten,
+        Goal::Academic,
+    ];
+
+    /// The name used on the command line and in the API (`similarity`, `aigc`, …).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Goal::Similarity => "similarity",
+            Goal::Aigc => "aigc",
+            Goal::Both => "both",
+            Goal::Polish => "polish",
+            Goal::Expand => "expand",
+            Goal::Shorten => "shorten",
+            Goal::Academic => "academic",
+        }
+    }
+
+    pub fn parse(name: &str) -> Option<Goal> {
+        Goal::ALL.into_iter().find(|g| g.as_str() == name)
+    }
+
+    /// In words for the user.
+    pub fn label(self) -> &'static str {
+        match self {
+            Goal::Similarity => "降重复率",
+            Goal::Aigc => "降 AIGC",
+            Goal::Both => "降重 + 降 AIGC",
+            Goal::Polish => "润色",
+            Goal::Expand => "扩写",
+            Goal::Shorten => "缩写",
+            Goal::Academic => "学术化",
+        }
+    }
+}
+
 impl Strength {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Strength::Light => "light",
+            Strength::Medium => "medium",
+            Strength::Strong => "strong",
+        }
+    }
+
+    pub fn parse(name: &str) -> Option<Strength> {
+        [Strength::Light, Strength::Medium, Strength::Strong]
+            .into_iter()
+            .find(|s| s.as_str() == name)
+    }
+
     /// The next stronger instruction, for a retry; `None` at the strongest.
     pub fn stronger(self) -> Option<Strength> {
         match self {
             Strength::Light => Some(Strength::Medium),
             Strength::Medium => Some(Strength::Strong),
             Strength::Strong => None,
+        }
+    }
+
+    /// How often a local decoder is barred from continuing a verbatim run of the original
+    /// (`CopyGuard`): small models otherwise hand the paragraph back nearly unchanged.
+    pub fn copy_block_probability(self) -> f32 {
+        match self {
+            Strength::Light => 0.5,
+            Strength::Medium => 0.8,
+            Strength::Strong => 1.0,
         }
     }
 
@@ -53,6 +125,11 @@ impl Strength {
             Strength::Strong => 0.8,
         }
     }
+}
+
+/// The system prompt of chat-style rewriting: follow-up messages adjust the last answer.
+pub fn chat_instruction() -> &'static str {
+    include_str!("../prompts/v1/chat.md")
 }
 
 /// The instruction for a goal (strength matters for similarity only).
@@ -84,11 +161,18 @@ pub fn request(paragraph: &str, goal: Goal, strength: Strength, frozen: &[String
         system.push_str(&keep.join("；"));
     }
     let chars = paragraph.chars().count() as u32;
+    let copy_guard =
+        matches!(goal, Goal::Similarity | Goal::Aigc | Goal::Both).then(|| CopyGuard {
+            source: paragraph.to_string(),
+            keep: keep.clone(),
+            probability: strength.copy_block_probability(),
+        });
     ChatRequest {
         messages: vec![Message::system(system), Message::user(paragraph)],
         temperature: strength.temperature(),
         // Room for a longer wording (expansion) without letting a runaway answer cost much.
-        max_tokens: Some((chars * 3).clamp(256, 4096)),
+        max_tokens: Some((chars * 2).clamp(128, 3072)),
+        copy_guard,
     }
 }
 
@@ -100,6 +184,10 @@ static BRACKET_CITATION: LazyLock<Regex> =
 static AUTHOR_YEAR: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"[（(][^（）()\n]{1,40}?[，,]\s*(?:19|20)\d{2}[a-z]?[）)]").expect("valid regex")
 });
+/// Latin words with a capital after the first letter or all in capitals: acronyms, model and
+/// protocol names (RFID, LSTM, BERT, FvS), which are proper nouns of the field.
+static ACRONYM: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"[A-Za-z][A-Za-z0-9\-]*").expect("valid regex"));
 static FORMULA: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"[A-Za-z][A-Za-z0-9_^]*\s*[=<>≤≥≈]\s*[A-Za-z0-9_.^+\-*/()]+").expect("valid regex")
 });
@@ -116,8 +204,17 @@ pub fn protected_items(text: &str, frozen: &[String]) -> Vec<String> {
             covered.push((at, at + term.len()));
         }
     }
-    for re in [&*BRACKET_CITATION, &*AUTHOR_YEAR, &*FORMULA, &*NUMBER] {
+    for re in [
+        &*BRACKET_CITATION,
+        &*AUTHOR_YEAR,
+        &*FORMULA,
+        &*ACRONYM,
+        &*NUMBER,
+    ] {
         for m in re.find_iter(text) {
+            if std::ptr::eq(re, &*ACRONYM) && !is_proper_name(m.as_str()) {
+                continue;
+            }
             if covered.iter().any(|&(s, e)| m.start() < e && s < m.end()) {
                 continue;
             }
@@ -133,6 +230,14 @@ pub fn protected_items(text: &str, frozen: &[String]) -> Vec<String> {
         }
     }
     items
+}
+
+fn is_proper_name(word: &str) -> bool {
+    word.len() >= 2 && word.chars().skip(1).any(|c| c.is_ascii_uppercase())
+        || word.len() >= 2
+            && word
+                .chars()
+                .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit())
 }
 
 /// The protected items of `original` that `rewritten` lost (spaces do not count).
@@ -152,7 +257,7 @@ mod tests {
 
     #[test]
     fn numbers_citations_formulas_and_frozen_terms_are_protected() {
-        let text = "据统计，2023年样本量为1,200人，准确率提高了12.5%[3,5]（王明，2021）。模型 y=ax+b 中采用长短期记忆网络。";
+        let text = "据统计，2023年样本量为1,200人，准确率提高了12.5%[3,5]（王明，2021）。模型 y=ax+b 中采用长短期记忆网络与 LSTM、FvS，而非 Model。";
         let frozen = vec!["长短期记忆网络".to_string(), "不存在的术语".to_string()];
         assert_eq!(
             protected_items(text, &frozen),
@@ -163,7 +268,9 @@ mod tests {
                 "[3,5]",
                 "（王明，2021）",
                 "y=ax+b",
-                "长短期记忆网络"
+                "长短期记忆网络",
+                "LSTM",
+                "FvS"
             ]
         );
     }

@@ -3,6 +3,7 @@
 mod corpus;
 mod detect;
 mod models;
+mod rewrite_cmd;
 
 use anyhow::{Context, bail};
 use clap::{Parser, Subcommand};
@@ -67,6 +68,22 @@ enum Command {
         #[command(subcommand)]
         command: Option<DetectCommand>,
         file: Option<PathBuf>,
+        /// Print the result as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Rewrite a paper's paragraphs (降重 / 降AIGC) and print each paragraph's measured figures.
+    Rewrite {
+        file: PathBuf,
+        /// similarity, aigc or both.
+        #[arg(long, default_value = "similarity")]
+        goal: String,
+        /// light, medium or strong.
+        #[arg(long, default_value = "medium")]
+        strength: String,
+        /// Terms to keep verbatim, comma-separated.
+        #[arg(long, value_delimiter = ',')]
+        frozen: Vec<String>,
         /// Print the result as JSON.
         #[arg(long)]
         json: bool,
@@ -351,6 +368,35 @@ async fn run() -> anyhow::Result<()> {
         } => {
             let file = file.context("请指定要检测的文件：wenjian detect FILE [--json]")?;
             detect::run(&config.models_dir(), &file, json)
+        }
+        Command::Rewrite {
+            file,
+            goal,
+            strength,
+            frozen,
+            json,
+        } => {
+            let args = rewrite_cmd::Args {
+                file: &file,
+                goal: &goal,
+                strength: &strength,
+                frozen,
+                json,
+            };
+            match config.library_backend.as_str() {
+                "database" => {
+                    let store = store::Store::open(&config.database_url()).await?;
+                    let library = std::sync::Arc::new(store::SqlLibrary::new(
+                        store,
+                        simcheck::FingerprintParams::default(),
+                    ));
+                    rewrite_cmd::run(&config, library, args).await
+                }
+                _ => {
+                    let library = std::sync::Arc::new(corpus::open_library(&config.library_dir())?);
+                    rewrite_cmd::run(&config, library, args).await
+                }
+            }
         }
         Command::Openapi => {
             println!("{}", server::openapi::document_json());

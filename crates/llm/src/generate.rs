@@ -1,0 +1,429 @@
+//! Text generation with the local model: Qwen's chat template, sampling (temperature, nucleus, a
+//! light repetition penalty), the model's stop tokens, and the text handed out as it forms. The
+//! prompt is fed once through a key-value cache, then one token at a time.
+
+use crate::chat::{
+    BoxFuture, ChatError, ChatModel, ChatReply, ChatRequest, CopyGuard, Message, Role, Usage,
+};
+use crate::{LlmError, LocalScorer};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// How the next token is drawn.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Sampling {
+    /// 0 draws the most likely token every time.
+    pub temperature: f32,
+    /// Nucleus: only the most likely tokens whose probabilities sum to this are drawn from.
+    pub top_p: f32,
+    /// Divides the logits of tokens generated lately (small models loop without it).
+    pub repeat_penalty: f32,
+    pub seed: u64,
+}
+
+impl Default for Sampling {
+    fn default() -> Self {
+        Sampling {
+            temperature: 0.7,
+            top_p: 0.9,
+            repeat_penalty: 1.1,
+            seed: 42,
+        }
+    }
+}
+
+/// Generated tokens looked back on by the repetition penalty.
+const PENALTY_WINDOW: usize = 64;
+
+/// A `CopyGuard` in token ids: for each source token, where it occurs; and which tokens may
+/// never be barred.
+pub struct Blocking {
+    source: Vec<u32>,
+    exempt: std::collections::HashSet<u32>,
+    probability: f32,
+    /// Barred at every step: Latin words the source does not use (small models drift into
+    /// English when their Chinese wording is barred).
+    always: Vec<u32>,
+}
+
+impl Blocking {
+    /// Whether `id` is barred at every step, wherever generation stands.
+    pub fn bars_always(&self, id: u32) -> bool {
+        self.always.contains(&id)
+    }
+
+    /// The tokens barred after `previous` (the token that followed each occurrence of it in
+    /// the source), each with the guard's probability.
+    fn barred(&self, previous: u32, rng: &mut Rng) -> Vec<u32> {
+        self.source
+            .windows(2)
+            .filter(|w| w[0] == previous && !self.exempt.contains(&w[1]))
+            .map(|w| w[1])
+            .filter(|_| rng.next_f32() < self.probability)
+            .collect()
+    }
+}
+
+fn has_chinese(text: &str) -> bool {
+    text.chars()
+        .any(|c| matches!(c as u32, 0x3400..=0x4DBF | 0x4E00..=0x9FFF | 0xF900..=0xFAFF))
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Generated {
+    pub text: String,
+    pub prompt_tokens: usize,
+    pub completion_tokens: usize,
+    /// `stop` when the model ended its answer, `length` when `max_tokens` cut it.
+    pub finish_reason: &'static str,
+}
+
+/// Qwen's chat template (ChatML), ending with the opened assistant turn.
+pub fn chat_prompt(messages: &[Message]) -> String {
+    let mut prompt = String::new();
+    for m in messages {
+        let role = match m.role {
+            Role::System => "system",
+            Role::User => "user",
+            Role::Assistant => "assistant",
+        };
+        prompt.push_str(&format!("<|im_start|>{role}\n{}<|im_end|>\n", m.content));
+    }
+    prompt.push_str("<|im_start|>assistant\n");
+    prompt
+}
+
+/// splitmix64: a small, seedable generator, enough for drawing tokens.
+struct Rng(u64);
+
+impl Rng {
+    fn next_f32(&mut self) -> f32 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^= z >> 31;
+        (z >> 40) as f32 / (1u64 << 24) as f32
+    }
+}
+
+/// The next token from `logits`, after the penalty on `recent`.
+fn draw(logits: &mut [f32], recent: &[u32], sampling: &Sampling, rng: &mut Rng) -> u32 {
+    if sampling.repeat_penalty > 1.0 {
+        for &t in recent {
+            if let Some(l) = logits.get_mut(t as usize) {
+                *l = if *l > 0.0 {
+                    *l / sampling.repeat_penalty
+                } else {
+                    *l * sampling.repeat_penalty
+                };
+            }
+        }
+    }
+    let best = logits
+        .iter()
+        .enumerate()
+        .max_by(|a, b| a.1.total_cmp(b.1))
+        .map_or(0, |(i, _)| i);
+    if sampling.temperature <= 0.0 {
+        return best as u32;
+    }
+    let max = logits[best];
+    let mut probs: Vec<(usize, f32)> = logits
+        .iter()
+        .enumerate()
+        .map(|(i, &l)| (i, ((l - max) / sampling.temperature).exp()))
+        .filter(|(_, p)| *p > 1e-7)
+        .collect();
+    probs.sort_by(|a, b| b.1.total_cmp(&a.1));
+    let total: f32 = probs.iter().map(|p| p.1).sum();
+    let mut kept = 0.0;
+    let mut cut = probs.len();
+    for (n, (_, p)) in probs.iter().enumerate() {
+        kept += p / total;
+        if kept >= sampling.top_p {
+            cut = n + 1;
+            break;
+        }
+    }
+    probs.truncate(cut.max(1));
+    let mass: f32 = probs.iter().map(|p| p.1).sum();
+    let mut target = rng.next_f32() * mass;
+    for &(i, p) in &probs {
+        if target < p {
+            return i as u32;
+        }
+        target -= p;
+    }
+    probs[0].0 as u32
+}
+
+impl LocalScorer {
+    /// The token form of `guard`.
+    pub fn blocking(&self, guard: &CopyGuard) -> Result<Blocking, LlmError> {
+        let source = self.tokenize(&guard.source)?.ids;
+        let mut exempt = std::collections::HashSet::new();
+        for item in &guard.keep {
+            exempt.extend(self.tokenize(item)?.ids);
+        }
+        for &id in &source {
+            let piece = self.tokenizer.decode(&[id], false).unwrap_or_default();
+            if !has_chinese(&piece) {
+                exempt.insert(id);
+            }
+        }
+        let latin = self.latin.get_or_init(|| {
+            (0..self.tokenizer.get_vocab_size(true) as u32)
+                .filter_map(|id| {
+                    // Special tokens decode to nothing here, so the end-of-turn token is never barred.
+                    let text = self.tokenizer.decode(&[id], true).ok()?;
+                    text.chars()
+                        .any(|c| c.is_ascii_alphabetic())
+                        .then(|| (id, text.trim().to_string()))
+                })
+                .collect()
+        });
+        let always = if has_chinese(&guard.source) {
+            latin
+                .iter()
+                .filter(|(_, text)| !guard.source.contains(text.as_str()))
+                .map(|(id, _)| *id)
+                .collect()
+        } else {
+            vec![]
+        };
+        Ok(Blocking {
+            source,
+            exempt,
+            probability: guard.probability,
+            always,
+        })
+    }
+
+    /// Continues `prompt` (special tokens such as `<|im_start|>` are understood) for at most
+    /// `max_tokens`, until the model's end-of-turn token. `on_text` receives the text as it
+    /// forms, in pieces of whole characters; returning `false` stops generation there.
+    pub fn generate(
+        &self,
+        prompt: &str,
+        max_tokens: usize,
+        sampling: &Sampling,
+        blocking: Option<&Blocking>,
+        on_text: &mut dyn FnMut(&str) -> bool,
+    ) -> Result<Generated, LlmError> {
+        let ids = self.tokenize(prompt)?.ids;
+        let room = self.model.max_positions().saturating_sub(ids.len());
+        if ids.is_empty() || room == 0 {
+            return Err(LlmError::Input(format!(
+                "提示过长：{} 个词元，模型最多 {}",
+                ids.len(),
+                self.model.max_positions()
+            )));
+        }
+        let stops: Vec<u32> = ["<|im_end|>", "<|endoftext|>"]
+            .iter()
+            .filter_map(|t| self.tokenizer.token_to_id(t))
+            .collect();
+        let mut rng = Rng(sampling.seed);
+        let mut cache = self.model.new_cache();
+        let mut logits: Vec<f32> = self.model.next_logits(&ids, &mut cache)?.to_vec1()?;
+        let mut out: Vec<u32> = vec![];
+        let mut text = String::new();
+        let mut finish_reason = "length";
+        while out.len() < max_tokens.min(room) {
+            if let Some(b) = blocking {
+                for &t in &b.always {
+                    if let Some(l) = logits.get_mut(t as usize) {
+                        *l = f32::NEG_INFINITY;
+                    }
+                }
+            }
+            if let (Some(b), Some(&previous)) = (blocking, out.last()) {
+                for t in b.barred(previous, &mut rng) {
+                    if let Some(l) = logits.get_mut(t as usize) {
+                        *l = f32::NEG_INFINITY;
+                    }
+                }
+            }
+            let recent = &out[out.len().saturating_sub(PENALTY_WINDOW)..];
+            let next = draw(&mut logits, recent, sampling, &mut rng);
+            if stops.contains(&next) {
+                finish_reason = "stop";
+                break;
+            }
+            out.push(next);
+            // Decode the whole answer each time: a character may span several tokens, so only
+            // a complete prefix is handed out.
+            let decoded = self
+                .tokenizer
+                .decode(&out, true)
+                .map_err(|e| LlmError::Input(e.to_string()))?;
+            if !decoded.ends_with('\u{FFFD}') && decoded.len() > text.len() {
+                let fresh = decoded.get(text.len()..).unwrap_or_default().to_string();
+                text = decoded;
+                if !fresh.is_empty() && !on_text(&fresh) {
+                    finish_reason = "stop";
+                    break;
+                }
+            }
+            if out.len() >= max_tokens.min(room) {
+                break;
+            }
+            logits = self.model.next_logits(&[next], &mut cache)?.to_vec1()?;
+        }
+        Ok(Generated {
+            text,
+            prompt_tokens: ids.len(),
+            completion_tokens: out.len(),
+            finish_reason,
+        })
+    }
+}
+
+/// The local model as a chat provider: generation runs on a blocking thread, its text streamed
+/// back to the caller's future.
+pub struct LocalChat {
+    model: Arc<LocalScorer>,
+    /// Each call draws with its own seed, so a retry is not the same answer again.
+    calls: AtomicU64,
+}
+
+impl LocalChat {
+    pub fn new(model: Arc<LocalScorer>) -> Self {
+        LocalChat {
+            model,
+            calls: AtomicU64::new(0),
+        }
+    }
+}
+
+impl ChatModel for LocalChat {
+    fn id(&self) -> String {
+        format!("local:{}", self.model.name)
+    }
+
+    fn chat<'a>(
+        &'a self,
+        request: &'a ChatRequest,
+        on_delta: Option<&'a (dyn Fn(&str) + Send + Sync)>,
+    ) -> BoxFuture<'a, Result<ChatReply, ChatError>> {
+        Box::pin(async move {
+            let prompt = chat_prompt(&request.messages);
+            let sampling = Sampling {
+                temperature: request.temperature,
+                seed: 42 + self.calls.fetch_add(1, Ordering::Relaxed),
+                ..Sampling::default()
+            };
+            let max_tokens = request.max_tokens.unwrap_or(1024) as usize;
+            let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<String>();
+            let model = self.model.clone();
+            // A dropped receiver (the caller went away) stops generation at the next token.
+            let guard = request.copy_guard.clone();
+            let job = tokio::task::spawn_blocking(move || {
+                let blocking = guard.map(|g| model.blocking(&g)).transpose()?;
+                model.generate(
+                    &prompt,
+                    max_tokens,
+                    &sampling,
+                    blocking.as_ref(),
+                    &mut |piece| tx.send(piece.to_string()).is_ok(),
+                )
+            });
+            while let Some(piece) = rx.recv().await {
+                if let Some(f) = on_delta {
+                    f(&piece);
+                }
+            }
+            let generated = job
+                .await
+                .map_err(|e| ChatError::Unreachable(format!("本地模型中断：{e}")))?
+                .map_err(|e| ChatError::Rejected {
+                    status: 400,
+                    message: e.to_string(),
+                })?;
+            Ok(ChatReply {
+                text: generated.text,
+                model: self.model.name.clone(),
+                usage: Usage {
+                    prompt_tokens: generated.prompt_tokens as u64,
+                    completion_tokens: generated.completion_tokens as u64,
+                },
+                finish_reason: Some(generated.finish_reason.to_string()),
+            })
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_template_opens_the_assistant_turn() {
+        let p = chat_prompt(&[Message::system("规则"), Message::user("段落")]);
+        assert_eq!(
+            p,
+            "<|im_start|>system\n规则<|im_end|>\n<|im_start|>user\n段落<|im_end|>\n<|im_start|>assistant\n"
+        );
+    }
+
+    #[test]
+    fn zero_temperature_takes_the_most_likely_token() {
+        let mut rng = Rng(1);
+        let sampling = Sampling {
+            temperature: 0.0,
+            ..Sampling::default()
+        };
+        assert_eq!(draw(&mut [0.1, 3.0, 2.0], &[], &sampling, &mut rng), 1);
+        // The penalty can move the choice away from a token just generated.
+        let sampling = Sampling {
+            temperature: 0.0,
+            repeat_penalty: 2.0,
+            ..Sampling::default()
+        };
+        assert_eq!(draw(&mut [0.1, 3.0, 2.0], &[1], &sampling, &mut rng), 2);
+    }
+
+    #[test]
+    fn blocking_bars_what_followed_in_the_source_but_never_exempt_tokens() {
+        let b = Blocking {
+            source: vec![1, 2, 3, 1, 4, 5],
+            exempt: [4].into_iter().collect(),
+            probability: 1.0,
+            always: vec![],
+        };
+        let mut rng = Rng(3);
+        assert_eq!(b.barred(1, &mut rng), vec![2]);
+        assert_eq!(b.barred(2, &mut rng), vec![3]);
+        assert!(b.barred(5, &mut rng).is_empty());
+        assert!(b.barred(9, &mut rng).is_empty());
+        let never = Blocking {
+            probability: 0.0,
+            ..b
+        };
+        assert!(never.barred(1, &mut rng).is_empty());
+        assert!(has_chinese("研究") && !has_chinese("95.2%") && !has_chinese("，"));
+    }
+
+    #[test]
+    fn sampling_stays_within_the_nucleus() {
+        let sampling = Sampling {
+            temperature: 1.0,
+            top_p: 0.5,
+            ..Sampling::default()
+        };
+        let mut rng = Rng(7);
+        for _ in 0..200 {
+            // Token 0 holds far more than half the mass: the nucleus is token 0 alone.
+            assert_eq!(draw(&mut [5.0, 1.0, 1.0, 0.5], &[], &sampling, &mut rng), 0);
+        }
+        let sampling = Sampling {
+            top_p: 1.0,
+            ..sampling
+        };
+        let drawn: std::collections::HashSet<u32> = (0..400)
+            .map(|_| draw(&mut [1.0, 1.0, 1.0, 1.0], &[], &sampling, &mut rng))
+            .collect();
+        assert_eq!(drawn.len(), 4);
+    }
+}

@@ -1,0 +1,68 @@
+//! The judge made of our real engines: simcheck for the copy ratio, aidetect with the local
+//! model for the AI probability, the USE sentence encoder for meaning. Shared by the command
+//! line and the server's rewrite task.
+
+use crate::judged::Judge;
+use aidetect::Calibration;
+use embed::UseEncoder;
+use llm::LocalScorer;
+use llm::chat::BoxFuture;
+use simcheck::{CheckOptions, Library};
+use std::sync::Arc;
+
+pub struct EngineJudge<L: Library + 'static> {
+    pub library: Arc<L>,
+    pub options: CheckOptions,
+    pub scorer: Arc<LocalScorer>,
+    pub calibration: Calibration,
+    pub encoder: Arc<UseEncoder>,
+}
+
+/// Runs CPU-heavy model work off the async threads.
+async fn blocking<T: Send + 'static>(
+    work: impl FnOnce() -> Result<T, String> + Send + 'static,
+) -> Result<T, String> {
+    tokio::task::spawn_blocking(work)
+        .await
+        .map_err(|e| format!("计算中断：{e}"))?
+}
+
+impl<L: Library + 'static> Judge for EngineJudge<L> {
+    fn similarity<'a>(&'a self, text: &'a str) -> BoxFuture<'a, Result<f64, String>> {
+        Box::pin(async move {
+            // Suspected paraphrases never count towards the copy ratio, so the paraphrase
+            // layer is not needed here.
+            simcheck::check(text, self.library.as_ref(), &self.options)
+                .await
+                .map(|r| r.ratio_total)
+                .map_err(|e| format!("文献库比对失败：{e}"))
+        })
+    }
+
+    fn ai_probability<'a>(&'a self, text: &'a str) -> BoxFuture<'a, Result<Option<f64>, String>> {
+        let (scorer, calibration, text) = (
+            self.scorer.clone(),
+            self.calibration.clone(),
+            text.to_string(),
+        );
+        Box::pin(blocking(move || {
+            aidetect::paragraph_probability(&text, &scorer, &calibration)
+                .map_err(|e| format!("AI 概率无法计算：{e}"))
+        }))
+    }
+
+    fn meaning<'a>(
+        &'a self,
+        original: &'a str,
+        rewritten: &'a str,
+    ) -> BoxFuture<'a, Result<f64, String>> {
+        let (encoder, a, b) = (
+            self.encoder.clone(),
+            original.to_string(),
+            rewritten.to_string(),
+        );
+        Box::pin(blocking(move || {
+            Ok(embed::cosine(&encoder.embed(&a), &encoder.embed(&b)) as f64)
+        }))
+    }
+}

@@ -1,16 +1,16 @@
 //! The AI-text detection task: scores the submitted text with the local language model and
 //! stores aidetect's `Detection` as the task's result.
 
+use crate::models::ModelHub;
 use crate::worker::{TaskContext, TaskError, TaskFuture, TaskHandler};
 use serde::{Deserialize, Serialize};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
-use tokio::sync::OnceCell;
 
 pub const KIND: &str = "aigc";
 
 /// The model detection scores with (fetched by `wenjian models fetch`).
-pub const MODEL: &str = "qwen2.5-0.5b";
+pub const MODEL: &str = crate::models::LOCAL_MODEL;
 
 /// The input of a detection task, as stored with it.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
@@ -34,39 +34,25 @@ pub fn model_missing(models_dir: &Path) -> Option<String> {
 }
 
 pub struct AigcHandler {
-    models_dir: PathBuf,
-    /// Loaded on the first task (about 1 GB in memory), then shared.
-    scorer: OnceCell<Result<Arc<llm::LocalScorer>, String>>,
+    /// The local model is loaded on the first task (about 1 GB in memory), then shared with
+    /// rewriting.
+    models: Arc<ModelHub>,
     calibration: aidetect::Calibration,
 }
 
 impl AigcHandler {
-    pub fn new(models_dir: PathBuf) -> Self {
+    pub fn new(models: Arc<ModelHub>) -> Self {
         AigcHandler {
-            models_dir,
-            scorer: OnceCell::new(),
+            models,
             calibration: aidetect::builtin_calibration(),
         }
     }
 
     async fn scorer(&self) -> Result<Arc<llm::LocalScorer>, TaskError> {
-        let dir = self.models_dir.clone();
-        let loaded = self
-            .scorer
-            .get_or_init(|| async move {
-                if let Some(why) = model_missing(&dir) {
-                    return Err(why);
-                }
-                tokio::task::spawn_blocking(move || {
-                    llm::LocalScorer::load(&dir.join(MODEL), MODEL)
-                        .map(Arc::new)
-                        .map_err(|e| format!("AIGC 检测模型无法加载：{e}"))
-                })
-                .await
-                .unwrap_or_else(|e| Err(format!("AIGC 检测模型加载中断：{e}")))
-            })
-            .await;
-        loaded.clone().map_err(TaskError::permanent)
+        if let Some(why) = model_missing(self.models.models_dir()) {
+            return Err(TaskError::permanent(why));
+        }
+        self.models.local().await.map_err(TaskError::permanent)
     }
 }
 
@@ -107,6 +93,7 @@ impl TaskHandler for AigcHandler {
             .map_err(|e| TaskError::permanent(format!("文本无法检测：{e}")))?;
             ctx.progress(97, "生成报告").await;
             serde_json::to_string(&detection)
+                .map(Into::into)
                 .map_err(|e| TaskError::permanent(format!("报告无法保存：{e}")))
         })
     }

@@ -125,7 +125,7 @@ impl<L: Library + 'static> TaskHandler for CheckHandler<L> {
                     }
                 }
             }
-            Ok(result.to_string())
+            Ok(result.to_string().into())
         })
     }
 }

@@ -55,6 +55,26 @@ pub struct Config {
     pub report_font: Option<PathBuf>,
     /// Run the paraphrase layer (USE sentence encoder) in checks when its model is present.
     pub paraphrase_layer: bool,
+    /// Price of rewriting (降重 / 降AIGC) per started 1,000 characters, in fen. Paragraphs left
+    /// as they were (the model failed, or no attempt met the rules) are refunded.
+    pub rewrite_price_fen_per_thousand: i64,
+    /// Price of one chat-style rewrite per started 1,000 characters of the message sent, in
+    /// fen; refunded in full when the model gives no answer.
+    pub chat_price_fen_per_thousand: i64,
+    /// An OpenAI-compatible endpoint (`https://…/v1`) for rewriting and chat; without it the
+    /// local model serves.
+    pub llm_base_url: Option<String>,
+    pub llm_api_key: Option<String>,
+    /// The endpoint's model name (e.g. `deepseek-chat`).
+    pub llm_model: Option<String>,
+    pub llm_timeout_seconds: u64,
+    /// Who serves rewriting: `auto` (the endpoint when configured, else the local model),
+    /// `local` or `endpoint`.
+    pub rewrite_provider: String,
+    /// Who serves chat-style rewriting, as `rewrite_provider`.
+    pub chat_provider: String,
+    /// Paragraphs of one task rewritten at the same time.
+    pub rewrite_concurrency: usize,
 }
 
 impl Default for Config {
@@ -84,6 +104,15 @@ impl Default for Config {
             job_lease_seconds: 60,
             report_font: None,
             paraphrase_layer: true,
+            rewrite_price_fen_per_thousand: 500,
+            chat_price_fen_per_thousand: 200,
+            llm_base_url: None,
+            llm_api_key: None,
+            llm_model: None,
+            llm_timeout_seconds: 180,
+            rewrite_provider: "auto".into(),
+            chat_provider: "auto".into(),
+            rewrite_concurrency: 2,
         }
     }
 }

@@ -3,13 +3,16 @@
 pub mod aigc_task;
 pub mod api;
 pub mod auth;
+pub mod chat_task;
 pub mod check_task;
 pub mod config;
 pub mod envelope;
+pub mod models;
 pub mod openapi;
 pub mod params;
 pub mod qr_provider;
 pub mod rate_limit;
+pub mod rewrite_task;
 pub mod state;
 pub mod web_assets;
 pub mod worker;
@@ -45,10 +48,12 @@ pub async fn serve_on(
     .await
 }
 
-/// The task handlers this deployment runs, over the configured library backend.
+/// The task handlers this deployment runs, over the configured library backend; `models` is
+/// shared with the API (one copy of each model per process).
 pub fn task_handlers(
     config: &Config,
     store: &store::Store,
+    models: Arc<models::ModelHub>,
 ) -> anyhow::Result<Vec<Arc<dyn worker::TaskHandler>>> {
     let params = simcheck::FingerprintParams::default();
     let encoder = if config.paraphrase_layer {
@@ -56,22 +61,49 @@ pub fn task_handlers(
     } else {
         None
     };
-    let check: Arc<dyn worker::TaskHandler> = match config.library_backend.as_str() {
-        "database" => Arc::new(check_task::CheckHandler::new(
+    let aigc: Arc<dyn worker::TaskHandler> = Arc::new(aigc_task::AigcHandler::new(models.clone()));
+    let chat: Arc<dyn worker::TaskHandler> = Arc::new(chat_task::ChatHandler::new(models.clone()));
+    fn over<L: simcheck::Library + 'static>(
+        library: Arc<L>,
+        encoder: Option<Arc<embed::UseEncoder>>,
+        models: Arc<models::ModelHub>,
+        concurrency: usize,
+    ) -> Vec<Arc<dyn worker::TaskHandler>> {
+        let mut handlers: Vec<Arc<dyn worker::TaskHandler>> = vec![Arc::new(
+            check_task::CheckHandler::new(library.clone(), encoder),
+        )];
+        // Papers, paragraphs and smart rewrites queue apart, so a long paper does not hold up
+        // a paragraph someone is watching stream in.
+        for kind in rewrite_task::KINDS {
+            handlers.push(Arc::new(rewrite_task::RewriteHandler::new(
+                library.clone(),
+                models.clone(),
+                concurrency,
+                kind,
+            )));
+        }
+        handlers
+    }
+    let mut handlers = match config.library_backend.as_str() {
+        "database" => over(
             Arc::new(store::SqlLibrary::new(store.clone(), params)),
             encoder,
-        )),
-        _ => Arc::new(check_task::CheckHandler::new(
+            models,
+            config.rewrite_concurrency,
+        ),
+        _ => over(
             Arc::new(simcheck::EmbeddedLibrary::open(
                 config.library_dir(),
                 params,
             )?),
             encoder,
-        )),
+            models,
+            config.rewrite_concurrency,
+        ),
     };
-    let aigc: Arc<dyn worker::TaskHandler> =
-        Arc::new(aigc_task::AigcHandler::new(config.models_dir()));
-    Ok(vec![check, aigc])
+    handlers.push(aigc);
+    handlers.push(chat);
+    Ok(handlers)
 }
 
 /// A channel that turns true on Ctrl-C or SIGTERM.
@@ -98,10 +130,13 @@ pub async fn run(config: Config) -> anyhow::Result<()> {
     let addr = listener.local_addr()?;
     tracing::info!(database = ?store.backend(), "文鉴 listening on http://{addr}");
     let shutdown = shutdown_channel();
-    let workers = worker::WorkerPool::new(store.clone(), task_handlers(&config, &store)?)
-        .with_lease(config.job_lease(), worker::IDLE_POLL);
+    let state = AppState::new(store.clone(), config.clone());
+    let workers = worker::WorkerPool::new(
+        store.clone(),
+        task_handlers(&config, &store, state.models.clone())?,
+    )
+    .with_lease(config.job_lease(), worker::IDLE_POLL);
     let workers = tokio::spawn(workers.run(config.workers_per_queue, shutdown.clone()));
-    let state = AppState::new(store.clone(), config);
     let mut http_shutdown = shutdown.clone();
     serve_on(listener, state, async move {
         let _ = http_shutdown.wait_for(|stop| *stop).await;
@@ -117,7 +152,8 @@ pub async fn run(config: Config) -> anyhow::Result<()> {
 pub async fn run_workers(config: Config) -> anyhow::Result<()> {
     let store = store::Store::open(&config.database_url()).await?;
     tracing::info!(database = ?store.backend(), "文鉴 worker started");
-    let workers = worker::WorkerPool::new(store.clone(), task_handlers(&config, &store)?)
+    let models = Arc::new(models::ModelHub::new(&config));
+    let workers = worker::WorkerPool::new(store.clone(), task_handlers(&config, &store, models)?)
         .with_lease(config.job_lease(), worker::IDLE_POLL);
     workers
         .run(config.workers_per_queue, shutdown_channel())

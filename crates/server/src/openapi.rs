@@ -1,6 +1,9 @@
 //! The generated OpenAPI document, served at `/api/docs/openapi.json`.
 
-use crate::api::{account_info_api, check_api, login_api, paper_aigc_api, site_api};
+use crate::api::{
+    account_info_api, chat_gpt_api, check_api, login_api, machine_api, paper_aigc_api,
+    paper_machine_api, site_api,
+};
 use axum::Json;
 use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
 use utoipa::{Modify, OpenApi};
@@ -51,6 +54,35 @@ Parameters documented as query are also accepted as a form or JSON body.",
         paper_aigc_api::delete,
         paper_aigc_api::aigc_machine_submit,
         paper_aigc_api::machine_submit,
+        paper_machine_api::word_count,
+        paper_machine_api::machine_init,
+        paper_machine_api::check_machine_submit,
+        paper_machine_api::check_aigc_machine_submit,
+        paper_machine_api::check_aigc_and_machine_submit,
+        paper_machine_api::machine_submit,
+        paper_machine_api::check_order_id,
+        paper_machine_api::reload,
+        paper_machine_api::query_list,
+        paper_machine_api::load_by_id,
+        paper_machine_api::query_content_list,
+        paper_machine_api::load_content_by_id,
+        paper_machine_api::choose,
+        paper_machine_api::download,
+        paper_machine_api::submit_check,
+        paper_machine_api::delete,
+        machine_api::word_count,
+        machine_api::machine_cnki_init,
+        machine_api::machine_init,
+        machine_api::machine_cnki_submit,
+        machine_api::machine_submit,
+        machine_api::query_list,
+        machine_api::load_by_id,
+        machine_api::delete,
+        machine_api::download_report,
+        chat_gpt_api::completions,
+        chat_gpt_api::query_list,
+        chat_gpt_api::load_by_id,
+        chat_gpt_api::delete,
     ),
     modifiers(&BearerAuth),
     tags(
@@ -59,6 +91,9 @@ Parameters documented as query are also accepted as a form or JSON body.",
         (name = "site_api", description = "站点信息与健康检查"),
         (name = "check_api", description = "论文查重：上传、计价、提交、进度与报告"),
         (name = "paper_aigc_api", description = "AIGC 检测：上传、计价、提交、逐段结果与报告"),
+        (name = "paper_machine_api", description = "降重 / 降AIGC：按查重或检测结果改写、逐段复测、对照、下载与再次查重"),
+        (name = "chat_gpt_api", description = "对话改写：发送段落或修改要求，回答以服务器推送事件（SSE）逐字返回；可接着上一条继续修改"),
+        (name = "machine_api", description = "段落改写与智能改写（润色、扩写、缩写、学术化）：粘贴文字、计价、逐段复测、实时显示改写过程；以及所有改写任务的支付状态"),
     )
 )]
 pub struct ApiDoc;

@@ -14,6 +14,8 @@ pub struct AppState {
     pub pdf_font: Arc<tokio::sync::OnceCell<Result<report::PdfFont, (&'static str, String)>>>,
     /// Slows down guessing of report verification codes.
     pub verify_limiter: Arc<LoginLimiter>,
+    /// The models this process shares with its workers (loaded on first use).
+    pub models: Arc<crate::models::ModelHub>,
 }
 
 impl AppState {
@@ -23,7 +25,9 @@ impl AppState {
             config.login_max_failures_per_ip,
             std::time::Duration::from_secs(config.login_lock_minutes * 60),
         );
+        let models = Arc::new(crate::models::ModelHub::new(&config));
         AppState {
+            models,
             store,
             config: Arc::new(config),
             login_limiter: Arc::new(limiter),

@@ -32,7 +32,26 @@ impl TaskError {
     }
 }
 
-pub type TaskFuture<'a> = Pin<Box<dyn Future<Output = Result<String, TaskError>> + Send + 'a>>;
+/// What a finished task leaves: its result (JSON) and, when part of the work could not be
+/// done, the share of the charge to give back with the completion.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TaskOutput {
+    pub result: String,
+    pub refund_fen: i64,
+    pub refund_reason: Option<String>,
+}
+
+impl From<String> for TaskOutput {
+    fn from(result: String) -> Self {
+        TaskOutput {
+            result,
+            refund_fen: 0,
+            refund_reason: None,
+        }
+    }
+}
+
+pub type TaskFuture<'a> = Pin<Box<dyn Future<Output = Result<TaskOutput, TaskError>> + Send + 'a>>;
 
 /// What a handler may do while it runs.
 #[derive(Clone)]
@@ -49,6 +68,59 @@ impl TaskContext {
         if let Err(e) = self.store.task_progress(self.task_id, percent, phase).await {
             tracing::warn!(task = self.task_id, error = %e, "progress not recorded");
         }
+    }
+
+    /// What the task has produced so far (JSON), for pages that show it live; failures to
+    /// record it are not fatal.
+    pub async fn draft(&self, draft_json: &str) {
+        if let Err(e) = self.store.task_draft(self.task_id, draft_json).await {
+            tracing::warn!(task = self.task_id, error = %e, "draft not recorded");
+        }
+    }
+}
+
+/// How often what a task has produced so far is written to the store (so any process can
+/// show it).
+const DRAFT_FLUSH: Duration = Duration::from_millis(400);
+
+/// Keeps a running task's draft in the store: `update` changes it in memory, and it is
+/// written every `DRAFT_FLUSH` while it changes; writing stops when this is dropped.
+pub struct DraftWriter<T> {
+    state: Arc<std::sync::Mutex<(bool, T)>>,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl<T: serde::Serialize + Send + 'static> DraftWriter<T> {
+    pub fn start(ctx: TaskContext, initial: T) -> Self {
+        let state = Arc::new(std::sync::Mutex::new((false, initial)));
+        let shared = state.clone();
+        let task = tokio::spawn(async move {
+            loop {
+                tokio::time::sleep(DRAFT_FLUSH).await;
+                let json = {
+                    let mut guard = shared.lock().unwrap_or_else(|e| e.into_inner());
+                    if !guard.0 {
+                        continue;
+                    }
+                    guard.0 = false;
+                    serde_json::to_string(&guard.1).unwrap_or_default()
+                };
+                ctx.draft(&json).await;
+            }
+        });
+        DraftWriter { state, task }
+    }
+
+    pub fn update(&self, change: impl FnOnce(&mut T)) {
+        let mut guard = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        change(&mut guard.1);
+        guard.0 = true;
+    }
+}
+
+impl<T> Drop for DraftWriter<T> {
+    fn drop(&mut self) {
+        self.task.abort();
     }
 }
 
@@ -186,9 +258,15 @@ impl WorkerPool {
                 tracing::info!(task = job.task_id, "lease lost; run abandoned");
                 return;
             }
-            Some(Ok(result)) => self
+            Some(Ok(output)) => self
                 .store
-                .complete_job(job.job_id, name, &result)
+                .complete_job_refunding(
+                    job.job_id,
+                    name,
+                    &output.result,
+                    output.refund_fen,
+                    output.refund_reason.as_deref().unwrap_or("部分未完成"),
+                )
                 .await
                 .map(|_| ()),
             Some(Err(e)) => self

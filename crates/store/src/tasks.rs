@@ -74,10 +74,12 @@ pub struct Task {
     pub updated_at: i64,
     pub started_at: Option<i64>,
     pub finished_at: Option<i64>,
+    /// JSON: what the running task has produced so far (a rewrite streaming in).
+    pub draft: Option<String>,
 }
 
 pub(crate) const TASK_COLUMNS: &str = "id, user_id, kind, title, status, progress, phase, input, result, error, charged_fen, \
-    charged_free, created_at, updated_at, started_at, finished_at";
+    charged_free, created_at, updated_at, started_at, finished_at, draft";
 
 pub(crate) fn task_from_row(row: &AnyRow) -> Result<Task> {
     Ok(Task {
@@ -97,6 +99,7 @@ pub(crate) fn task_from_row(row: &AnyRow) -> Result<Task> {
         updated_at: row.try_get("updated_at")?,
         started_at: row.try_get("started_at")?,
         finished_at: row.try_get("finished_at")?,
+        draft: row.try_get("draft")?,
     })
 }
 
@@ -448,8 +451,32 @@ impl Store {
         Ok(())
     }
 
+    /// What a running task has produced so far (JSON); ignored once it has ended.
+    pub async fn task_draft(&self, task_id: i64, draft_json: &str) -> Result<()> {
+        sqlx::query("UPDATE tasks SET draft = $1 WHERE id = $2 AND status = 'running'")
+            .bind(draft_json)
+            .bind(task_id)
+            .execute(&self.pool)
+            .await?;
+        Ok(())
+    }
+
     /// Finishes a job successfully; `false` when the worker no longer held it (nothing written).
     pub async fn complete_job(&self, job_id: i64, worker: &str, result_json: &str) -> Result<bool> {
+        self.complete_job_refunding(job_id, worker, result_json, 0, "")
+            .await
+    }
+
+    /// Completes a job and, in the same transaction, gives back `refund_fen` of the task's
+    /// charge (never more than was charged) for the part that could not be done.
+    pub async fn complete_job_refunding(
+        &self,
+        job_id: i64,
+        worker: &str,
+        result_json: &str,
+        refund_fen: i64,
+        why: &str,
+    ) -> Result<bool> {
         let now = now_ms();
         let mut tx = self.begin_write().await?;
         let row = sqlx::query(
@@ -465,8 +492,8 @@ impl Store {
             return Ok(false);
         };
         let task_id: i64 = row.try_get("task_id")?;
-        sqlx::query(
-            "UPDATE tasks SET status = 'done', progress = 100, phase = '已完成', result = $1, updated_at = $2, finished_at = $2 \
+        let done = sqlx::query(
+            "UPDATE tasks SET status = 'done', progress = 100, phase = '已完成', result = $1, draft = NULL, updated_at = $2, finished_at = $2 \
              WHERE id = $3 AND status = 'running'",
         )
         .bind(result_json)
@@ -474,8 +501,31 @@ impl Store {
         .bind(task_id)
         .execute(&mut *tx)
         .await?;
+        if done.rows_affected() > 0 && refund_fen > 0 {
+            let task = load_task(&mut tx, task_id).await?;
+            let fen = refund_fen.min(task.charged_fen);
+            if fen > 0 {
+                sqlx::query("UPDATE tasks SET charged_fen = charged_fen - $1 WHERE id = $2")
+                    .bind(fen)
+                    .bind(task_id)
+                    .execute(&mut *tx)
+                    .await?;
+                let part = Task {
+                    charged_fen: fen,
+                    charged_free: 0,
+                    ..task
+                };
+                refund(&mut tx, &part, why).await?;
+            }
+        }
         tx.commit().await?;
         Ok(true)
+    }
+
+    /// A task by id, whoever owns it (for workers).
+    pub async fn task_by_id(&self, task_id: i64) -> Result<Task> {
+        let mut conn = self.pool.acquire().await?;
+        load_task(&mut conn, task_id).await
     }
 
     /// Records a failure. A retryable one with attempts left goes back to the queue after a
@@ -533,6 +583,28 @@ impl Store {
             .await?;
         if updated.rows_affected() == 0 {
             return Err(StoreError::Conflict("task_not_pending"));
+        }
+        Ok(())
+    }
+
+    /// Replaces a finished task's result (a user's choices recorded in it); only `done` tasks.
+    pub async fn update_task_result(
+        &self,
+        task_id: i64,
+        user_id: i64,
+        result_json: &str,
+    ) -> Result<()> {
+        let updated = sqlx::query(
+            "UPDATE tasks SET result = $1, updated_at = $2 WHERE id = $3 AND user_id = $4 AND status = 'done'",
+        )
+        .bind(result_json)
+        .bind(now_ms())
+        .bind(task_id)
+        .bind(user_id)
+        .execute(&self.pool)
+        .await?;
+        if updated.rows_affected() == 0 {
+            return Err(StoreError::Conflict("task_not_done"));
         }
         Ok(())
     }

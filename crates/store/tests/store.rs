@@ -395,6 +395,12 @@ mod tasks {
         store.task_progress(t.id, 40, "比对中").await.unwrap();
         let running = store.task(t.id, user).await.unwrap();
         assert_eq!((running.progress, running.phase.as_str()), (40, "比对中"));
+        assert_eq!(running.draft, None);
+        store.task_draft(t.id, r#"["改写中"]"#).await.unwrap();
+        assert_eq!(
+            store.task(t.id, user).await.unwrap().draft.as_deref(),
+            Some(r#"["改写中"]"#)
+        );
         assert!(store.heartbeat(job.job_id, "w1", 30_000).await.unwrap());
         assert!(
             !store.heartbeat(job.job_id, "w2", 30_000).await.unwrap(),
@@ -411,6 +417,9 @@ mod tasks {
         assert_eq!(done.status, TaskStatus::Done);
         assert_eq!(done.progress, 100);
         assert_eq!(done.result.as_deref(), Some(r#"{"ratio_total":12.5}"#));
+        assert_eq!(done.draft, None, "the draft goes once the result is in");
+        store.task_draft(t.id, r#"["迟到"]"#).await.unwrap();
+        assert_eq!(store.task(t.id, user).await.unwrap().draft, None);
         assert_eq!(ledger_sum(&store, user).await, (700, 0));
     });
 

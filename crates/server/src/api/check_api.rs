@@ -82,6 +82,11 @@ struct StoredInput {
     chars: usize,
 }
 
+/// A check task as its records show it.
+pub fn record_of(task: &Task) -> CheckRecord {
+    record(task)
+}
+
 fn record(task: &Task) -> CheckRecord {
     let input: StoredInput = serde_json::from_str(&task.input).unwrap_or_default();
     let report: Option<serde_json::Value> = task
@@ -118,6 +123,61 @@ fn record(task: &Task) -> CheckRecord {
     }
 }
 
+/// A draft check of `text` (nothing charged yet); also how a rewritten paper is sent to a new
+/// check.
+pub async fn create_draft(
+    state: &AppState,
+    user_id: i64,
+    title: &str,
+    text: String,
+    author: String,
+    file_name: String,
+) -> Result<Task, ApiError> {
+    let chars = simcheck::checked_chars(&text, &simcheck::CheckOptions::default());
+    let input = StoredInput {
+        check: Some(CheckInput {
+            text,
+            min_span: 13,
+            exclude_bibliography: true,
+            owner: Some(user_id),
+            add_to_private_library: false,
+            title: title.to_string(),
+        }),
+        author,
+        file_name,
+        chars,
+    };
+    Ok(state
+        .store
+        .create_task(
+            user_id,
+            check_task::KIND,
+            title,
+            &serde_json::to_string(&input).map_err(ApiError::internal)?,
+        )
+        .await?)
+}
+
+/// A finished check's text and report, for rewriting the paragraphs it flagged.
+pub async fn finished_check(
+    state: &AppState,
+    id: i64,
+    user_id: i64,
+) -> Result<(Task, String, simcheck::Report), ApiError> {
+    let (task, input) = pending_check(state, id, user_id).await?;
+    let report: Option<simcheck::Report> = task
+        .result
+        .as_deref()
+        .and_then(|r| serde_json::from_str(r).ok());
+    match (task.status, report, input.check) {
+        (TaskStatus::Done, Some(report), Some(check)) => Ok((task, check.text, report)),
+        _ => Err(ApiError::conflict(
+            "check_not_finished",
+            "该查重尚未完成，完成后才能按报告降重",
+        )),
+    }
+}
+
 /// Creates a draft check from an upload (.docx, .pdf, .txt) or pasted text; nothing is charged yet.
 #[utoipa::path(post, path = "/api/base/check_api/check_init", tag = "check_api", security(("bearer" = [])),
     request_body(content = PastedText, description = "JSON with `title`, `author`, `text`, or multipart/form-data with `file`, `title`, `author`"),
@@ -135,29 +195,15 @@ pub async fn check_init(
     let upload = read_upload(&state, req).await?;
     let extracted = extract(&state, &upload)?;
     let title = default_title(&upload, &extracted.text);
-    let chars = simcheck::checked_chars(&extracted.text, &simcheck::CheckOptions::default());
-    let input = StoredInput {
-        check: Some(CheckInput {
-            text: extracted.text,
-            min_span: 13,
-            exclude_bibliography: true,
-            owner: Some(session.user.id),
-            add_to_private_library: false,
-            title: title.clone(),
-        }),
-        author: upload.author.trim().chars().take(100).collect(),
-        file_name: upload.file_name.clone(),
-        chars,
-    };
-    let task = state
-        .store
-        .create_task(
-            session.user.id,
-            check_task::KIND,
-            &title,
-            &serde_json::to_string(&input).map_err(ApiError::internal)?,
-        )
-        .await?;
+    let task = create_draft(
+        &state,
+        session.user.id,
+        &title,
+        extracted.text,
+        upload.author.trim().chars().take(100).collect(),
+        upload.file_name.clone(),
+    )
+    .await?;
     paper_task::keep_upload(&state, FILES, task.id, &upload);
     Ok(Success(record(&task)))
 }
@@ -602,9 +648,22 @@ pub async fn delete(
     Ok(Success(true))
 }
 
-/// Hands a checked paper to rewriting — not available until the rewriting feature exists.
+/// Rewrites the paragraphs a finished check flagged (the same as
+/// `paper_machine_api/check_machine_submit`): a draft to pay with
+/// `paper_machine_api/machine_submit`.
 #[utoipa::path(post, path = "/api/base/check_api/check_machine_submit", tag = "check_api", security(("bearer" = [])),
-    responses((status = 501, description = "feature_unavailable", body = crate::envelope::ErrorBody)))]
-pub async fn check_machine_submit(_user: AuthUser) -> ApiError {
-    super::feature_unavailable("降重功能尚未开放，敬请期待")
+    params(super::paper_machine_api::FromTaskForm), request_body = super::paper_machine_api::FromTaskForm,
+    responses(
+        (status = 200, body = inline(crate::envelope::Envelope<super::paper_machine_api::RewriteRecord>)),
+        (status = 404, description = "check_not_found", body = crate::envelope::ErrorBody),
+        (status = 409, description = "check_not_finished", body = crate::envelope::ErrorBody),
+        (status = 422, description = "nothing_to_rewrite", body = crate::envelope::ErrorBody),
+        (status = 503, description = "rewrite_model_missing", body = crate::envelope::ErrorBody),
+    ))]
+pub async fn check_machine_submit(
+    state: State<AppState>,
+    user: AuthUser,
+    form: Params<super::paper_machine_api::FromTaskForm>,
+) -> ApiResult<super::paper_machine_api::RewriteRecord> {
+    super::paper_machine_api::check_machine_submit(state, user, form).await
 }

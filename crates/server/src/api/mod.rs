@@ -1,9 +1,12 @@
 //! One module per API family of the spec (§7). `routes()` is the single route table.
 
 pub mod account_info_api;
+pub mod chat_gpt_api;
 pub mod check_api;
 pub mod login_api;
+pub mod machine_api;
 pub mod paper_aigc_api;
+pub mod paper_machine_api;
 pub mod paper_task;
 pub mod site_api;
 
@@ -142,6 +145,116 @@ pub fn routes() -> Router<AppState> {
             "/api/base/paper_aigc_api/machine_submit",
             post(paper_aigc_api::machine_submit),
         )
+        .route(
+            "/api/base/paper_machine_api/word_count",
+            post(paper_machine_api::word_count),
+        )
+        .route(
+            "/api/base/paper_machine_api/machine_init",
+            post(paper_machine_api::machine_init),
+        )
+        .route(
+            "/api/base/paper_machine_api/check_machine_submit",
+            post(paper_machine_api::check_machine_submit),
+        )
+        .route(
+            "/api/base/paper_machine_api/check_aigc_machine_submit",
+            post(paper_machine_api::check_aigc_machine_submit),
+        )
+        .route(
+            "/api/base/paper_machine_api/check_aigc_and_machine_submit",
+            post(paper_machine_api::check_aigc_and_machine_submit),
+        )
+        .route(
+            "/api/base/paper_machine_api/machine_submit",
+            post(paper_machine_api::machine_submit),
+        )
+        .route(
+            "/api/base/paper_machine_api/reload",
+            post(paper_machine_api::reload),
+        )
+        .route(
+            "/api/base/paper_machine_api/query_list",
+            post(paper_machine_api::query_list),
+        )
+        .route(
+            "/api/base/paper_machine_api/load_by_id",
+            post(paper_machine_api::load_by_id),
+        )
+        .route(
+            "/api/base/paper_machine_api/query_content_list",
+            post(paper_machine_api::query_content_list),
+        )
+        .route(
+            "/api/base/paper_machine_api/load_content_by_id",
+            post(paper_machine_api::load_content_by_id),
+        )
+        .route(
+            "/api/base/paper_machine_api/choose",
+            post(paper_machine_api::choose),
+        )
+        .route(
+            "/api/base/paper_machine_api/download",
+            post(paper_machine_api::download),
+        )
+        .route(
+            "/api/base/paper_machine_api/submit_check",
+            post(paper_machine_api::submit_check),
+        )
+        .route(
+            "/api/base/paper_machine_api/delete",
+            post(paper_machine_api::delete),
+        )
+        .route(
+            "/api/base/machine_api/check_order_id",
+            post(paper_machine_api::check_order_id),
+        )
+        .route(
+            "/api/base/machine_api/word_count",
+            post(machine_api::word_count),
+        )
+        .route(
+            "/api/base/machine_api/machine_cnki_init",
+            post(machine_api::machine_cnki_init),
+        )
+        .route(
+            "/api/base/machine_api/machine_init",
+            post(machine_api::machine_init),
+        )
+        .route(
+            "/api/base/machine_api/machine_cnki_submit",
+            post(machine_api::machine_cnki_submit),
+        )
+        .route(
+            "/api/base/machine_api/machine_submit",
+            post(machine_api::machine_submit),
+        )
+        .route(
+            "/api/base/machine_api/query_list",
+            post(machine_api::query_list),
+        )
+        .route(
+            "/api/base/machine_api/load_by_id",
+            post(machine_api::load_by_id),
+        )
+        .route("/api/base/machine_api/delete", post(machine_api::delete))
+        .route(
+            "/api/base/machine_api/download_report",
+            get(machine_api::download_report),
+        )
+        .route(
+            "/api/base/chat_gpt_api/completions",
+            post(chat_gpt_api::completions),
+        )
+        .route(
+            "/api/base/chat_gpt_api/query_list",
+            post(chat_gpt_api::query_list),
+        )
+        .route(
+            "/api/base/chat_gpt_api/load_by_id",
+            post(chat_gpt_api::load_by_id),
+        )
+        .route("/api/base/chat_gpt_api/delete", post(chat_gpt_api::delete))
         .route("/api/docs/openapi.json", get(crate::openapi::document))
 }
 

@@ -3,8 +3,8 @@
 //! the report. Shares the task, charging and download machinery of the check journey.
 
 use super::paper_task::{
-    self, IdForm, ListForm, PastedText, Queueing, RecordPage, Tariff, TaskCost, WordCount,
-    default_title, extract, read_upload,
+    self, IdForm, ListForm, PastedText, Queueing, RecordPage, Tariff, WordCount, default_title,
+    extract, read_upload,
 };
 use crate::aigc_task::{self, AigcInput};
 use crate::auth::{AuthUser, MaybeUser};
@@ -115,6 +115,25 @@ async fn owned(state: &AppState, id: i64, user_id: i64) -> Result<Task, ApiError
     paper_task::owned_task(state, id, user_id, aigc_task::KIND, not_found).await
 }
 
+/// A finished detection's text and result, for lowering the AI traces it found.
+pub async fn detection_to_rewrite(
+    state: &AppState,
+    id: i64,
+    user_id: i64,
+) -> Result<(Task, String, Detection), ApiError> {
+    let task = owned(state, id, user_id).await?;
+    match (task.status, detection_of(&task)) {
+        (TaskStatus::Done, Some(d)) => {
+            let text = input_of(&task).text;
+            Ok((task, text, d))
+        }
+        _ => Err(ApiError::conflict(
+            "aigc_not_finished",
+            "该 AIGC 检测尚未完成，完成后才能按报告降 AIGC",
+        )),
+    }
+}
+
 /// Counts the characters of an upload or pasted text as detection prices them (visitors too).
 #[utoipa::path(post, path = "/api/base/paper_aigc_api/word_count", tag = "paper_aigc_api",
     request_body(content = PastedText, description = "JSON with `text`, or multipart/form-data with a `file` part"),
@@ -189,32 +208,18 @@ pub async fn machine_init(
     Ok(Success(record(&task)))
 }
 
-/// The payment state of a detection: what it costs, what will pay, and whether it is paid.
-#[derive(Debug, Serialize, ToSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct OrderState {
-    pub id: i64,
-    pub status: String,
-    /// Charged and queued (or already run).
-    pub paid: bool,
-    /// What was charged, in fen (0 until paid; refunds reset nothing here, see the ledger).
-    pub charged_fen: i64,
-    /// The price of running it (again) now.
-    pub cost: TaskCost,
-}
-
 /// The payment state of a detection task (spec: `check_order_id`).
 #[utoipa::path(post, path = "/api/base/paper_aigc_api/check_order_id", tag = "paper_aigc_api", security(("bearer" = [])),
     params(IdForm), request_body = IdForm,
     responses(
-        (status = 200, body = inline(crate::envelope::Envelope<OrderState>)),
+        (status = 200, body = inline(crate::envelope::Envelope<paper_task::OrderState>)),
         (status = 404, description = "aigc_not_found", body = crate::envelope::ErrorBody),
     ))]
 pub async fn check_order_id(
     State(state): State<AppState>,
     AuthUser(session): AuthUser,
     Params(form): Params<IdForm>,
-) -> ApiResult<OrderState> {
+) -> ApiResult<paper_task::OrderState> {
     let task = owned(&state, form.id, session.user.id).await?;
     let cost = paper_task::quote(
         &state,
@@ -224,13 +229,7 @@ pub async fn check_order_id(
         &tariff(&state),
     )
     .await?;
-    Ok(Success(OrderState {
-        id: task.id,
-        status: task.status.as_str().into(),
-        paid: task.status != TaskStatus::Pending && task.charged_fen > 0,
-        charged_fen: task.charged_fen,
-        cost,
-    }))
+    Ok(Success(paper_task::OrderState::of(&task, cost)))
 }
 
 /// Charges the balance and queues the detection, in one transaction. Not enough → 402, nothing
@@ -551,16 +550,41 @@ pub async fn delete(
     Ok(Success(true))
 }
 
-/// Lowers AI traces of a detected paper — part of the rewriting feature, not yet available.
+/// Lowers the AI traces of a finished detection: a draft rewrite of the paragraphs in the high
+/// or medium band (pay with `paper_machine_api/machine_submit`).
 #[utoipa::path(post, path = "/api/base/paper_aigc_api/aigc_machine_submit", tag = "paper_aigc_api", security(("bearer" = [])),
-    responses((status = 501, description = "feature_unavailable", body = crate::envelope::ErrorBody)))]
-pub async fn aigc_machine_submit(_user: AuthUser) -> ApiError {
-    super::feature_unavailable("降AIGC功能尚未开放，敬请期待")
+    params(IdForm), request_body = IdForm,
+    responses(
+        (status = 200, body = inline(crate::envelope::Envelope<super::paper_machine_api::RewriteRecord>)),
+        (status = 404, description = "aigc_not_found", body = crate::envelope::ErrorBody),
+        (status = 409, description = "aigc_not_finished", body = crate::envelope::ErrorBody),
+        (status = 422, description = "nothing_to_rewrite", body = crate::envelope::ErrorBody),
+        (status = 503, description = "rewrite_model_missing", body = crate::envelope::ErrorBody),
+    ))]
+pub async fn aigc_machine_submit(
+    State(state): State<AppState>,
+    AuthUser(session): AuthUser,
+    Params(form): Params<IdForm>,
+) -> ApiResult<super::paper_machine_api::RewriteRecord> {
+    Ok(Success(
+        super::paper_machine_api::from_detection(&state, session.user.id, form.id).await?,
+    ))
 }
 
-/// Rewrites a detected paper — part of the rewriting feature, not yet available.
+/// The same as `aigc_machine_submit` (the spec lists both).
 #[utoipa::path(post, path = "/api/base/paper_aigc_api/machine_submit", tag = "paper_aigc_api", security(("bearer" = [])),
-    responses((status = 501, description = "feature_unavailable", body = crate::envelope::ErrorBody)))]
-pub async fn machine_submit(_user: AuthUser) -> ApiError {
-    super::feature_unavailable("降AIGC功能尚未开放，敬请期待")
+    params(IdForm), request_body = IdForm,
+    responses(
+        (status = 200, body = inline(crate::envelope::Envelope<super::paper_machine_api::RewriteRecord>)),
+        (status = 404, description = "aigc_not_found", body = crate::envelope::ErrorBody),
+        (status = 409, description = "aigc_not_finished", body = crate::envelope::ErrorBody),
+        (status = 422, description = "nothing_to_rewrite", body = crate::envelope::ErrorBody),
+        (status = 503, description = "rewrite_model_missing", body = crate::envelope::ErrorBody),
+    ))]
+pub async fn machine_submit(
+    state: State<AppState>,
+    user: AuthUser,
+    form: Params<IdForm>,
+) -> ApiResult<super::paper_machine_api::RewriteRecord> {
+    aigc_machine_submit(state, user, form).await
 }

@@ -433,3 +433,30 @@ pub fn report_format(format: Option<&str>) -> Result<&'static str, ApiError> {
         )),
     }
 }
+
+/// The payment state of a paid task (a detection, a rewrite): what it costs, what will pay, and
+/// whether it is paid.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct OrderState {
+    pub id: i64,
+    pub status: String,
+    /// Charged and queued (or already run).
+    pub paid: bool,
+    /// What was charged, in fen (0 until paid; refunds reset nothing here, see the ledger).
+    pub charged_fen: i64,
+    /// The price of running it (again) now.
+    pub cost: TaskCost,
+}
+
+impl OrderState {
+    pub fn of(task: &Task, cost: TaskCost) -> Self {
+        OrderState {
+            id: task.id,
+            status: task.status.as_str().into(),
+            paid: task.status != TaskStatus::Pending && task.charged_fen > 0,
+            charged_fen: task.charged_fen,
+            cost,
+        }
+    }
+}

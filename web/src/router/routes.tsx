@@ -17,6 +17,11 @@ import RecordsPage from '../features/check/RecordsPage'
 import AigcCheckPage from '../features/aigc/AigcCheckPage'
 import AigcRecordsPage from '../features/aigc/AigcRecordsPage'
 import AigcReportPage from '../features/aigc/AigcReportPage'
+import RewriteSubmitPage from '../features/rewrite/RewriteSubmitPage'
+import RewriteRecordsPage from '../features/rewrite/RewriteRecordsPage'
+import ComparisonPage from '../features/rewrite/ComparisonPage'
+import PasteRewritePage from '../features/rewrite/PasteRewritePage'
+import SmartRewriteHub, { SmartRecordsHub } from '../features/chat/SmartRewriteHub'
 
 const soon = (feature: string, detail: string) => <FeatureUnavailable feature={feature} detail={detail} />
 
@@ -37,10 +42,10 @@ export const menuGroups: MenuGroup[] = [
     title: '论文降重',
     icon: <ScissorOutlined />,
     pages: [
-      { path: '/papermachinesubmit/papermachine', meta: { title: '论文降重' }, element: soon('论文降重', '对查重标红段落进行改写，并用同一查重引擎重新测量复制比。') },
-      { path: '/papermachine/list', meta: { title: '降重记录' }, element: soon('降重记录', '每一次降重任务的进度与前后对比将在这里列出。') },
-      { path: '/papermachine/cnki', meta: { title: '知网版降重记录' }, element: soon('知网版降重记录', '依据知网格式报告进行的降重任务将在这里列出。') },
-      { path: '/papermachine/content/:id', meta: { title: '降重详情', hidden: true, noCache: true, activeMenu: '/papermachine/list' }, element: soon('降重详情', '逐段展示改写前后的文本与实测复制比。') },
+      { path: '/papermachinesubmit/papermachine', meta: { title: '论文降重' }, element: <RewriteSubmitPage defaultGoal="similarity" listPath="/papermachine/list" /> },
+      { path: '/papermachine/list', meta: { title: '降重记录' }, element: <RewriteRecordsPage contentPath="/papermachine/content" newPath="/papermachinesubmit/papermachine" /> },
+      { path: '/papermachine/cnki', meta: { title: '段落改写记录' }, element: <RewriteRecordsPage contentPath="/papermachine/content" newPath="/cnki/cnki" paste="cnki" /> },
+      { path: '/papermachine/content/:id', meta: { title: '降重详情', hidden: true, noCache: true, activeMenu: '/papermachine/list' }, element: <ComparisonPage /> },
     ],
   },
   {
@@ -48,11 +53,11 @@ export const menuGroups: MenuGroup[] = [
     title: '降AIGC',
     icon: <RobotOutlined />,
     pages: [
-      { path: '/proaigcsubmit/promachine', meta: { title: '降AIGC' }, element: soon('降AIGC', '改写机器生成痕迹明显的段落，并重新检测 AI 率。') },
-      { path: '/proaigcsubmit/list', meta: { title: '降AIGC记录' }, element: soon('降AIGC记录', '每一次降 AIGC 任务的进度与结果将在这里列出。') },
-      { path: '/proaigcsubmit/content/:id', meta: { title: '改写对比', hidden: true, noCache: true, activeMenu: '/proaigcsubmit/list' }, element: soon('改写对比', '逐段对比改写前后的文本与实测 AI 概率。') },
-      { path: '/aigcdown/machine', meta: { title: 'AI率降低' }, element: soon('AI率降低', '粘贴或上传文本，降低其中的 AI 生成痕迹。') },
-      { path: '/aigc/list', meta: { title: 'AI率降低记录' }, element: soon('AI率降低记录', '每一次 AI 率降低任务将在这里列出。') },
+      { path: '/proaigcsubmit/promachine', meta: { title: '降AIGC' }, element: <RewriteSubmitPage defaultGoal="aigc" listPath="/proaigcsubmit/list" /> },
+      { path: '/proaigcsubmit/list', meta: { title: '降AIGC记录' }, element: <RewriteRecordsPage contentPath="/proaigcsubmit/content" newPath="/proaigcsubmit/promachine" /> },
+      { path: '/proaigcsubmit/content/:id', meta: { title: '改写对比', hidden: true, noCache: true, activeMenu: '/proaigcsubmit/list' }, element: <ComparisonPage /> },
+      { path: '/aigcdown/machine', meta: { title: 'AI率降低' }, element: <RewriteSubmitPage defaultGoal="aigc" listPath="/aigc/list" /> },
+      { path: '/aigc/list', meta: { title: 'AI率降低记录' }, element: <RewriteRecordsPage contentPath="/proaigcsubmit/content" newPath="/aigcdown/machine" /> },
     ],
   },
   {
@@ -70,9 +75,9 @@ export const menuGroups: MenuGroup[] = [
     title: '段落改写',
     icon: <EditOutlined />,
     pages: [
-      { path: '/cnki/cnki', meta: { title: '段落改写' }, element: soon('段落改写', '逐段改写文本，可设置改写强度与保留术语。') },
-      { path: '/nlp/machine', meta: { title: '智能改写' }, element: soon('智能改写', '润色、扩写、缩写与学术化表达。') },
-      { path: '/machine/list', meta: { title: '改写记录' }, element: soon('改写记录', '每一次改写任务将在这里列出。') },
+      { path: '/cnki/cnki', meta: { title: '段落改写' }, element: <PasteRewritePage kind="cnki" /> },
+      { path: '/nlp/machine', meta: { title: '智能改写' }, element: <SmartRewriteHub /> },
+      { path: '/machine/list', meta: { title: '改写记录' }, element: <SmartRecordsHub /> },
     ],
   },
   {

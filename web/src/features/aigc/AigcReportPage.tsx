@@ -9,6 +9,8 @@ import { paragraphRuns } from './runs'
 import { TaskStatusCell, isUnderway } from '../../components/TaskStatus'
 import { formatDateTime } from '../../utils/format'
 import { toastError } from '../../utils/feedback'
+import { rewriteFromDetection } from '../rewrite/api'
+import RewriteFromReport from '../rewrite/RewriteFromReport'
 
 /** Green below 10 %, orange below 30 %, red from there (schools' usual AIGC limits). */
 export const aiRateColor = (v: number) => (v < 10 ? '#389e0d' : v < 30 ? '#d48806' : '#cf1322')
@@ -172,6 +174,12 @@ export default function AigcReportPage() {
             <Button type="primary" onClick={() => download('pdf')} data-testid="aigc-download-pdf">下载 PDF 报告</Button>
             <Button onClick={() => download('html')}>下载网页版</Button>
             <Button onClick={() => setRerun(true)}>重新检测</Button>
+            <RewriteFromReport
+              what="降AIGC"
+              disabledReason={data.paragraphs.some((p) => p.band !== 'low') ? null : '没有高度或中度疑似的段落，无需降 AIGC'}
+              start={() => rewriteFromDetection(taskId)}
+              to="/proaigcsubmit/promachine"
+            />
           </Space>
         </div>
         <Card size="small" className="mt">

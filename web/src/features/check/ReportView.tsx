@@ -5,6 +5,8 @@ import { downloadReport, reportParagraphs, type ReportOptions } from './api'
 import type { PartRatio, ReportDetail, ReportSource, ReportSpan, SpanClass } from './types'
 import { formatDateTime } from '../../utils/format'
 import { toastError } from '../../utils/feedback'
+import { rewriteFromCheck } from '../rewrite/api'
+import RewriteFromReport from '../rewrite/RewriteFromReport'
 
 export const SPAN_LABELS: Record<SpanClass, string> = {
   copy: '复制',
@@ -162,6 +164,7 @@ const MIN_CHARS = [
 
 /** A finished check's report: the figures with a gauge, chapters, sources, the marked-up full
  * text with side-by-side comparison, and CNKI's report options, which recompute the figures. */
+
 export default function ReportView({ id }: { id: number }) {
   const [options, setOptions] = useState<ReportOptions>({ excludeQuoted: false, excludeOwn: false, minChars: 0 })
   const [comparing, setComparing] = useState<number | null>(null)
@@ -188,6 +191,12 @@ export default function ReportView({ id }: { id: number }) {
         <Space wrap>
           <Button type="primary" onClick={() => download('pdf')} data-testid="download-pdf">下载 PDF 报告</Button>
           <Button onClick={() => download('html')}>下载网页版</Button>
+          <RewriteFromReport
+            what="一键降重"
+            disabledReason={data.record.copiedChars ? null : '本报告没有复制段落，无需降重'}
+            start={() => rewriteFromCheck(id)}
+            to="/papermachinesubmit/papermachine"
+          />
         </Space>
       </div>
       {data.privateLibrary && (

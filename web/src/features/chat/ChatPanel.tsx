@@ -1,0 +1,138 @@
+import { useEffect, useRef, useState } from 'react'
+import { Alert, Button, Empty, Input, Select, Space, Tag, Typography } from 'antd'
+import { useSearchParams } from 'react-router'
+import { chatComplete, chatLoad, MODES, modeLabel, type ChatTurn } from './api'
+import { useUserStore } from '../../stores/user'
+import { useLoginDialogStore } from '../../stores/loginDialog'
+import { formatFen } from '../../utils/format'
+
+interface Bubble extends ChatTurn {
+  /** Still being written. */
+  streaming?: boolean
+  /** What the answer cost and who wrote it, once done. */
+  note?: string
+}
+
+/** 对话改写: send a paragraph, watch the answer being written, then ask for changes ("再简洁一些"). */
+export default function ChatPanel() {
+  const token = useUserStore((s) => s.token)
+  const openLogin = useLoginDialogStore((s) => s.open)
+  const [params] = useSearchParams()
+  const resume = Number(params.get('chat')) || null
+  const [mode, setMode] = useState('polish')
+  const [bubbles, setBubbles] = useState<Bubble[]>([])
+  const [parent, setParent] = useState<number | null>(null)
+  const [message, setMessage] = useState('')
+  const [sending, setSending] = useState(false)
+  const [error, setError] = useState<string | null>(null)
+  const abort = useRef<AbortController | null>(null)
+  const bottom = useRef<HTMLDivElement | null>(null)
+
+  // ?chat=ID continues a conversation from the records.
+  useEffect(() => {
+    if (!resume || !token) return
+    chatLoad(resume)
+      .then((r) => {
+        setMode(r.mode)
+        setBubbles([...r.history, { role: 'user', content: r.message }, ...(r.reply ? [{ role: 'assistant' as const, content: r.reply }] : [])])
+        setParent(r.reply ? r.id : null)
+      })
+      .catch((e: Error) => setError(e.message))
+  }, [resume, token])
+
+  useEffect(() => () => abort.current?.abort(), [])
+  // Braces matter: newer browsers return a promise from scrollIntoView, which React would take for a cleanup.
+  useEffect(() => {
+    bottom.current?.scrollIntoView?.({ block: 'nearest' })
+  }, [bubbles])
+
+  const updateLast = (change: (b: Bubble) => Bubble) => setBubbles((all) => [...all.slice(0, -1), change(all[all.length - 1])])
+
+  const send = async () => {
+    if (!token) {
+      openLogin()
+      return
+    }
+    const text = message.trim()
+    if (!text) return
+    setError(null)
+    setSending(true)
+    setMessage('')
+    setBubbles((all) => [...all, { role: 'user', content: text }, { role: 'assistant', content: '', streaming: true }])
+    abort.current = new AbortController()
+    try {
+      await chatComplete({ message: text, mode, parent: parent ?? undefined }, (e) => {
+        if (e.type === 'delta') updateLast((b) => ({ ...b, content: b.content + e.text }))
+        if (e.type === 'done') {
+          setParent(e.record.id)
+          updateLast(() => ({ role: 'assistant', content: e.record.reply ?? '', note: `${e.record.model ?? ''} · 扣费 ${formatFen(e.record.chargedFen)}` }))
+        }
+        if (e.type === 'error') {
+          setError(e.message)
+          setBubbles((all) => all.slice(0, -1))
+        }
+      }, abort.current.signal)
+    } catch (e) {
+      if ((e as Error).name !== 'AbortError') setError((e as Error).message)
+      setBubbles((all) => (all[all.length - 1]?.streaming ? all.slice(0, -2) : all))
+      setMessage(text)
+    } finally {
+      setSending(false)
+      setBubbles((all) => all.map((b) => ({ ...b, streaming: false })))
+    }
+  }
+
+  return (
+    <div className="chat-panel">
+      <Space className="mb" wrap>
+        <span>改写方式</span>
+        <Select value={mode} onChange={setMode} options={MODES} style={{ width: 140 }} disabled={bubbles.length > 0} data-testid="chat-mode" />
+        {bubbles.length > 0 && (
+          <Button
+            onClick={() => {
+              abort.current?.abort()
+              setBubbles([])
+              setParent(null)
+              setError(null)
+            }}
+          >
+            新对话
+          </Button>
+        )}
+        <Typography.Text type="secondary">每条消息按字数计费，模型未能回答时全额退回；回答由模型生成，请核对后使用。</Typography.Text>
+      </Space>
+      <div className="chat-log" data-testid="chat-log">
+        {bubbles.length === 0 ? (
+          <Empty description={`粘贴一段文字，模型将按「${modeLabel(mode)}」改写；之后可以继续提出修改要求，例如“再简洁一些”。`} />
+        ) : (
+          bubbles.map((b, i) => (
+            <div key={i} className={`chat-bubble chat-${b.role}`} data-testid={`chat-${b.role}`}>
+              <div className="rewrite-text">
+                {b.content || (b.streaming ? <span className="muted">模型书写中…</span> : null)}
+                {b.streaming && <span className="live-caret" />}
+              </div>
+              {b.note && <Tag className="chat-note">{b.note}</Tag>}
+            </div>
+          ))
+        )}
+        <div ref={bottom} />
+      </div>
+      {error && <Alert className="mt" type="error" showIcon title={error} />}
+      <div className="chat-input mt">
+        <Input.TextArea
+          value={message}
+          onChange={(e) => setMessage(e.target.value)}
+          autoSize={{ minRows: 3, maxRows: 8 }}
+          placeholder={parent ? '继续提出修改要求，例如：再口语化一点 / 保留“卷积神经网络”' : '粘贴需要改写的段落（一条最多 5000 字）'}
+          onPressEnter={(e) => {
+            if (e.ctrlKey || e.metaKey) void send()
+          }}
+          data-testid="chat-input"
+        />
+        <Button type="primary" loading={sending} disabled={!message.trim()} onClick={() => void send()} data-testid="chat-send">
+          {token ? '发送（Ctrl+Enter）' : '登录后发送'}
+        </Button>
+      </div>
+    </div>
+  )
+}

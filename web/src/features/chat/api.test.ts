@@ -1,0 +1,14 @@
+import { describe, expect, it } from 'vitest'
+import { splitEvents } from './api'
+
+describe('splitEvents', () => {
+  it('returns complete data payloads and keeps a partial event for the next chunk', () => {
+    const { events, rest } = splitEvents('data: {"type":"delta","text":"改"}\n\ndata: {"type":"delta","text":"写"}\r\n\r\ndata: {"ty')
+    expect(events).toEqual(['{"type":"delta","text":"改"}', '{"type":"delta","text":"写"}'])
+    expect(rest).toBe('data: {"ty')
+  })
+
+  it('ignores keep-alive comments', () => {
+    expect(splitEvents(':\n\n').events).toEqual([])
+  })
+})

@@ -1,0 +1,60 @@
+import { Alert, Button, Descriptions, Modal, Spin } from 'antd'
+import { useQuery } from '@tanstack/react-query'
+import { useNavigate } from 'react-router'
+import { rewriteOrder, rewriteReload, rewriteSubmit } from './api'
+import type { Goal, Strength } from './types'
+import { formatFen } from '../../utils/format'
+import { useSubmit } from '../../utils/useSubmit'
+
+export interface RewriteChoice {
+  goal: Goal
+  strength: Strength
+  frozen: string
+}
+
+/** Confirms the price of a rewrite (or of running an ended one again) and pays from the balance. */
+/** `submit` pays for a draft made elsewhere (paragraph and smart rewriting) instead of the paper call. */
+export default function RewritePayModal({ id, choice, rerun = false, submit, onClose, onPaid }: { id: number | null; choice?: RewriteChoice; rerun?: boolean; submit?: (id: number) => Promise<unknown>; onClose: () => void; onPaid: () => void }) {
+  const navigate = useNavigate()
+  const order = useQuery({ queryKey: ['rewrite-order', id], queryFn: () => rewriteOrder(id ?? 0), enabled: id !== null, staleTime: 0 })
+  const [paying, pay] = useSubmit(async () => {
+    if (id === null) return
+    if (submit && !rerun) await submit(id)
+    else if (rerun || !choice) await rewriteReload(id)
+    else await rewriteSubmit(id, choice.goal, choice.strength, choice.frozen)
+    onPaid()
+  })
+  const c = order.data?.cost
+  return (
+    <Modal
+      open={id !== null}
+      title={rerun ? '重新改写' : '确认支付'}
+      onCancel={onClose}
+      destroyOnHidden
+      footer={[
+        <Button key="cancel" onClick={onClose}>取消</Button>,
+        <Button key="pay" type="primary" loading={paying} disabled={!c || c.paysWith === 'insufficient'} onClick={() => void pay(undefined)} data-testid="rewrite-pay">
+          {rerun ? '支付并重新改写' : '确认支付并改写'}
+        </Button>,
+      ]}
+    >
+      {order.isLoading || !c ? (
+        order.error ? <Alert type="error" showIcon title={order.error.message} /> : <Spin />
+      ) : (
+        <>
+          <Descriptions column={1} bordered size="small">
+            <Descriptions.Item label="改写字数">{c.chars.toLocaleString('zh-CN')} 字</Descriptions.Item>
+            <Descriptions.Item label="价格">
+              <span data-testid="rewrite-price">{formatFen(c.priceFen)}</span>（每千字 {formatFen(c.pricePerThousandFen)}，不足千字按千字计）
+            </Descriptions.Item>
+            <Descriptions.Item label="账户余额">{formatFen(c.balanceFen)}</Descriptions.Item>
+          </Descriptions>
+          <div className="muted">{c.rule}</div>
+          {c.paysWith === 'insufficient' && (
+            <Alert className="mt" type="warning" showIcon title="余额不足，无法提交" action={<Button size="small" onClick={() => navigate('/order/recharge')}>去充值</Button>} />
+          )}
+        </>
+      )}
+    </Modal>
+  )
+}

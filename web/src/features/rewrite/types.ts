@@ -1,0 +1,112 @@
+// Shapes of paper_machine_api (see /api/docs/openapi.json).
+import type { TaskStatus } from '../check/types'
+
+export type Goal = 'similarity' | 'aigc' | 'both' | 'polish' | 'expand' | 'shorten' | 'academic'
+/** Paper rewrites, paragraph rewriting (machine_cnki_*) and smart rewriting (machine_*). */
+export type RewriteKind = 'rewrite' | 'rewrite_paragraph' | 'rewrite_smart'
+
+/** A paragraph's current attempt as the model writes it. */
+export interface LiveLine {
+  index: number
+  text: string
+}
+export type Strength = 'light' | 'medium' | 'strong'
+
+export interface RewriteRecord {
+  id: number
+  kind: RewriteKind
+  title: string
+  fileName: string
+  goal: Goal
+  goalLabel: string
+  strength: Strength
+  frozen: string[]
+  chars: number
+  paragraphs: number
+  sourceTask: number | null
+  status: TaskStatus
+  progress: number
+  phase: string
+  error: string | null
+  chargedFen: number
+  refundedFen: number
+  model: string | null
+  accepted: number | null
+  similarityBefore: number | null
+  similarityAfter: number | null
+  aiBefore: number | null
+  aiAfter: number | null
+  createdAt: number
+  finishedAt: number | null
+  live: LiveLine[]
+}
+
+export interface RewritePage {
+  records: RewriteRecord[]
+  total: number
+  page: number
+  size: number
+}
+
+/** One paragraph's judged rewrite, every figure measured by our engines. */
+export interface ParagraphRewrite {
+  original: string
+  rewritten: string | null
+  accepted: boolean
+  reason: string | null
+  similarity_before: number
+  similarity_after: number | null
+  ai_before: number | null
+  ai_after: number | null
+  meaning: number | null
+  attempts: number
+  strength: Strength
+  model: string
+  usage: { prompt_tokens: number; completion_tokens: number }
+}
+
+export interface ComparedLine {
+  index: number
+  text: string
+  heading: number | null
+  rewrite: ParagraphRewrite | null
+  choice: boolean | null
+  usesRewrite: boolean
+}
+
+/** machine_api/load_by_id: the record, and the paragraphs (judged once done). */
+export interface MachineDetail {
+  record: RewriteRecord
+  lines: ComparedLine[]
+  meaningMin: number
+}
+
+export interface RewriteContent {
+  record: RewriteRecord
+  lines: ComparedLine[]
+  promptVersion: string
+  meaningMin: number
+  elapsedMs: number
+}
+
+/** The payment state of a rewriting task: the same shape as a detection's. */
+export type { OrderState as RewriteOrder } from '../aigc/types'
+
+export const STRENGTHS: { value: Strength; label: string; hint: string }[] = [
+  { value: 'light', label: '轻度', hint: '换词与微调语序，最贴近原文' },
+  { value: 'medium', label: '中度', hint: '调整句式与语序，保持原意' },
+  { value: 'strong', label: '深度', hint: '重组句子结构，改动最大' },
+]
+
+export const GOALS: { value: Goal; label: string }[] = [
+  { value: 'similarity', label: '降重复率' },
+  { value: 'aigc', label: '降 AIGC' },
+  { value: 'both', label: '降重 + 降 AIGC' },
+]
+
+export const SMART_GOALS: { value: Goal; label: string; hint: string }[] = [
+  { value: 'polish', label: '润色', hint: '修正语病、理顺表达，不改变意思与长度' },
+  { value: 'expand', label: '扩写', hint: '补充论证与过渡，篇幅约增加一半' },
+  { value: 'shorten', label: '缩写', hint: '保留要点与数据，删去冗余' },
+  { value: 'academic', label: '学术化', hint: '改为规范的学术书面语' },
+]

@@ -19,8 +19,11 @@ export function launch() {
   })
 }
 
-export const DESKTOP = { viewport: { width: 1366, height: 800 }, locale: 'zh-CN' }
+// Browsers in tests ask for reduced motion: the app then opens menus and dialogs without animation,
+// so a click never lands on an element that is still moving.
+export const DESKTOP = { viewport: { width: 1366, height: 800 }, locale: 'zh-CN', reducedMotion: 'reduce' }
 export const PHONE = {
+  reducedMotion: 'reduce',
   viewport: { width: 390, height: 844 },
   deviceScaleFactor: 2,
   isMobile: true,

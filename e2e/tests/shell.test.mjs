@@ -21,11 +21,11 @@ const expectTags = (page, titles) => eventually(async () => assert.deepEqual(awa
 
 /** Right-clicks a tag and picks an entry of its context menu, once the menu has finished opening. */
 async function tagMenu(page, tag, item) {
-  await page.locator('.tags-view-item', { hasText: tag }).click({ button: 'right' })
-  await page.getByRole('menuitem', { name: item }).waitFor()
-  // Under load the opening motion can take a while; a click during it lands on the tags view.
-  await page.waitForFunction(() => !document.querySelector('.ant-dropdown[class*="-appear"], .ant-dropdown[class*="-enter"]'))
-  await page.getByRole('menuitem', { name: item }).click()
+  // Under load a re-render can close the menu before the click lands; open it again then.
+  await eventually(async () => {
+    await page.locator('.tags-view-item', { hasText: tag }).click({ button: 'right' })
+    await page.getByRole('menuitem', { name: item }).click({ timeout: 3000 })
+  }, 20000)
 }
 
 test('tags view: Close Others and Close All keep the affix tag', async () => {

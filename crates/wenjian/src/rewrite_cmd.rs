@@ -58,6 +58,7 @@ pub async fn run<L: simcheck::Library + 'static>(
         owner: None,
         file_name: String::new(),
         chars: 0,
+        rerun: None,
     };
     let lines = input.lines();
     let selected = input.selected();
@@ -80,6 +81,7 @@ pub async fn run<L: simcheck::Library + 'static>(
     settings.frozen = args.frozen;
     settings.concurrency = config.rewrite_concurrency.max(1);
     settings.ai_target = judge.calibration.medium_threshold;
+    settings.thesaurus = hub.thesaurus().await;
     let paragraphs: Vec<String> = selected.iter().map(|&i| lines[i].to_string()).collect();
     let started = std::time::Instant::now();
     let json = args.json;

@@ -110,6 +110,14 @@ test('rewrite journey: checked paper → 一键降重 → measured comparison �
   await page.waitForTimeout(400)
   await page.screenshot({ path: 'artifacts/rewrite-compare.png', fullPage: true }).catch(() => {})
 
+  // One paragraph can run again alone, priced for its own characters (not run here: cancelled).
+  await lines.nth(1).getByTestId('rewrite-line-again').click()
+  const rerunDialog = page.getByRole('dialog', { name: /重新改写第 \d+ 段/ })
+  await rerunDialog.waitFor()
+  await eventually(async () => assert.match(await rerunDialog.getByTestId('rewrite-price').innerText(), /^¥\d+\.\d\d$/))
+  await rerunDialog.getByRole('button', { name: '取消' }).click()
+  await rerunDialog.waitFor({ state: 'hidden' })
+
   // The Word file is the paper as it now stands: headings and order kept, adopted rewrites in.
   const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('rewrite-download').click()])
   const docxPath = join(env.server.dataDir, 'rewritten.docx')

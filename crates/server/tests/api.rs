@@ -1574,6 +1574,57 @@ mod rewrite_journey {
             assert!(docx_text().await.contains(SOURCE));
         }
 
+        // One paragraph runs again alone, priced for its own characters; the rest stays.
+        let (status, body) = s
+            .post(
+                "/api/base/paper_machine_api/reload",
+                Some(&token),
+                json!({"id": id, "index": 1}),
+            )
+            .await;
+        assert_error(status, &body, 422, "line_not_rewritten");
+        store.operator_credit(me, 500, 0, "测试充值").await.unwrap();
+        let (_, order) = s
+            .post(
+                "/api/base/machine_api/check_order_id",
+                Some(&token),
+                json!({"id": id, "index": 2}),
+            )
+            .await;
+        assert_eq!(
+            order["result"]["cost"]["chars"].as_u64(),
+            Some(aidetect::counted_chars(SOURCE) as u64),
+            "{order}"
+        );
+        let (status, again) = s
+            .post(
+                "/api/base/paper_machine_api/reload",
+                Some(&token),
+                json!({"id": id, "index": 2}),
+            )
+            .await;
+        assert_eq!(status, StatusCode::OK, "{again}");
+        assert_eq!(again["result"]["chargedFen"], json!(500));
+        assert_eq!(again["result"]["paragraphs"], json!(1));
+        let record = wait_done("paper_machine_api", id).await;
+        assert_eq!(record["status"], json!("done"), "{record}");
+        let (_, content) = s
+            .post(
+                "/api/base/paper_machine_api/query_content_list",
+                Some(&token),
+                json!({"id": id}),
+            )
+            .await;
+        let lines = content["result"]["lines"].as_array().unwrap();
+        assert_eq!(lines.len(), 3, "{content}");
+        assert!(lines[0]["rewrite"].is_null() && lines[1]["rewrite"].is_null());
+        assert_eq!(lines[2]["rewrite"]["original"], json!(SOURCE));
+        assert_eq!(
+            lines[2]["choice"],
+            Value::Null,
+            "a new rewrite clears the old choice"
+        );
+
         // The rewritten paper goes to a new check as a draft (paid on the check pages).
         let (status, recheck) = s
             .post(

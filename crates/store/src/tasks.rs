@@ -269,13 +269,14 @@ impl Store {
         charge: &Charge,
         max_attempts: i64,
     ) -> Result<Task> {
-        self.queue_task(task_id, user_id, queue, charge, max_attempts, false)
+        self.queue_task(task_id, user_id, queue, charge, max_attempts, None)
             .await
     }
 
     /// Runs an ended task (done, failed or cancelled) again, charged anew, all or nothing: its
-    /// earlier result and error are cleared when it is queued. Not enough → `InsufficientFunds`
-    /// and the task is left as it was.
+    /// earlier result and error are cleared when it is queued, and its input replaced by
+    /// `new_input` when given (what to run again). Not enough → `InsufficientFunds` and the
+    /// task is left as it was.
     pub async fn rerun_task(
         &self,
         task_id: i64,
@@ -283,9 +284,17 @@ impl Store {
         queue: &str,
         charge: &Charge,
         max_attempts: i64,
+        new_input: Option<&str>,
     ) -> Result<Task> {
-        self.queue_task(task_id, user_id, queue, charge, max_attempts, true)
-            .await
+        self.queue_task(
+            task_id,
+            user_id,
+            queue,
+            charge,
+            max_attempts,
+            Some(new_input),
+        )
+        .await
     }
 
     async fn queue_task(
@@ -295,26 +304,34 @@ impl Store {
         queue: &str,
         charge: &Charge,
         max_attempts: i64,
-        rerun: bool,
+        // `Some` for a rerun, with the input that replaces the task's when given.
+        rerun: Option<Option<&str>>,
     ) -> Result<Task> {
         let now = now_ms();
         let mut tx = self.begin_write().await?;
-        let sql = if rerun {
-            "UPDATE tasks SET status = 'queued', charged_fen = $1, charged_free = $2, updated_at = $3, \
-             result = NULL, error = NULL, progress = 0, phase = '', started_at = NULL, finished_at = NULL \
-             WHERE id = $4 AND user_id = $5 AND status IN ('done', 'failed', 'cancelled')"
-        } else {
-            "UPDATE tasks SET status = 'queued', charged_fen = $1, charged_free = $2, updated_at = $3 \
-             WHERE id = $4 AND user_id = $5 AND status = 'pending'"
+        let query = match rerun {
+            Some(_) => sqlx::query(
+                "UPDATE tasks SET status = 'queued', charged_fen = $1, charged_free = $2, updated_at = $3, \
+                 result = NULL, error = NULL, progress = 0, phase = '', started_at = NULL, finished_at = NULL, \
+                 input = COALESCE($6, input) \
+                 WHERE id = $4 AND user_id = $5 AND status IN ('done', 'failed', 'cancelled')",
+            ),
+            None => sqlx::query(
+                "UPDATE tasks SET status = 'queued', charged_fen = $1, charged_free = $2, updated_at = $3 \
+                 WHERE id = $4 AND user_id = $5 AND status = 'pending'",
+            ),
         };
-        let moved = sqlx::query(sql)
+        let query = query
             .bind(charge.fen)
             .bind(charge.free_checks)
             .bind(now)
             .bind(task_id)
-            .bind(user_id)
-            .execute(&mut *tx)
-            .await?;
+            .bind(user_id);
+        let query = match rerun {
+            Some(new_input) => query.bind(new_input.map(str::to_string)),
+            None => query,
+        };
+        let moved = query.execute(&mut *tx).await?;
         if moved.rows_affected() == 0 {
             let exists = sqlx::query("SELECT status FROM tasks WHERE id = $1 AND user_id = $2")
                 .bind(task_id)

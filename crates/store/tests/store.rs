@@ -424,6 +424,82 @@ mod tasks {
     });
 
     store_test!(
+        an_ended_task_runs_again_charged_anew_with_a_new_input,
+        |store: Store| async move {
+            let user = funded_user(&store, "task_rerun", 1000, 0).await;
+            let t = queued(&store, user, "论文", charge(300, 0), 3).await;
+            // Still queued: it cannot run again yet.
+            assert!(matches!(
+                store
+                    .rerun_task(t.id, user, "check", &charge(100, 0), 3, None)
+                    .await,
+                Err(StoreError::Conflict(_))
+            ));
+            let job = store
+                .claim_job("check", "w", 30_000)
+                .await
+                .unwrap()
+                .unwrap();
+            assert!(
+                store
+                    .complete_job(job.job_id, "w", r#"{"n":1}"#)
+                    .await
+                    .unwrap()
+            );
+
+            // Not enough balance: the result and input stay.
+            assert!(matches!(
+                store
+                    .rerun_task(
+                        t.id,
+                        user,
+                        "check",
+                        &charge(5000, 0),
+                        3,
+                        Some(r#"{"line":2}"#)
+                    )
+                    .await,
+                Err(StoreError::InsufficientFunds)
+            ));
+            let kept = store.task(t.id, user).await.unwrap();
+            assert_eq!(
+                (kept.input.as_str(), kept.result.as_deref()),
+                ("{}", Some(r#"{"n":1}"#))
+            );
+
+            let again = store
+                .rerun_task(
+                    t.id,
+                    user,
+                    "check",
+                    &charge(100, 0),
+                    3,
+                    Some(r#"{"line":2}"#),
+                )
+                .await
+                .unwrap();
+            assert_eq!(again.status, TaskStatus::Queued);
+            assert_eq!(
+                (again.input.as_str(), again.result),
+                (r#"{"line":2}"#, None)
+            );
+            let job = store
+                .claim_job("check", "w", 30_000)
+                .await
+                .unwrap()
+                .unwrap();
+            assert!(store.complete_job(job.job_id, "w", "{}").await.unwrap());
+            // Without a new input the input stays as it is.
+            let third = store
+                .rerun_task(t.id, user, "check", &charge(100, 0), 3, None)
+                .await
+                .unwrap();
+            assert_eq!(third.input, r#"{"line":2}"#);
+            assert_eq!(ledger_sum(&store, user).await, (500, 0));
+        }
+    );
+
+    store_test!(
         a_dead_workers_job_is_claimed_again_and_charged_once,
         |store: Store| async move {
             let user = funded_user(&store, "task_user4", 1000, 0).await;

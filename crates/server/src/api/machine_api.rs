@@ -70,6 +70,7 @@ fn pasted(text: String) -> RewriteInput {
         owner: None,
         file_name: String::new(),
         chars: 0,
+        rerun: None,
     }
 }
 

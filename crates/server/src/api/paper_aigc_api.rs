@@ -267,7 +267,7 @@ pub async fn reload(
     AuthUser(session): AuthUser,
     Params(form): Params<IdForm>,
 ) -> ApiResult<AigcRecord> {
-    pay_and_queue(&state, form.id, session.user.id, Queueing::Rerun).await
+    pay_and_queue(&state, form.id, session.user.id, Queueing::Rerun(None)).await
 }
 
 /// Prices a detection, charges the balance and queues it (its first run, or again once ended).
@@ -283,14 +283,14 @@ async fn pay_and_queue(
         Queueing::Submit if task.status != TaskStatus::Pending => {
             return Err(ApiError::conflict("already_submitted", "该文本已提交检测"));
         }
-        Queueing::Rerun if !task.status.is_final() => {
+        Queueing::Rerun(_) if !task.status.is_final() => {
             return Err(ApiError::conflict(
                 "not_finished",
                 "该检测尚未结束，结束后才能重新检测",
             ));
         }
         Queueing::Submit => "AIGC检测",
-        Queueing::Rerun => "AIGC重新检测",
+        Queueing::Rerun(_) => "AIGC重新检测",
     };
     let cost = paper_task::quote(
         state,

@@ -175,7 +175,7 @@ pub fn record(task: &Task) -> RewriteRecord {
             .into(),
         frozen: input.as_ref().map(|i| i.frozen.clone()).unwrap_or_default(),
         chars: input.as_ref().map_or(0, |i| i.chars),
-        paragraphs: input.as_ref().map_or(0, |i| i.selected().len()),
+        paragraphs: input.as_ref().map_or(0, |i| i.paragraph_count()),
         source_task: input.as_ref().and_then(|i| i.source_task),
         status: task.status.as_str().into(),
         progress: task.progress,
@@ -294,6 +294,7 @@ fn input_from(extracted: docio::Extracted, goal: Goal, strength: Strength) -> Re
         owner: None,
         file_name: extracted.format.name().into(),
         chars: 0,
+        rerun: None,
     }
 }
 
@@ -428,6 +429,7 @@ async fn from_check(
         owner: Some(user_id),
         file_name: String::new(),
         chars: 0,
+        rerun: None,
     };
     create_draft(state, user_id, &check.title, input).await
 }
@@ -496,6 +498,7 @@ pub async fn from_detection(
         owner: Some(user_id),
         file_name: String::new(),
         chars: 0,
+        rerun: None,
     };
     let task = create_draft(state, user_id, &detection_task.title, input).await?;
     Ok(record(&task))
@@ -660,38 +663,80 @@ pub async fn submit_draft(
     Ok(record(&task))
 }
 
-/// The payment state of a rewriting task (spec: `machine_api/check_order_id`).
+/// The payment state of a rewriting task (spec: `machine_api/check_order_id`); with `index`,
+/// the price of running that one paragraph again.
 #[utoipa::path(post, path = "/api/base/machine_api/check_order_id", tag = "machine_api", security(("bearer" = [])),
-    params(IdForm), request_body = IdForm,
+    params(ReloadForm), request_body = ReloadForm,
     responses(
         (status = 200, body = inline(crate::envelope::Envelope<paper_task::OrderState>)),
         (status = 404, description = "rewrite_not_found", body = crate::envelope::ErrorBody),
+        (status = 409, description = "not_finished (with index)", body = crate::envelope::ErrorBody),
+        (status = 422, description = "line_not_rewritten (with index)", body = crate::envelope::ErrorBody),
     ))]
 pub async fn check_order_id(
     State(state): State<AppState>,
     AuthUser(session): AuthUser,
-    Params(form): Params<IdForm>,
+    Params(form): Params<ReloadForm>,
 ) -> ApiResult<paper_task::OrderState> {
     let task = owned(&state, form.id, session.user.id).await?;
-    let chars = input_of(&task).map_or(0, |i| i.chars);
+    let chars = match form.index {
+        Some(line) => rerun_input(&task, Some(line))?.selected_chars(),
+        None => input_of(&task).map_or(0, |i| i.chars),
+    };
     let cost = paper_task::quote(&state, session.user.id, task.id, chars, &tariff(&state)).await?;
     Ok(Success(paper_task::OrderState::of(&task, cost)))
 }
 
-/// Runs an ended rewrite again (every paragraph), charged like a new one.
+/// The task's input for running it again: every paragraph, or `line` alone (which must be a
+/// rewritten paragraph of a completed rewrite).
+fn rerun_input(task: &Task, line: Option<i64>) -> Result<RewriteInput, ApiError> {
+    let mut input = input_of(task).ok_or_else(not_found)?;
+    input.rerun = match line {
+        None => None,
+        Some(line) => {
+            let line = usize::try_from(line).unwrap_or(usize::MAX);
+            let previous = result_of(task).ok_or_else(|| {
+                ApiError::conflict("not_finished", "该改写未完成，无法单独重新改写某一段")
+            })?;
+            if previous.lines.get(line).is_none_or(|l| l.rewrite.is_none()) {
+                return Err(ApiError::new(
+                    StatusCode::UNPROCESSABLE_ENTITY,
+                    "line_not_rewritten",
+                    "该段落不在改写范围内，无法单独重新改写",
+                ));
+            }
+            Some(rewrite_task::LineRerun { line, previous })
+        }
+    };
+    Ok(input)
+}
+
+#[derive(Debug, Deserialize, ToSchema, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct ReloadForm {
+    #[serde(deserialize_with = "lenient::i64")]
+    pub id: i64,
+    /// 0-based line of a rewritten paragraph to run again alone; absent: every paragraph.
+    #[serde(default, deserialize_with = "lenient::opt_i64")]
+    pub index: Option<i64>,
+}
+
+/// Runs an ended rewrite again, charged like a new one for the characters it rewrites: every
+/// paragraph, or with `index` one paragraph alone (the others keep their outcome and choice).
 #[utoipa::path(post, path = "/api/base/paper_machine_api/reload", tag = "paper_machine_api", security(("bearer" = [])),
-    params(IdForm), request_body = IdForm,
+    params(ReloadForm), request_body = ReloadForm,
     responses(
         (status = 200, body = inline(crate::envelope::Envelope<RewriteRecord>)),
         (status = 402, description = "insufficient_balance", body = crate::envelope::ErrorBody),
         (status = 404, description = "rewrite_not_found", body = crate::envelope::ErrorBody),
-        (status = 409, description = "not_finished", body = crate::envelope::ErrorBody),
+        (status = 409, description = "not_finished (one paragraph: the rewrite must have completed)", body = crate::envelope::ErrorBody),
+        (status = 422, description = "line_not_rewritten", body = crate::envelope::ErrorBody),
         (status = 503, description = "rewrite_model_missing", body = crate::envelope::ErrorBody),
     ))]
 pub async fn reload(
     State(state): State<AppState>,
     AuthUser(session): AuthUser,
-    Params(form): Params<IdForm>,
+    Params(form): Params<ReloadForm>,
 ) -> ApiResult<RewriteRecord> {
     require_model(&state)?;
     let task = owned(&state, form.id, session.user.id).await?;
@@ -701,10 +746,26 @@ pub async fn reload(
             "该改写尚未结束，结束后才能重新改写",
         ));
     }
-    let chars = input_of(&task).map_or(0, |i| i.chars);
+    let input = rerun_input(&task, form.index)?;
+    let chars = match form.index {
+        Some(_) => input.selected_chars(),
+        None => input.chars,
+    };
+    let new_input = serde_json::to_string(&input).map_err(ApiError::internal)?;
     let cost = paper_task::quote(&state, session.user.id, task.id, chars, &tariff(&state)).await?;
-    let task = paper_task::charge_and_queue_with(&state, &task, &cost, "重新改写", Queueing::Rerun)
-        .await?;
+    let service = if form.index.is_some() {
+        "重新改写一段"
+    } else {
+        "重新改写"
+    };
+    let task = paper_task::charge_and_queue_with(
+        &state,
+        &task,
+        &cost,
+        service,
+        Queueing::Rerun(Some(new_input)),
+    )
+    .await?;
     Ok(Success(record(&task)))
 }
 

@@ -285,10 +285,10 @@ pub async fn charge_and_queue(
     charge_and_queue_with(state, task, cost, service, Queueing::Submit).await
 }
 
-/// A draft's first run, or an ended task's new one.
+/// A draft's first run, or an ended task's new one (with the input that replaces its own).
 pub enum Queueing {
     Submit,
-    Rerun,
+    Rerun(Option<String>),
 }
 
 pub async fn charge_and_queue_with(
@@ -317,10 +317,17 @@ pub async fn charge_and_queue_with(
                 .submit_task(task.id, task.user_id, &task.kind, &charge, 3)
                 .await
         }
-        Queueing::Rerun => {
+        Queueing::Rerun(input) => {
             state
                 .store
-                .rerun_task(task.id, task.user_id, &task.kind, &charge, 3)
+                .rerun_task(
+                    task.id,
+                    task.user_id,
+                    &task.kind,
+                    &charge,
+                    3,
+                    input.as_deref(),
+                )
                 .await
         }
     };

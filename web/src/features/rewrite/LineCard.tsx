@@ -32,13 +32,13 @@ function Figures({ line }: { line: ComparedLine }) {
         AI 概率 {probability(r.ai_before)} → <b>{probability(r.ai_after)}</b>
       </span>
       <span>语义相似度 {r.meaning == null ? '—' : r.meaning.toFixed(2)}</span>
-      <span className="muted">尝试 {r.attempts} 次</span>
+      <span className="muted">尝试 {r.attempts} 次 · {r.model}</span>
     </Space>
   )
 }
 
-/** One paragraph of a finished rewrite: figures, verdict, the word diff, and the 采用 / 保留原文 choice. */
-export default function LineCard({ id, line, onChanged }: { id: number; line: ComparedLine; onChanged: () => void }) {
+/** One paragraph of a finished rewrite: figures, verdict, the word diff, the 采用 / 保留原文 choice, and (with `onRerun`) running it again. */
+export default function LineCard({ id, line, onChanged, onRerun }: { id: number; line: ComparedLine; onChanged: () => void; onRerun?: (index: number) => void }) {
   const r = line.rewrite
   const [saving, choose] = useSubmit(async (accepted: boolean | null) => {
     await rewriteChoose(id, line.index, accepted)
@@ -62,18 +62,20 @@ export default function LineCard({ id, line, onChanged }: { id: number; line: Co
         </Space>
       }
       extra={
-        r.rewritten && (
-          <Space size={4}>
-            {line.usesRewrite ? (
+        <Space size={4}>
+          {r.rewritten &&
+            (line.usesRewrite ? (
               <Button size="small" loading={saving} onClick={() => void choose(false)}>保留原文</Button>
             ) : (
               <Button size="small" type="primary" loading={saving} onClick={() => void choose(true)}>采用改写</Button>
-            )}
-            {line.choice !== null && (
-              <Button size="small" type="link" loading={saving} onClick={() => void choose(null)}>按实测结果</Button>
-            )}
-          </Space>
-        )
+            ))}
+          {r.rewritten && line.choice !== null && (
+            <Button size="small" type="link" loading={saving} onClick={() => void choose(null)}>按实测结果</Button>
+          )}
+          {onRerun && (
+            <Button size="small" type="link" onClick={() => onRerun(line.index)} data-testid="rewrite-line-again">重新改写此段</Button>
+          )}
+        </Space>
       }
     >
       <Figures line={line} />

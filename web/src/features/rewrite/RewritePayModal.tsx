@@ -13,14 +13,14 @@ export interface RewriteChoice {
 }
 
 /** Confirms the price of a rewrite (or of running an ended one again) and pays from the balance. */
-/** `submit` pays for a draft made elsewhere (paragraph and smart rewriting) instead of the paper call. */
-export default function RewritePayModal({ id, choice, rerun = false, submit, onClose, onPaid }: { id: number | null; choice?: RewriteChoice; rerun?: boolean; submit?: (id: number) => Promise<unknown>; onClose: () => void; onPaid: () => void }) {
+/** `submit` pays for a draft made elsewhere (paragraph and smart rewriting) instead of the paper call; `line` runs one paragraph again. */
+export default function RewritePayModal({ id, choice, rerun = false, line, submit, onClose, onPaid }: { id: number | null; choice?: RewriteChoice; rerun?: boolean; line?: number; submit?: (id: number) => Promise<unknown>; onClose: () => void; onPaid: () => void }) {
   const navigate = useNavigate()
-  const order = useQuery({ queryKey: ['rewrite-order', id], queryFn: () => rewriteOrder(id ?? 0), enabled: id !== null, staleTime: 0 })
+  const order = useQuery({ queryKey: ['rewrite-order', id, line], queryFn: () => rewriteOrder(id ?? 0, line), enabled: id !== null, staleTime: 0 })
   const [paying, pay] = useSubmit(async () => {
     if (id === null) return
     if (submit && !rerun) await submit(id)
-    else if (rerun || !choice) await rewriteReload(id)
+    else if (rerun || !choice) await rewriteReload(id, line)
     else await rewriteSubmit(id, choice.goal, choice.strength, choice.frozen)
     onPaid()
   })
@@ -28,7 +28,7 @@ export default function RewritePayModal({ id, choice, rerun = false, submit, onC
   return (
     <Modal
       open={id !== null}
-      title={rerun ? '重新改写' : '确认支付'}
+      title={line !== undefined ? `重新改写第 ${line + 1} 段` : rerun ? '重新改写' : '确认支付'}
       onCancel={onClose}
       destroyOnHidden
       footer={[

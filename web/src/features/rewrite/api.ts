@@ -15,12 +15,14 @@ export const rewriteFromCheck = (id: number, goal: Goal = 'similarity', aigcId?:
 
 export const rewriteFromDetection = (id: number) => post<RewriteRecord>(`${BASE}/check_aigc_machine_submit`, { data: { id } })
 
-export const rewriteOrder = (id: number) => post<RewriteOrder>('api/base/machine_api/check_order_id', { data: { id } })
+/** The price of a rewrite; with `line`, of running that one paragraph again. */
+export const rewriteOrder = (id: number, line?: number) => post<RewriteOrder>('api/base/machine_api/check_order_id', { data: { id, index: line } })
 
 export const rewriteSubmit = (id: number, goal: Goal, strength: Strength, frozen: string) =>
   post<RewriteRecord>(`${BASE}/machine_submit`, { data: { id, goal, strength, frozen } })
 
-export const rewriteReload = (id: number) => post<RewriteRecord>(`${BASE}/reload`, { data: { id } })
+/** Runs an ended rewrite again: every paragraph, or `line` alone. */
+export const rewriteReload = (id: number, line?: number) => post<RewriteRecord>(`${BASE}/reload`, { data: { id, index: line } })
 
 export const rewriteList = (page: number, size: number) => post<RewritePage>(`${BASE}/query_list`, { data: { page, size }, silent: true })
 

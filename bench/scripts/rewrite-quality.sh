@@ -27,6 +27,7 @@ export WENJIAN_DATA_DIR="$WORK" WENJIAN_MODELS_DIR="${WENJIAN_MODELS_DIR:-$ROOT/
 "$BIN" rewrite "$WORK/paper.txt" --goal similarity --strength "$STRENGTH" --json >"$WORK/out.json"
 python3 - "$WORK/out.json" <<'PY'
 import json, sys
+from collections import Counter
 d = json.load(open(sys.argv[1]))
 ps = d["paragraphs"]
 def mean(key, only=None):
@@ -40,6 +41,8 @@ print(json.dumps({
     "meaning_all": mean("meaning"), "meaning_accepted": mean("meaning", lambda p: p["accepted"]),
     "ai_before": mean("ai_before"), "ai_after": mean("ai_after"),
     "attempts": mean("attempts"),
+    # Which engine wrote the judged candidate of each accepted paragraph.
+    "accepted_by": dict(Counter(p["model"] for p in ps if p["accepted"])),
     "seconds_per_thousand_chars": round(d["seconds_per_thousand_chars"], 1),
 }, ensure_ascii=False, indent=2))
 PY

@@ -307,11 +307,12 @@ pub async fn rewrite_paragraph(
         model: model.id(),
         usage: Usage::default(),
     };
-    // Synonyms lower a copy ratio; they do nothing for AI traces or the other goals.
+    // Synonyms lower a copy ratio; an AI-trace rewrite alone or the writing goals get nothing
+    // from them.
     let thesaurus = settings
         .thesaurus
         .as_deref()
-        .filter(|_| settings.goal == Goal::Similarity);
+        .filter(|_| matches!(settings.goal, Goal::Similarity | Goal::Both));
     let mut best: Option<Best> = None;
     let mut strength = settings.strength;
     let mut last_error = None;

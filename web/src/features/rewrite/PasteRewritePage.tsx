@@ -31,13 +31,13 @@ const COPY = {
 } as const
 
 /** The paragraphs as they stream in, then as judged. */
-function Outcome({ detail, onChanged }: { detail: MachineDetail; onChanged: () => void }) {
+function Outcome({ detail, onChanged, onRerun }: { detail: MachineDetail; onChanged: () => void; onRerun: (index: number) => void }) {
   const rec = detail.record
   if (rec.status === 'failed' || rec.status === 'cancelled') return <Alert type="error" showIcon title={rec.error ?? '改写未完成，费用已退回'} />
   if (rec.status === 'done') {
     return (
       <div data-testid="paste-result">
-        {detail.lines.map((line) => (line.rewrite ? <LineCard key={line.index} id={rec.id} line={line} onChanged={onChanged} /> : null))}
+        {detail.lines.map((line) => (line.rewrite ? <LineCard key={line.index} id={rec.id} line={line} onChanged={onChanged} onRerun={onRerun} /> : null))}
       </div>
     )
   }
@@ -46,7 +46,8 @@ function Outcome({ detail, onChanged }: { detail: MachineDetail; onChanged: () =
     <div data-testid="paste-live">
       <Progress percent={rec.progress} status="active" />
       <div className="muted mb">{rec.phase || '排队中，马上开始'}</div>
-      {detail.lines.map((line) => {
+      {/* Once the task has written its draft, only the paragraphs being rewritten (one, when one runs again). */}
+      {detail.lines.filter((line) => live.size === 0 || live.has(line.index)).map((line) => {
         const text = live.get(line.index)
         return (
           <Card key={line.index} size="small" className="rewrite-line mb" title={`第 ${line.index + 1} 段`}>
@@ -84,6 +85,8 @@ export default function PasteRewritePage({ kind }: { kind: PasteKind }) {
   // The task being watched lives in the address (?id=), so a refresh or a shared link comes back to it.
   const [params, setParams] = useSearchParams()
   const running = Number(params.get('id')) || null
+  const [rerunLine, setRerunLine] = useState<number | undefined>()
+  const refresh = () => void queryClient.invalidateQueries({ queryKey: ['machine', running] })
   const setRunning = (id: number | null) => setParams(id === null ? {} : { id: String(id) })
 
   useEffect(() => {
@@ -161,7 +164,7 @@ export default function PasteRewritePage({ kind }: { kind: PasteKind }) {
               <Tag color={done ? 'green' : 'processing'}>{rec?.goalLabel}</Tag>
               {rec?.model && <Typography.Text type="secondary">模型 {rec.model}</Typography.Text>}
             </Space>
-            <Outcome detail={detail.data} onChanged={() => void queryClient.invalidateQueries({ queryKey: ['machine', running] })} />
+            <Outcome detail={detail.data} onChanged={refresh} onRerun={setRerunLine} />
             <Space className="mt" wrap>
               {done && (
                 <Button
@@ -203,6 +206,16 @@ export default function PasteRewritePage({ kind }: { kind: PasteKind }) {
         onPaid={() => {
           setRunning(draft)
           setDraft(null)
+        }}
+      />
+      <RewritePayModal
+        id={rerunLine === undefined ? null : running}
+        rerun
+        line={rerunLine}
+        onClose={() => setRerunLine(undefined)}
+        onPaid={() => {
+          setRerunLine(undefined)
+          refresh()
         }}
       />
     </div>

@@ -1,4 +1,3 @@
-import { useState } from 'react'
 import { Alert, Button, Card, Col, Empty, Progress, Row, Space, Statistic } from 'antd'
 import { useQuery, useQueryClient } from '@tanstack/react-query'
 import { useNavigate, useParams } from 'react-router'
@@ -6,7 +5,7 @@ import { rewriteContent, rewriteDownload, rewriteLoad, rewriteSubmitCheck } from
 import type { RewriteContent } from './types'
 import { percent, probability } from './figures'
 import LineCard from './LineCard'
-import RewritePayModal from './RewritePayModal'
+import { useLineRerun } from './RewritePayModal'
 import { isUnderway } from '../../components/TaskStatus'
 import { toastError, toastSuccess } from '../../utils/feedback'
 import { useSubmit } from '../../utils/useSubmit'
@@ -36,8 +35,8 @@ export default function ComparisonPage({ newCheckPath = '/paper/submit' }: { new
   const id = Number(useParams().id)
   const navigate = useNavigate()
   const queryClient = useQueryClient()
-  const [rerunLine, setRerunLine] = useState<number | undefined>()
   const refresh = () => void queryClient.invalidateQueries({ queryKey: ['rewrite-content', id] }).then(() => queryClient.invalidateQueries({ queryKey: ['rewrite-record', id] }))
+  const [rerunLine, rerunModal] = useLineRerun(id, refresh)
   const record = useQuery({
     queryKey: ['rewrite-record', id],
     queryFn: () => rewriteLoad(id),
@@ -94,7 +93,7 @@ export default function ComparisonPage({ newCheckPath = '/paper/submit' }: { new
             <div className="mt">
               {c.lines.some((l) => l.rewrite) ? (
                 c.lines.map((line) => (
-                  <LineCard key={line.index} id={id} line={line} onChanged={refresh} onRerun={setRerunLine} />
+                  <LineCard key={line.index} id={id} line={line} onChanged={refresh} onRerun={rerunLine} />
                 ))
               ) : (
                 <Empty description="没有改写的段落" />
@@ -107,16 +106,7 @@ export default function ComparisonPage({ newCheckPath = '/paper/submit' }: { new
           <Card loading />
         )}
       </Card>
-      <RewritePayModal
-        id={rerunLine === undefined ? null : id}
-        rerun
-        line={rerunLine}
-        onClose={() => setRerunLine(undefined)}
-        onPaid={() => {
-          setRerunLine(undefined)
-          refresh()
-        }}
-      />
+      {rerunModal}
     </div>
   )
 }

@@ -4,7 +4,7 @@ import { useQuery, useQueryClient } from '@tanstack/react-query'
 import { useNavigate, useSearchParams } from 'react-router'
 import { machineInit, machineLoad, machineReport, machineSubmit, machineWordCount, type PasteKind } from './api'
 import { GOALS, SMART_GOALS, STRENGTHS, type Goal, type MachineDetail, type Strength } from './types'
-import RewritePayModal from './RewritePayModal'
+import RewritePayModal, { useLineRerun } from './RewritePayModal'
 import LineCard from './LineCard'
 import { isUnderway } from '../../components/TaskStatus'
 import { useUserStore } from '../../stores/user'
@@ -85,8 +85,8 @@ export default function PasteRewritePage({ kind }: { kind: PasteKind }) {
   // The task being watched lives in the address (?id=), so a refresh or a shared link comes back to it.
   const [params, setParams] = useSearchParams()
   const running = Number(params.get('id')) || null
-  const [rerunLine, setRerunLine] = useState<number | undefined>()
   const refresh = () => void queryClient.invalidateQueries({ queryKey: ['machine', running] })
+  const [rerunLine, rerunModal] = useLineRerun(running, refresh)
   const setRunning = (id: number | null) => setParams(id === null ? {} : { id: String(id) })
 
   useEffect(() => {
@@ -164,7 +164,7 @@ export default function PasteRewritePage({ kind }: { kind: PasteKind }) {
               <Tag color={done ? 'green' : 'processing'}>{rec?.goalLabel}</Tag>
               {rec?.model && <Typography.Text type="secondary">模型 {rec.model}</Typography.Text>}
             </Space>
-            <Outcome detail={detail.data} onChanged={refresh} onRerun={setRerunLine} />
+            <Outcome detail={detail.data} onChanged={refresh} onRerun={rerunLine} />
             <Space className="mt" wrap>
               {done && (
                 <Button
@@ -208,16 +208,7 @@ export default function PasteRewritePage({ kind }: { kind: PasteKind }) {
           setDraft(null)
         }}
       />
-      <RewritePayModal
-        id={rerunLine === undefined ? null : running}
-        rerun
-        line={rerunLine}
-        onClose={() => setRerunLine(undefined)}
-        onPaid={() => {
-          setRerunLine(undefined)
-          refresh()
-        }}
-      />
+      {rerunModal}
     </div>
   )
 }

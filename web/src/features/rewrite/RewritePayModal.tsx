@@ -1,3 +1,4 @@
+import { useState, type ReactNode } from 'react'
 import { Alert, Button, Descriptions, Modal, Spin } from 'antd'
 import { useQuery } from '@tanstack/react-query'
 import { useNavigate } from 'react-router'
@@ -57,4 +58,22 @@ export default function RewritePayModal({ id, choice, rerun = false, line, submi
       )}
     </Modal>
   )
+}
+
+/** 重新改写此段 for the rewrite `id`: a function that opens the price of running one paragraph again, and the modal to render. */
+export function useLineRerun(id: number | null, onPaid: () => void): [(index: number) => void, ReactNode] {
+  const [line, setLine] = useState<number | undefined>()
+  const modal = (
+    <RewritePayModal
+      id={line === undefined ? null : id}
+      rerun
+      line={line}
+      onClose={() => setLine(undefined)}
+      onPaid={() => {
+        setLine(undefined)
+        onPaid()
+      }}
+    />
+  )
+  return [setLine, modal]
 }

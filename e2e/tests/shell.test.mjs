@@ -38,12 +38,13 @@ test('tags view: Close Others and Close All keep the affix tag', async () => {
   await page.getByTestId('tags-view').waitFor()
 
   const menu = page.getByTestId('header-menu')
-  await menu.getByText('AIGC检测').click()
-  await page.waitForURL(/\/aigccheck\/check$/)
-  await menu.getByText('段落改写').click()
-  await page.waitForURL(/\/cnki\/cnki$/)
-  await menu.getByText('答辩PPT').click()
-  await page.waitForURL(/\/aippt\/ppt$/)
+  // A page gets its tag once it has rendered; a click before that supersedes the navigation
+  // (the URL has changed, the page never showed), so each tag is awaited before the next click.
+  for (const [title, path] of [['AIGC检测', /\/aigccheck\/check$/], ['段落改写', /\/cnki\/cnki$/], ['答辩PPT', /\/aippt\/ppt$/]]) {
+    await menu.getByText(title).click()
+    await page.waitForURL(path)
+    await page.locator('.tags-view-item', { hasText: title }).waitFor()
+  }
   await expectTags(page, ['论文查重', 'AIGC检测', '段落改写', '答辩PPT'])
 
   await tagMenu(page, '段落改写', '关闭其他')

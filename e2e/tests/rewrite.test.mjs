@@ -44,7 +44,7 @@ const env = useServerAndBrowser(
     e.token = await registerViaApi(e.server.base, 'rewrite_user', 'rewrite-password-1')
     e.server.cli(['account', 'credit', 'rewrite_user', '--yuan', '40'])
   },
-  { WENJIAN_MODELS_DIR: MODELS },
+  { WENJIAN_MODELS_DIR: MODELS, WENJIAN_AIGC_OBSERVER: 'false' },
 )
 
 /** The text of a .docx, paragraph by paragraph (python's zipfile; no library of ours). */

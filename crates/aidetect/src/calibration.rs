@@ -2,7 +2,7 @@
 //! a small L2 penalty. The fitted numbers are committed with the hash of the data they came from.
 
 use crate::Band;
-use crate::features::{FEATURE_NAMES, Features};
+use crate::features::{FEATURE_NAMES, Features, feature_names};
 use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -28,7 +28,13 @@ fn sigmoid(z: f64) -> f64 {
 }
 
 impl Calibration {
-    pub fn probability(&self, f: &Features) -> f64 {
+    /// Whether it was fitted on a pair of models' features (Binoculars).
+    pub fn is_pair(&self) -> bool {
+        self.features.len() > FEATURE_NAMES.len()
+    }
+
+    /// The probability for features of this calibration's kind (`features_of(…, is_pair())`).
+    pub fn probability(&self, f: &[f64]) -> f64 {
         let z: f64 = f
             .iter()
             .zip(&self.mean)
@@ -58,7 +64,7 @@ pub fn fit(
     data_sha256: &str,
     version: &str,
 ) -> Calibration {
-    let k = FEATURE_NAMES.len();
+    let k = samples.first().map_or(FEATURE_NAMES.len(), |s| s.0.len());
     let n = samples.len().max(1) as f64;
     let mean: Vec<f64> = (0..k)
         .map(|j| samples.iter().map(|(f, _)| f[j]).sum::<f64>() / n)
@@ -100,7 +106,7 @@ pub fn fit(
         model: model.to_string(),
         data_sha256: data_sha256.to_string(),
         samples: samples.len(),
-        features: FEATURE_NAMES.iter().map(|s| s.to_string()).collect(),
+        features: feature_names(k > FEATURE_NAMES.len()),
         mean,
         std,
         weights: w,

@@ -150,7 +150,7 @@ pub fn cross_validated(samples: &[(Features, bool)], folds: usize) -> Vec<f64> {
             .iter()
             .enumerate()
             .filter(|(i, _)| i % folds != fold)
-            .map(|(_, s)| *s)
+            .map(|(_, s)| s.clone())
             .collect();
         let cal: Calibration = fit(&train, "cv", "", "cv");
         for (i, s) in samples
@@ -296,27 +296,28 @@ pub fn held_out_abstracts(data: &Path, academic: usize) -> Result<Vec<String>, E
     Ok(split_abstracts(read_eval_data(data)?.abstracts, academic).1)
 }
 
-/// Scores the texts not yet in the cache, telling `progress(scored, to score)`, and returns
-/// every text's features.
-fn features_of_all(
+/// Scores the texts not yet in the cache (with the observer's terms when there is one), telling
+/// `progress(scored, to score)`, and returns every text's statistics.
+fn stats_of_all(
     scorer: &LocalScorer,
+    observer: Option<&LocalScorer>,
     cache: &mut StatsCache,
     texts: &[&str],
     progress: &mut dyn FnMut(usize, usize),
-) -> Result<Vec<Option<Features>>, EvalError> {
+) -> Result<Vec<TokenStats>, EvalError> {
     let missing = texts.iter().filter(|t| cache.get(t).is_none()).count();
     let mut done = 0;
     let mut out = Vec::with_capacity(texts.len());
     for text in texts {
         let stats = cache.stats(text, |t| -> Result<TokenStats, EvalError> {
             let tokens = scorer
-                .score(t, None)
+                .score(t, observer)
                 .map_err(|e| EvalError(e.to_string()))?;
             done += 1;
             progress(done, missing);
             Ok(TokenStats::of(&tokens, 0, t.chars().count()))
         })?;
-        out.push(stats.features(text));
+        out.push(stats);
     }
     Ok(out)
 }
@@ -342,13 +343,36 @@ pub struct Quality {
     pub fpr_academic_held_out: f64,
     pub medium_or_high_academic_held_out: f64,
     pub data_sha256: String,
+    /// With an observer: the same cross-validated figures from the scoring model's seven
+    /// features alone, on the same texts, to show what the observer adds.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub scorer_alone: Option<CrossValidated>,
+}
+
+/// Cross-validated separation of the labelled texts.
+#[derive(Debug, Clone, Serialize)]
+pub struct CrossValidated {
+    pub auroc_cv: f64,
+    pub tpr_at_1pct_fpr_cv: f64,
+    pub tpr_at_5pct_fpr_cv: f64,
+}
+
+impl CrossValidated {
+    fn of(scores: &[f64], labels: &[bool]) -> CrossValidated {
+        CrossValidated {
+            auroc_cv: auroc(scores, labels),
+            tpr_at_1pct_fpr_cv: tpr_at_fpr(scores, labels, 0.01),
+            tpr_at_5pct_fpr_cv: tpr_at_fpr(scores, labels, 0.05),
+        }
+    }
 }
 
 /// Fits the calibration on the labelled texts plus half of the academic abstracts, picks the
 /// operating thresholds from cross-validated scores of the human texts, and measures the false
-/// positives on the held-out abstracts.
+/// positives on the held-out abstracts. With an observer, on the pair's ten features.
 pub fn calibrate_with(
     scorer: &LocalScorer,
+    observer: Option<&LocalScorer>,
     args: &CalibrateArgs,
     progress: &mut dyn FnMut(usize, usize),
 ) -> Result<(Calibration, Quality), EvalError> {
@@ -364,28 +388,35 @@ pub fn calibrate_with(
         labelled.truncate(args.limit);
     }
     let (train_abs, held_abs) = split_abstracts(abstracts, args.academic);
-    let mut cache = StatsCache::open(&args.cache, &scorer.name)?;
+    let model = crate::model_name(scorer, observer);
+    let mut cache = StatsCache::open(&args.cache, &model)?;
     let texts: Vec<&str> = labelled
         .iter()
         .map(|r| r.text.as_str())
         .chain(train_abs.iter().map(String::as_str))
         .chain(held_abs.iter().map(String::as_str))
         .collect();
-    let features = features_of_all(scorer, &mut cache, &texts, progress)?;
+    let stats = stats_of_all(scorer, observer, &mut cache, &texts, progress)?;
+    let pair = observer.is_some();
+    let features: Vec<Option<Features>> = stats
+        .iter()
+        .zip(&texts)
+        .map(|(s, t)| s.features(t, pair))
+        .collect();
     let (train_features, held_features) = features.split_at(labelled.len() + train_abs.len());
     // (features, machine, is academic abstract)
     let train: Vec<(Features, bool, bool)> = train_features
         .iter()
         .enumerate()
         .filter_map(|(i, f)| {
-            let f = (*f)?;
+            let f = f.clone()?;
             Some(match labelled.get(i) {
                 Some(r) => (f, r.machine, false),
                 None => (f, false, true),
             })
         })
         .collect();
-    let samples: Vec<(Features, bool)> = train.iter().map(|s| (s.0, s.1)).collect();
+    let samples: Vec<(Features, bool)> = train.iter().map(|s| (s.0.clone(), s.1)).collect();
     let oof = cross_validated(&samples, 5);
     let pick = |want: &dyn Fn(&(Features, bool, bool)) -> bool| -> Vec<f64> {
         train
@@ -397,6 +428,27 @@ pub fn calibrate_with(
     };
     let labelled_scores = pick(&|s| !s.2);
     let labelled_labels: Vec<bool> = train.iter().filter(|s| !s.2).map(|s| s.1).collect();
+    // The same training texts judged on the scoring model's features alone.
+    let scorer_alone = pair.then(|| {
+        let alone: Vec<(Features, bool, bool)> = stats[..labelled.len() + train_abs.len()]
+            .iter()
+            .zip(&texts)
+            .enumerate()
+            .filter_map(|(i, (s, t))| {
+                let machine = labelled.get(i).is_some_and(|r| r.machine);
+                Some((s.features(t, false)?, machine, i >= labelled.len()))
+            })
+            .collect();
+        let samples: Vec<(Features, bool)> = alone.iter().map(|s| (s.0.clone(), s.1)).collect();
+        let oof = cross_validated(&samples, 5);
+        let (scores, labels): (Vec<f64>, Vec<bool>) = alone
+            .iter()
+            .zip(&oof)
+            .filter(|(s, _)| !s.2)
+            .map(|(s, p)| (*p, s.1))
+            .unzip();
+        CrossValidated::of(&scores, &labels)
+    });
     let academic_scores = pick(&|s| s.2);
     // The high band: at most 1 % of the human QA answers and at most 1 % of the academic
     // abstracts reach it in cross-validation (each group on its own, so the larger one cannot
@@ -408,12 +460,11 @@ pub fn calibrate_with(
     let medium = at(0.10).clamp(0.2, high);
     let machine_scores = pick(&|s| s.1);
     let version = format!(
-        "aigc-cal-2 ({}, {names}: {} labelled + {} academic texts)",
-        scorer.name,
+        "aigc-cal-2 ({model}, {names}: {} labelled + {} academic texts)",
         labelled_scores.len(),
         academic_scores.len()
     );
-    let mut calibration = fit(&samples, &scorer.name, &sha, &version);
+    let mut calibration = fit(&samples, &model, &sha, &version);
     calibration.high_threshold = high;
     calibration.medium_threshold = medium;
     let held: Vec<f64> = held_features
@@ -421,14 +472,15 @@ pub fn calibrate_with(
         .flatten()
         .map(|f| calibration.probability(f))
         .collect();
+    let figures = CrossValidated::of(&labelled_scores, &labelled_labels);
     let quality = Quality {
         labelled_texts: labelled_scores.len(),
         machine_texts: machine_scores.len(),
         academic_train: academic_scores.len(),
         academic_held_out: held.len(),
-        auroc_cv: auroc(&labelled_scores, &labelled_labels),
-        tpr_at_1pct_fpr_cv: tpr_at_fpr(&labelled_scores, &labelled_labels, 0.01),
-        tpr_at_5pct_fpr_cv: tpr_at_fpr(&labelled_scores, &labelled_labels, 0.05),
+        auroc_cv: figures.auroc_cv,
+        tpr_at_1pct_fpr_cv: figures.tpr_at_1pct_fpr_cv,
+        tpr_at_5pct_fpr_cv: figures.tpr_at_5pct_fpr_cv,
         high_threshold: high,
         medium_threshold: medium,
         tpr_at_threshold_cv: rate_at_or_above(&machine_scores, high),
@@ -437,6 +489,7 @@ pub fn calibrate_with(
         fpr_academic_held_out: rate_at_or_above(&held, high),
         medium_or_high_academic_held_out: rate_at_or_above(&held, medium),
         data_sha256: sha,
+        scorer_alone,
     };
     Ok((calibration, quality))
 }
@@ -463,6 +516,7 @@ mod tests {
             sum_entropy: 2.0,
             sum_variance: 3.0,
             sum_log_rank: 4.0,
+            pair: None,
         };
         let mut cache = StatsCache::open(&path, "m").unwrap();
         let got: Result<_, std::io::Error> = cache.stats("文本", |_| Ok(stats));

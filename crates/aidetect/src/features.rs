@@ -13,7 +13,23 @@ pub const FEATURE_NAMES: [&str; 7] = [
     "templates_per_100",
 ];
 
-pub type Features = [f64; 7];
+/// What a pair of models adds (Binoculars): the scoring model's prediction read by a second,
+/// larger model of the same family.
+pub const PAIR_FEATURE_NAMES: [&str; 3] =
+    ["binoculars", "observer_mean_logprob", "mean_logprob_gain"];
+
+/// The names of the features a calibration uses: the seven of one model, or ten with a pair.
+pub fn feature_names(pair: bool) -> Vec<String> {
+    let extra: &[&str] = if pair { &PAIR_FEATURE_NAMES } else { &[] };
+    FEATURE_NAMES
+        .iter()
+        .chain(extra)
+        .map(|s| s.to_string())
+        .collect()
+}
+
+/// One value per name of `feature_names`.
+pub type Features = Vec<f64>;
 
 /// Fewer scored tokens than this give no features.
 pub const MIN_TOKENS: usize = 8;
@@ -98,6 +114,18 @@ pub struct TokenStats {
     pub sum_entropy: f64,
     pub sum_variance: f64,
     pub sum_log_rank: f64,
+    /// Present when the tokens were scored with a second (observer) model.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pair: Option<PairStats>,
+}
+
+/// Sums of the pair terms over a stretch of text.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct PairStats {
+    /// Σ over tokens of −Σ_w p(w)·log q(w): the observer q read under the scorer's distribution p.
+    pub sum_cross_entropy: f64,
+    /// Σ over tokens of the observer's log q of the token that followed.
+    pub sum_observer_logprob: f64,
 }
 
 impl TokenStats {
@@ -109,19 +137,35 @@ impl TokenStats {
             sum_entropy: 0.0,
             sum_variance: 0.0,
             sum_log_rank: 0.0,
+            pair: None,
         };
+        let mut pair = PairStats {
+            sum_cross_entropy: 0.0,
+            sum_observer_logprob: 0.0,
+        };
+        let mut paired = true;
         for t in tokens.iter().filter(|t| t.start >= start && t.start < end) {
             s.tokens += 1;
             s.sum_logprob += t.logprob as f64;
             s.sum_entropy += t.entropy as f64;
             s.sum_variance += t.logprob_variance as f64;
             s.sum_log_rank += (t.rank.max(1) as f64).ln();
+            match (t.cross_entropy, t.observer_logprob) {
+                (Some(x), Some(q)) => {
+                    pair.sum_cross_entropy += x as f64;
+                    pair.sum_observer_logprob += q as f64;
+                }
+                _ => paired = false,
+            }
         }
+        s.pair = (paired && s.tokens > 0).then_some(pair);
         s
     }
 
-    /// The features of a stretch with these statistics and this text.
-    pub fn features(&self, text: &str) -> Option<Features> {
+    /// The features of a stretch with these statistics and this text: the seven of one model,
+    /// and with `pair` the three of the pair after them (`None` when the stretch was scored
+    /// without the observer).
+    pub fn features(&self, text: &str, pair: bool) -> Option<Features> {
         if self.tokens < MIN_TOKENS {
             return None;
         }
@@ -132,7 +176,7 @@ impl TokenStats {
         let discrepancy =
             (self.sum_logprob + self.sum_entropy) / self.sum_variance.max(1e-6).sqrt() / n.sqrt();
         let [cv, connectives, templates] = style_features(text);
-        Some([
+        let mut features = vec![
             self.sum_logprob / n,
             self.sum_entropy / n,
             discrepancy,
@@ -140,17 +184,33 @@ impl TokenStats {
             cv,
             connectives,
             templates,
-        ])
+        ];
+        if pair {
+            let p = self.pair?;
+            // Binoculars: the observer's log-perplexity of the text over how surprised the
+            // observer is, on average, by what the scorer would write — machine text is
+            // unsurprising relative to what a model expects of another model.
+            let observer_logppl = -p.sum_observer_logprob / n;
+            let cross = p.sum_cross_entropy / n;
+            features.extend([
+                observer_logppl / cross.max(1e-6),
+                p.sum_observer_logprob / n,
+                (p.sum_observer_logprob - self.sum_logprob) / n,
+            ]);
+        }
+        Some(features)
     }
 }
 
-/// Features of characters `[start, end)` of `text`, from the tokens that begin there.
+/// Features of characters `[start, end)` of `text`, from the tokens that begin there (with the
+/// pair's when `pair`).
 pub fn features_of(
     text: &str,
     tokens: &[ScoredToken],
     start: usize,
     end: usize,
+    pair: bool,
 ) -> Option<Features> {
     let slice: String = text.chars().skip(start).take(end - start).collect();
-    TokenStats::of(tokens, start, end).features(&slice)
+    TokenStats::of(tokens, start, end).features(&slice, pair)
 }

@@ -11,10 +11,14 @@ pub mod eval;
 pub mod features;
 
 pub use calibration::{Calibration, fit};
-pub use features::{FEATURE_NAMES, Features, TokenStats, features_of, style_features};
+pub use features::{
+    FEATURE_NAMES, Features, PAIR_FEATURE_NAMES, PairStats, TokenStats, feature_names, features_of,
+    style_features,
+};
 
 use llm::{LlmError, LocalScorer, ScoredToken};
 use serde::{Deserialize, Serialize};
+use std::sync::Arc;
 
 /// Below this many counted characters a figure would mean little: the report says so instead.
 pub const MIN_CHARS: usize = 200;
@@ -118,74 +122,124 @@ fn trim(chars: &[char], mut s: usize, mut e: usize) -> (usize, usize) {
     (s, e)
 }
 
-/// Scores `text` with `scorer` and judges it with `calibration`.
-pub fn detect(
-    text: &str,
-    scorer: &LocalScorer,
-    calibration: &Calibration,
-) -> Result<Detection, LlmError> {
-    detect_reporting(text, scorer, calibration, &mut |_, _| {})
+/// The scoring model, the observer model when one is installed (Binoculars), and the calibration
+/// fitted for exactly that setup.
+#[derive(Clone)]
+pub struct Detector {
+    pub scorer: Arc<LocalScorer>,
+    pub observer: Option<Arc<LocalScorer>>,
+    pub calibration: Calibration,
 }
 
-/// `detect`, telling `progress(tokens scored, tokens in all)` as scoring goes.
-pub fn detect_reporting(
-    text: &str,
-    scorer: &LocalScorer,
-    calibration: &Calibration,
-    progress: &mut dyn FnMut(usize, usize),
-) -> Result<Detection, LlmError> {
-    let chars = counted_chars(text);
-    let mut detection = Detection {
-        probability: None,
-        ai_rate: None,
-        paragraphs: vec![],
-        chars,
-        notice: None,
-        model: scorer.name.clone(),
-        criterion: "Fast-DetectGPT 解析判别量 + 困惑度 + 文体特征（逻辑回归校准）".into(),
-        calibration: calibration.version.clone(),
-        high_threshold: calibration.high_threshold,
-        medium_threshold: calibration.medium_threshold,
-        note: LIMITS_NOTE.into(),
-    };
-    if chars < MIN_CHARS {
-        detection.notice = Some(format!(
-            "文本过短，结果不可靠（不少于 {MIN_CHARS} 字时才给出数值）"
-        ));
-        return Ok(detection);
-    }
-    // Each paragraph is scored on its own, as the calibration texts were: with the paragraphs
-    // before it as context a paragraph reads more predictable than it is, and human prose
-    // would be flagged for its neighbours.
-    let chars: Vec<char> = text.chars().collect();
-    let ranges = paragraphs(text);
-    let total: usize = ranges.iter().map(|(s, e)| e - s).sum();
-    let mut done = 0;
-    let mut tokens = vec![];
-    for (s, e) in ranges {
-        let piece: String = chars[s..e].iter().collect();
-        // Token offsets are characters of the piece: shift them into the text.
-        for mut t in scorer.score(&piece, None)? {
-            t.start += s;
-            t.end += s;
-            tokens.push(t);
+impl Detector {
+    /// The detector with the shipped calibration for this setup: the pair's when an observer is
+    /// given, else the scoring model's alone.
+    pub fn new(scorer: Arc<LocalScorer>, observer: Option<Arc<LocalScorer>>) -> Detector {
+        let calibration = if observer.is_some() {
+            builtin_pair_calibration()
+        } else {
+            builtin_calibration()
+        };
+        Detector {
+            scorer,
+            observer,
+            calibration,
         }
-        done += e - s;
-        progress(done, total);
     }
-    Ok(judge(text, &tokens, calibration, detection))
+
+    /// The models, as the report names them, e.g. `qwen2.5-0.5b + qwen2.5-1.5b`.
+    pub fn model_name(&self) -> String {
+        model_name(&self.scorer, self.observer.as_deref())
+    }
+
+    fn criterion(&self) -> &'static str {
+        if self.calibration.is_pair() {
+            "Binoculars 交叉困惑度（双模型）+ Fast-DetectGPT 解析判别量 + 困惑度 + 文体特征（逻辑回归校准）"
+        } else {
+            "Fast-DetectGPT 解析判别量 + 困惑度 + 文体特征（逻辑回归校准）"
+        }
+    }
+
+    /// The tokens of `text` with their scores (and the pair's terms when there is an observer).
+    fn score(&self, text: &str) -> Result<Vec<ScoredToken>, LlmError> {
+        let observer = self
+            .observer
+            .as_deref()
+            .filter(|_| self.calibration.is_pair());
+        self.scorer.score(text, observer)
+    }
+
+    /// Scores `text` and judges it.
+    pub fn detect(&self, text: &str) -> Result<Detection, LlmError> {
+        self.detect_reporting(text, &mut |_, _| {})
+    }
+
+    /// `detect`, telling `progress(characters scored, characters in all)` as scoring goes.
+    pub fn detect_reporting(
+        &self,
+        text: &str,
+        progress: &mut dyn FnMut(usize, usize),
+    ) -> Result<Detection, LlmError> {
+        let calibration = &self.calibration;
+        let chars = counted_chars(text);
+        let mut detection = Detection {
+            probability: None,
+            ai_rate: None,
+            paragraphs: vec![],
+            chars,
+            notice: None,
+            model: self.model_name(),
+            criterion: self.criterion().into(),
+            calibration: calibration.version.clone(),
+            high_threshold: calibration.high_threshold,
+            medium_threshold: calibration.medium_threshold,
+            note: LIMITS_NOTE.into(),
+        };
+        if chars < MIN_CHARS {
+            detection.notice = Some(format!(
+                "文本过短，结果不可靠（不少于 {MIN_CHARS} 字时才给出数值）"
+            ));
+            return Ok(detection);
+        }
+        // Each paragraph is scored on its own, as the calibration texts were: with the paragraphs
+        // before it as context a paragraph reads more predictable than it is, and human prose
+        // would be flagged for its neighbours.
+        let chars: Vec<char> = text.chars().collect();
+        let ranges = paragraphs(text);
+        let total: usize = ranges.iter().map(|(s, e)| e - s).sum();
+        let mut done = 0;
+        let mut tokens = vec![];
+        for (s, e) in ranges {
+            let piece: String = chars[s..e].iter().collect();
+            // Token offsets are characters of the piece: shift them into the text.
+            for mut t in self.score(&piece)? {
+                t.start += s;
+                t.end += s;
+                tokens.push(t);
+            }
+            done += e - s;
+            progress(done, total);
+        }
+        Ok(judge(text, &tokens, calibration, detection))
+    }
+
+    /// The calibrated probability that `text`, scored on its own as one paragraph, is
+    /// machine-written; `None` when it has too few tokens to judge. The rewrite loop measures
+    /// each paragraph before and after with this, so that it judges as the report does.
+    pub fn paragraph_probability(&self, text: &str) -> Result<Option<f64>, LlmError> {
+        let tokens = self.score(text)?;
+        let pair = self.calibration.is_pair();
+        Ok(features_of(text, &tokens, 0, text.chars().count(), pair)
+            .map(|f| self.calibration.probability(&f)))
+    }
 }
 
-/// The calibrated probability that `text`, scored on its own as one paragraph, is
-/// machine-written; `None` when it has too few tokens to judge. The rewrite loop measures each
-/// paragraph before and after with this.
-pub fn paragraph_probability(
-    text: &str,
-    scorer: &LocalScorer,
-    calibration: &Calibration,
-) -> Result<Option<f64>, LlmError> {
-    let tokens = scorer.score(text, None)?;
-    Ok(features_of(text, &tokens, 0, text.chars().count()).map(|f| calibration.probability(&f)))
+/// `scorer` alone, or `scorer + observer`: the name a calibration and its score cache go by.
+pub fn model_name(scorer: &LocalScorer, observer: Option<&LocalScorer>) -> String {
+    match observer {
+        Some(o) => format!("{} + {}", scorer.name, o.name),
+        None => scorer.name.clone(),
+    }
 }
 
 /// The figures from scored tokens (separate from scoring so it can be tested without a model).
@@ -196,11 +250,12 @@ pub fn judge(
     mut detection: Detection,
 ) -> Detection {
     let chars: Vec<char> = text.chars().collect();
-    let whole = features_of(text, tokens, 0, chars.len());
+    let pair = calibration.is_pair();
+    let whole = features_of(text, tokens, 0, chars.len(), pair);
     detection.probability = whole.map(|f| calibration.probability(&f));
     let mut ai_chars = 0;
     for (s, e) in paragraphs(text) {
-        let Some(f) = features_of(text, tokens, s, e) else {
+        let Some(f) = features_of(text, tokens, s, e, pair) else {
             continue;
         };
         let p = calibration.probability(&f);
@@ -229,4 +284,12 @@ pub fn judge(
 pub fn builtin_calibration() -> Calibration {
     serde_json::from_str(include_str!("../calibration/qwen2.5-0.5b.json"))
         .expect("the shipped calibration is valid JSON")
+}
+
+/// The calibration shipped for the pair (the 0.5B model scoring, the 1.5B model observing).
+pub fn builtin_pair_calibration() -> Calibration {
+    serde_json::from_str(include_str!(
+        "../calibration/qwen2.5-0.5b+qwen2.5-1.5b.json"
+    ))
+    .expect("the shipped pair calibration is valid JSON")
 }

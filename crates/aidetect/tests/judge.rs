@@ -31,7 +31,7 @@ fn synthetic_samples() -> Vec<(Features, bool)> {
             let jitter = (i % 5) as f64 * 0.1;
             // Style features alike in both classes: only the model's view separates them.
             let f: Features = if machine {
-                [
+                vec![
                     -0.5 - jitter,
                     1.0 + jitter,
                     2.0 - jitter,
@@ -41,7 +41,7 @@ fn synthetic_samples() -> Vec<(Features, bool)> {
                     jitter,
                 ]
             } else {
-                [
+                vec![
                     -3.0 - jitter,
                     3.0 + jitter,
                     -0.5 - jitter,
@@ -151,4 +151,80 @@ proptest! {
         let len = text.chars().count();
         for p in &d.paragraphs { prop_assert!(p.start < p.end && p.end <= len); }
     }
+}
+
+/// Tokens as scored with an observer: the observer finds machine text as unsurprising as the
+/// scorer's own predictions (Binoculars low), human text more surprising.
+fn paired_tokens(text: &str, machine: bool) -> Vec<ScoredToken> {
+    tokens(text, machine)
+        .into_iter()
+        .map(|mut t| {
+            t.cross_entropy = Some(2.0);
+            t.observer_logprob = Some(if machine { -1.0 } else { -4.0 });
+            t
+        })
+        .collect()
+}
+
+#[test]
+fn pair_statistics_give_the_binoculars_features() {
+    let text = "这是一段用来检验双模型特征的文字，长度足够。".repeat(3);
+    let n = text.chars().count();
+    let stats = aidetect::TokenStats::of(&paired_tokens(&text, true), 0, n);
+    let pair = stats.pair.expect("pair sums");
+    assert!((pair.sum_cross_entropy - 2.0 * stats.tokens as f64).abs() < 1e-9);
+    let alone = stats.features(&text, false).unwrap();
+    let both = stats.features(&text, true).unwrap();
+    assert_eq!(alone.len(), FEATURE_NAMES.len());
+    assert_eq!(
+        both.len(),
+        FEATURE_NAMES.len() + aidetect::PAIR_FEATURE_NAMES.len()
+    );
+    assert_eq!(&both[..alone.len()], &alone[..]);
+    // Binoculars: observer log-perplexity 1.0 over cross-entropy 2.0.
+    assert!((both[7] - 0.5).abs() < 1e-9, "{both:?}");
+    assert!((both[8] - -1.0).abs() < 1e-9);
+    // Observer log p − scorer log p, per token.
+    assert!((both[9] - (-1.0 - alone[0])).abs() < 1e-9);
+    // Scored without the observer, there are no pair features to give.
+    let single = aidetect::TokenStats::of(&tokens(&text, true), 0, n);
+    assert!(single.pair.is_none());
+    assert!(single.features(&text, true).is_none());
+    // Old cache lines (no pair) still read.
+    let old = r#"{"tokens":9,"sum_logprob":-1.0,"sum_entropy":2.0,"sum_variance":3.0,"sum_log_rank":4.0}"#;
+    let read: aidetect::TokenStats = serde_json::from_str(old).unwrap();
+    assert!(read.pair.is_none());
+}
+
+#[test]
+fn a_pair_calibration_judges_with_the_observer_terms() {
+    // Ten features: the seven alike in both classes, only Binoculars separates them.
+    let samples: Vec<(Features, bool)> = (0..40)
+        .map(|i| {
+            let machine = i % 2 == 0;
+            let jitter = (i % 5) as f64 * 0.05;
+            let mut f = vec![-1.0, 2.0, 0.5, 0.5, 0.5, 0.5, 0.1];
+            f.extend([if machine { 0.5 } else { 2.0 } + jitter, -2.0, -0.5]);
+            (f, machine)
+        })
+        .collect();
+    let cal = fit(&samples, "a + b", "abc", "pair-1");
+    assert!(cal.is_pair());
+    assert_eq!(cal.features[7], "binoculars");
+    let machine =
+        "这一段由测试构造，观察模型认为它毫不意外，因此应当判为机器生成的文字。".repeat(4);
+    let human =
+        "这一段同样由测试构造，但观察模型对它的每个词都相当意外，应当判为人工写作。".repeat(4);
+    let text = format!("{machine}\n{human}");
+    let split = machine.chars().count() + 1;
+    let mut toks = paired_tokens(&machine, true);
+    for mut t in paired_tokens(&human, false) {
+        t.start += split;
+        t.end += split;
+        toks.push(t);
+    }
+    let d = judge(&text, &toks, &cal, empty(&cal));
+    assert_eq!(d.paragraphs.len(), 2);
+    assert!(d.paragraphs[0].probability > 0.9, "{:?}", d.paragraphs);
+    assert!(d.paragraphs[1].probability < 0.1, "{:?}", d.paragraphs);
 }

@@ -5,11 +5,15 @@
 use std::path::PathBuf;
 
 fn scorer() -> Option<llm::LocalScorer> {
+    model("qwen2.5-0.5b")
+}
+
+fn model(name: &str) -> Option<llm::LocalScorer> {
     let dir = std::env::var("WENJIAN_MODELS_DIR")
         .map(PathBuf::from)
         .unwrap_or_else(|_| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../data/models"))
-        .join("qwen2.5-0.5b");
-    match llm::LocalScorer::load(&dir, "qwen2.5-0.5b") {
+        .join(name);
+    match llm::LocalScorer::load(&dir, name) {
         Ok(s) => Some(s),
         Err(e) => {
             eprintln!(
@@ -45,14 +49,49 @@ fn real_model_scores_every_token_once_and_judges_in_range() {
         / 40.0;
     assert!(later > first, "{later} vs {first}");
 
-    let cal = aidetect::builtin_calibration();
-    let d = aidetect::detect(&text, &scorer, &cal).unwrap();
+    let detector = aidetect::Detector::new(std::sync::Arc::new(scorer), None);
+    let d = detector.detect(&text).unwrap();
     let p = d.probability.unwrap();
     assert!((0.0..=1.0).contains(&p));
     assert!(!d.paragraphs.is_empty());
     assert!(d.calibration.starts_with("aigc-cal"), "{}", d.calibration);
 
-    let short = aidetect::detect("太短的文本。", &scorer, &cal).unwrap();
+    assert_eq!(d.model, "qwen2.5-0.5b");
+    let short = detector.detect("太短的文本。").unwrap();
     assert!(short.probability.is_none());
     assert!(short.notice.unwrap().contains("文本过短，结果不可靠"));
+}
+
+#[test]
+fn the_pair_scores_binoculars_terms_and_judges_with_its_own_calibration() {
+    let (Some(scorer), Some(observer)) = (scorer(), model("qwen2.5-1.5b")) else {
+        return;
+    };
+    let text = "近年来，随着信息技术的快速发展，高校教学管理模式发生了深刻变化。本文以某高校为例，分析了教学管理信息化建设中存在的问题，并提出了相应的改进建议。研究发现，制度建设与人员培训同样重要。";
+    let alone = scorer.score(text, None).unwrap();
+    let paired = scorer.score(text, Some(&observer)).unwrap();
+    assert_eq!(alone.len(), paired.len());
+    for (a, p) in alone.iter().zip(&paired) {
+        // The scorer's own figures do not depend on the observer.
+        assert_eq!((a.start, a.logprob, a.rank), (p.start, p.logprob, p.rank));
+        let cross = p.cross_entropy.unwrap();
+        let q = p.observer_logprob.unwrap();
+        assert!(cross.is_finite() && cross >= 0.0 && q <= 0.0, "{p:?}");
+    }
+    let scorer = std::sync::Arc::new(scorer);
+    let detector = aidetect::Detector::new(scorer, Some(std::sync::Arc::new(observer)));
+    assert!(detector.calibration.is_pair());
+    let paper = format!("{text}\n{text}\n{text}");
+    let d = detector.detect(&paper).unwrap();
+    assert_eq!(d.model, "qwen2.5-0.5b + qwen2.5-1.5b");
+    assert!(d.criterion.contains("Binoculars"));
+    assert!(
+        d.calibration.contains("qwen2.5-0.5b + qwen2.5-1.5b"),
+        "{}",
+        d.calibration
+    );
+    let p = d.probability.unwrap();
+    assert!((0.0..=1.0).contains(&p));
+    let one = detector.paragraph_probability(text).unwrap().unwrap();
+    assert!((one - d.paragraphs[0].probability).abs() < 1e-9);
 }

@@ -3,9 +3,8 @@
 //! line and the server's rewrite task.
 
 use crate::judged::Judge;
-use aidetect::Calibration;
+use aidetect::Detector;
 use embed::UseEncoder;
-use llm::LocalScorer;
 use llm::chat::BoxFuture;
 use simcheck::{CheckOptions, Library};
 use std::sync::Arc;
@@ -13,8 +12,8 @@ use std::sync::Arc;
 pub struct EngineJudge<L: Library + 'static> {
     pub library: Arc<L>,
     pub options: CheckOptions,
-    pub scorer: Arc<LocalScorer>,
-    pub calibration: Calibration,
+    /// The same detector the AIGC report uses, so a rewrite is judged as the report would.
+    pub detector: Detector,
     pub encoder: Arc<UseEncoder>,
 }
 
@@ -40,13 +39,10 @@ impl<L: Library + 'static> Judge for EngineJudge<L> {
     }
 
     fn ai_probability<'a>(&'a self, text: &'a str) -> BoxFuture<'a, Result<Option<f64>, String>> {
-        let (scorer, calibration, text) = (
-            self.scorer.clone(),
-            self.calibration.clone(),
-            text.to_string(),
-        );
+        let (detector, text) = (self.detector.clone(), text.to_string());
         Box::pin(blocking(move || {
-            aidetect::paragraph_probability(&text, &scorer, &calibration)
+            detector
+                .paragraph_probability(&text)
                 .map_err(|e| format!("AI 概率无法计算：{e}"))
         }))
     }

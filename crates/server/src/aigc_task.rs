@@ -34,25 +34,21 @@ pub fn model_missing(models_dir: &Path) -> Option<String> {
 }
 
 pub struct AigcHandler {
-    /// The local model is loaded on the first task (about 1 GB in memory), then shared with
-    /// rewriting.
+    /// The local models are loaded on the first task (about 1 GB in memory, 3 GB with the
+    /// observer), then shared with rewriting.
     models: Arc<ModelHub>,
-    calibration: aidetect::Calibration,
 }
 
 impl AigcHandler {
     pub fn new(models: Arc<ModelHub>) -> Self {
-        AigcHandler {
-            models,
-            calibration: aidetect::builtin_calibration(),
-        }
+        AigcHandler { models }
     }
 
-    async fn scorer(&self) -> Result<Arc<llm::LocalScorer>, TaskError> {
+    async fn detector(&self) -> Result<aidetect::Detector, TaskError> {
         if let Some(why) = model_missing(self.models.models_dir()) {
             return Err(TaskError::permanent(why));
         }
-        self.models.local().await.map_err(TaskError::permanent)
+        self.models.detector().await.map_err(TaskError::permanent)
     }
 }
 
@@ -66,27 +62,20 @@ impl TaskHandler for AigcHandler {
             let input: AigcInput = serde_json::from_str(&ctx.input)
                 .map_err(|e| TaskError::permanent(format!("任务数据无法读取：{e}")))?;
             ctx.progress(5, "加载检测模型").await;
-            let scorer = self.scorer().await?;
+            let detector = self.detector().await?;
             ctx.progress(10, "逐段计算语言模型特征").await;
-            let calibration = self.calibration.clone();
             let runtime = tokio::runtime::Handle::current();
             let progress_ctx = ctx.clone();
             // Scoring is long CPU work: a blocking thread, never the async threads.
             let detection = tokio::task::spawn_blocking(move || {
                 let mut last = 10;
-                aidetect::detect_reporting(
-                    &input.text,
-                    &scorer,
-                    &calibration,
-                    &mut |done, total| {
-                        let percent = 10 + (done * 85 / total.max(1)) as i64;
-                        if percent >= last + 5 {
-                            last = percent;
-                            runtime
-                                .block_on(progress_ctx.progress(percent, "逐段计算语言模型特征"));
-                        }
-                    },
-                )
+                detector.detect_reporting(&input.text, &mut |done, total| {
+                    let percent = 10 + (done * 85 / total.max(1)) as i64;
+                    if percent >= last + 5 {
+                        last = percent;
+                        runtime.block_on(progress_ctx.progress(percent, "逐段计算语言模型特征"));
+                    }
+                })
             })
             .await
             .map_err(|e| TaskError::retryable(format!("检测过程异常中断：{e}")))?

@@ -55,6 +55,10 @@ pub struct Config {
     pub report_font: Option<PathBuf>,
     /// Run the paraphrase layer (USE sentence encoder) in checks when its model is present.
     pub paraphrase_layer: bool,
+    /// In AI-text detection, let the 1.5B model observe the 0.5B one (Binoculars) when
+    /// `wenjian models fetch qwen2.5-1.5b` installed it (its own calibration; about twice the
+    /// scoring time; measured in docs/aidetect.md).
+    pub aigc_observer: bool,
     /// Price of rewriting (降重 / 降AIGC) per started 1,000 characters, in fen. Paragraphs left
     /// as they were (the model failed, or no attempt met the rules) are refunded.
     pub rewrite_price_fen_per_thousand: i64,
@@ -104,6 +108,7 @@ impl Default for Config {
             job_lease_seconds: 60,
             report_font: None,
             paraphrase_layer: true,
+            aigc_observer: true,
             rewrite_price_fen_per_thousand: 500,
             chat_price_fen_per_thousand: 200,
             llm_base_url: None,

@@ -12,6 +12,9 @@ use tokio::sync::OnceCell;
 
 /// The local model (fetched by `wenjian models fetch`).
 pub const LOCAL_MODEL: &str = "qwen2.5-0.5b";
+/// The larger model that observes the local one in AI-text detection (Binoculars), used when
+/// `wenjian models fetch qwen2.5-1.5b` installed it and `aigc_observer` is on.
+pub const OBSERVER_MODEL: &str = "qwen2.5-1.5b";
 
 /// Which feature asks for a chat model (the operator picks a provider per feature).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -28,14 +31,20 @@ pub struct ModelHub {
     rewrite_provider: String,
     chat_provider: String,
     scorer: Loaded<llm::LocalScorer>,
+    use_observer: bool,
+    observer: Loaded<llm::LocalScorer>,
     encoder: Loaded<embed::UseEncoder>,
     thesaurus: Loaded<rewrite::thesaurus::Thesaurus>,
 }
 
+fn installed(models_dir: &Path, name: &str) -> bool {
+    let dir = models_dir.join(name);
+    dir.join("model.gguf").exists() && dir.join("tokenizer.json").exists()
+}
+
 /// Why the local model cannot be used here, in words for the user; `None` when installed.
 pub fn local_model_missing(models_dir: &Path) -> Option<String> {
-    let dir = models_dir.join(LOCAL_MODEL);
-    (!dir.join("model.gguf").exists() || !dir.join("tokenizer.json").exists()).then(|| {
+    (!installed(models_dir, LOCAL_MODEL)).then(|| {
         format!("本服务器尚未安装本地语言模型（{LOCAL_MODEL}）；请管理员运行 wenjian models fetch {LOCAL_MODEL}")
     })
 }
@@ -74,6 +83,8 @@ impl ModelHub {
             rewrite_provider: config.rewrite_provider.clone(),
             chat_provider: config.chat_provider.clone(),
             scorer: OnceCell::new(),
+            use_observer: config.aigc_observer,
+            observer: OnceCell::new(),
             encoder: OnceCell::new(),
             thesaurus: OnceCell::new(),
         }
@@ -94,6 +105,26 @@ impl ModelHub {
                 .map_err(|e| format!("本地语言模型无法加载：{e}"))
         })
         .await
+    }
+
+    /// The AI-text detector: the local model, observed by the larger one when it is installed
+    /// and wanted (the report names the models either way). An observer that fails to load is
+    /// logged and detection goes on with the local model and its own calibration.
+    pub async fn detector(&self) -> Result<aidetect::Detector, String> {
+        let scorer = self.local().await?;
+        let observer = if self.use_observer && installed(&self.models_dir, OBSERVER_MODEL) {
+            let dir = self.models_dir.join(OBSERVER_MODEL);
+            load_once(&self.observer, move || {
+                llm::LocalScorer::load(&dir, OBSERVER_MODEL)
+                    .map_err(|e| format!("观察模型 {OBSERVER_MODEL} 无法加载：{e}"))
+            })
+            .await
+            .inspect_err(|why| tracing::warn!("{why}；AIGC 检测只用 {LOCAL_MODEL}"))
+            .ok()
+        } else {
+            None
+        };
+        Ok(aidetect::Detector::new(scorer, observer))
     }
 
     /// The USE sentence encoder (meaning checks of rewrites).

@@ -235,8 +235,7 @@ impl<L: Library + 'static> TaskHandler for RewriteHandler<L> {
                     scope: ScopeFilter { owner: input.owner },
                     ..CheckOptions::default()
                 },
-                scorer: self.models.local().await.map_err(TaskError::permanent)?,
-                calibration: aidetect::builtin_calibration(),
+                detector: self.models.detector().await.map_err(TaskError::permanent)?,
                 encoder: self.models.encoder().await.map_err(TaskError::permanent)?,
             };
             let lines = input.lines();
@@ -245,7 +244,7 @@ impl<L: Library + 'static> TaskHandler for RewriteHandler<L> {
             let mut settings = Settings::new(input.goal, input.strength);
             settings.frozen = input.frozen.clone();
             settings.concurrency = self.concurrency.max(1);
-            settings.ai_target = judge.calibration.medium_threshold;
+            settings.ai_target = judge.detector.calibration.medium_threshold;
             settings.thesaurus = self.models.thesaurus().await;
             ctx.progress(5, &format!("逐段改写并复测（共 {} 段）", paragraphs.len()))
                 .await;

@@ -77,6 +77,9 @@ impl TestServer {
 fn test_config() -> Config {
     Config {
         login_max_failures: 3,
+        // The product's default setup (scripts/run.sh fetches the 0.5B model only), even where
+        // the tests' models folder also holds the 1.5B observer for the aidetect pair tests.
+        aigc_observer: false,
         public_url: Some("http://wenjian.test".into()),
         ..Config::default()
     }
@@ -1016,6 +1019,47 @@ api_test!(
         assert_error(status, &body, 503, "rewrite_model_missing");
     }
 );
+
+/// With the 1.5B observer installed, detection uses the pair and its own calibration unless
+/// `aigc_observer` is off. Skips when either model is absent.
+#[tokio::test]
+async fn aigc_detector_takes_the_observer_when_installed_and_wanted() {
+    let Some(models) = detection_models() else {
+        return;
+    };
+    if !models.join("qwen2.5-1.5b/model.gguf").exists() {
+        eprintln!(
+            "skipped: observer model qwen2.5-1.5b not in {}",
+            models.display()
+        );
+        return;
+    }
+    let config = |observer: bool| Config {
+        models_dir: Some(models.clone()),
+        aigc_observer: observer,
+        ..test_config()
+    };
+    let single = server::models::ModelHub::new(&config(false))
+        .detector()
+        .await
+        .unwrap();
+    assert_eq!(single.model_name(), "qwen2.5-0.5b");
+    assert!(!single.calibration.is_pair());
+    let pair = server::models::ModelHub::new(&config(true))
+        .detector()
+        .await
+        .unwrap();
+    assert_eq!(pair.model_name(), "qwen2.5-0.5b + qwen2.5-1.5b");
+    assert!(pair.calibration.is_pair());
+    let text = "随着社会经济的快速发展和人民生活水平的不断提高，文化娱乐消费在居民日常生活中的地位日益重要。本文旨在系统梳理县域娱乐空间的发展历程，深入分析其背后的社会经济动因，并在此基础上提出相应的对策建议，以期为相关研究提供有益参考。".repeat(2);
+    let d = tokio::task::spawn_blocking(move || pair.detect(&text))
+        .await
+        .unwrap()
+        .unwrap();
+    assert!(d.criterion.contains("Binoculars"));
+    assert!(d.calibration.contains("qwen2.5-1.5b"), "{}", d.calibration);
+    assert!((0.0..=1.0).contains(&d.probability.unwrap()));
+}
 
 mod aigc_journey {
     use super::*;

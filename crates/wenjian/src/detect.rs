@@ -6,21 +6,41 @@ use std::path::Path;
 
 /// The scoring model detection uses.
 pub const MODEL: &str = "qwen2.5-0.5b";
+/// The observer model of the pair (Binoculars), used when installed.
+pub const OBSERVER: &str = "qwen2.5-1.5b";
+
+fn installed(models_dir: &Path, name: &str) -> bool {
+    let dir = models_dir.join(name);
+    dir.join("model.gguf").exists() && dir.join("tokenizer.json").exists()
+}
+
+fn load(models_dir: &Path, name: &str) -> anyhow::Result<llm::LocalScorer> {
+    if !installed(models_dir, name) {
+        bail!("未找到 AIGC 检测模型 {name}：请先运行 wenjian models fetch {name}");
+    }
+    llm::LocalScorer::load(&models_dir.join(name), name).map_err(|e| anyhow::anyhow!("{e}"))
+}
 
 pub fn load_scorer(models_dir: &Path) -> anyhow::Result<llm::LocalScorer> {
-    let dir = models_dir.join(MODEL);
-    if !dir.join("model.gguf").exists() {
-        bail!("未找到 AIGC 检测模型 {MODEL}：请先运行 wenjian models fetch {MODEL}");
-    }
-    llm::LocalScorer::load(&dir, MODEL).map_err(|e| anyhow::anyhow!("{e}"))
+    load(models_dir, MODEL)
+}
+
+/// The detector: the scoring model, with the observer when it is installed.
+pub fn load_detector(models_dir: &Path) -> anyhow::Result<aidetect::Detector> {
+    let scorer = std::sync::Arc::new(load_scorer(models_dir)?);
+    let observer = if installed(models_dir, OBSERVER) {
+        Some(std::sync::Arc::new(load(models_dir, OBSERVER)?))
+    } else {
+        None
+    };
+    Ok(aidetect::Detector::new(scorer, observer))
 }
 
 /// Detects `file` and prints the result (JSON with `--json`).
 pub fn run(models_dir: &Path, file: &Path, json: bool) -> anyhow::Result<()> {
     let text = crate::corpus::read_text_file(file)?;
-    let calibration = aidetect::builtin_calibration();
-    let scorer = load_scorer(models_dir)?;
-    let d = aidetect::detect(&text, &scorer, &calibration).map_err(|e| anyhow::anyhow!("{e}"))?;
+    let detector = load_detector(models_dir)?;
+    let d = detector.detect(&text).map_err(|e| anyhow::anyhow!("{e}"))?;
     if json {
         println!("{}", serde_json::to_string_pretty(&d)?);
         return Ok(());
@@ -54,21 +74,28 @@ pub fn run(models_dir: &Path, file: &Path, json: bool) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// `wenjian detect calibrate`: fits, prints the figures and writes the calibration to `out`.
-pub fn calibrate(models_dir: &Path, args: &eval::CalibrateArgs) -> anyhow::Result<()> {
+/// `wenjian detect calibrate`: fits, prints the figures and writes the calibration to `out`
+/// (for the pair of models with `pair`).
+pub fn calibrate(models_dir: &Path, pair: bool, args: &eval::CalibrateArgs) -> anyhow::Result<()> {
     let scorer = load_scorer(models_dir)?;
+    let observer = if pair {
+        Some(load(models_dir, OBSERVER)?)
+    } else {
+        None
+    };
     let bar = indicatif::ProgressBar::hidden();
     bar.set_style(
         indicatif::ProgressStyle::with_template("打分 {bar:30} {pos}/{len} 篇，剩余约 {eta}")
             .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
     );
-    let (calibration, quality) = eval::calibrate_with(&scorer, args, &mut |done, total| {
-        if bar.is_hidden() {
-            bar.set_draw_target(indicatif::ProgressDrawTarget::stderr());
-        }
-        bar.set_length(total as u64);
-        bar.set_position(done as u64);
-    })?;
+    let (calibration, quality) =
+        eval::calibrate_with(&scorer, observer.as_ref(), args, &mut |done, total| {
+            if bar.is_hidden() {
+                bar.set_draw_target(indicatif::ProgressDrawTarget::stderr());
+            }
+            bar.set_length(total as u64);
+            bar.set_position(done as u64);
+        })?;
     bar.finish_and_clear();
     println!("{}", serde_json::to_string_pretty(&quality)?);
     std::fs::write(

@@ -121,6 +121,9 @@ enum DetectCommand {
         /// Scores of texts already seen (default <data_dir>/cache/aidetect-scores.jsonl).
         #[arg(long)]
         cache: Option<PathBuf>,
+        /// Fit for the pair: qwen2.5-0.5b scoring with qwen2.5-1.5b observing (Binoculars).
+        #[arg(long)]
+        pair: bool,
     },
 }
 
@@ -349,10 +352,12 @@ async fn run() -> anyhow::Result<()> {
                     academic,
                     out,
                     cache,
+                    pair,
                 }),
             ..
         } => detect::calibrate(
             &config.models_dir(),
+            pair,
             &aidetect::eval::CalibrateArgs {
                 data,
                 limit,

@@ -73,14 +73,13 @@ pub async fn run<L: simcheck::Library + 'static>(
     let judge = rewrite::engines::EngineJudge {
         library,
         options: simcheck::CheckOptions::default(),
-        scorer: hub.local().await.map_err(anyhow::Error::msg)?,
-        calibration: aidetect::builtin_calibration(),
+        detector: hub.detector().await.map_err(anyhow::Error::msg)?,
         encoder: hub.encoder().await.map_err(anyhow::Error::msg)?,
     };
     let mut settings = Settings::new(goal, strength);
     settings.frozen = args.frozen;
     settings.concurrency = config.rewrite_concurrency.max(1);
-    settings.ai_target = judge.calibration.medium_threshold;
+    settings.ai_target = judge.detector.calibration.medium_threshold;
     settings.thesaurus = hub.thesaurus().await;
     let paragraphs: Vec<String> = selected.iter().map(|&i| lines[i].to_string()).collect();
     let started = std::time::Instant::now();

@@ -159,8 +159,8 @@ impl Qwen2 {
     }
 
     /// The final hidden state of every position (`[tokens, hidden]`, normalised), for
-    /// `project` to turn into logits a few rows at a time: a whole window's logits at once are
-    /// hundreds of megabytes, freshly mapped and zeroed by the system on every window.
+    /// `project` to turn into logits: the scorer projects only the rows it scores, and a pair of
+    /// models each their own.
     pub fn hidden(&self, tokens: &[u32]) -> Result<Tensor, LlmError> {
         self.forward(tokens, None, false)
     }

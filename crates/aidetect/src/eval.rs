@@ -367,6 +367,39 @@ impl CrossValidated {
     }
 }
 
+/// The training set — (features, machine, is an academic abstract) for the labelled texts and
+/// then the training abstracts, those with features — and its five-fold out-of-fold scores.
+fn out_of_fold(
+    features: &[Option<Features>],
+    labelled: &[Labelled],
+) -> (Vec<(Features, bool, bool)>, Vec<f64>) {
+    let set: Vec<(Features, bool, bool)> = features
+        .iter()
+        .enumerate()
+        .filter_map(|(i, f)| {
+            let f = f.clone()?;
+            Some(match labelled.get(i) {
+                Some(r) => (f, r.machine, false),
+                None => (f, false, true),
+            })
+        })
+        .collect();
+    let samples: Vec<(Features, bool)> = set.iter().map(|s| (s.0.clone(), s.1)).collect();
+    let oof = cross_validated(&samples, 5);
+    (set, oof)
+}
+
+/// The cross-validated figures of the labelled texts in `set`, and their scores.
+fn labelled_figures(set: &[(Features, bool, bool)], oof: &[f64]) -> (CrossValidated, Vec<f64>) {
+    let (scores, labels): (Vec<f64>, Vec<bool>) = set
+        .iter()
+        .zip(oof)
+        .filter(|(s, _)| !s.2)
+        .map(|(s, p)| (*p, s.1))
+        .unzip();
+    (CrossValidated::of(&scores, &labels), scores)
+}
+
 /// Fits the calibration on the labelled texts plus half of the academic abstracts, picks the
 /// operating thresholds from cross-validated scores of the human texts, and measures the false
 /// positives on the held-out abstracts. With an observer, on the pair's ten features.
@@ -404,20 +437,7 @@ pub fn calibrate_with(
         .map(|(s, t)| s.features(t, pair))
         .collect();
     let (train_features, held_features) = features.split_at(labelled.len() + train_abs.len());
-    // (features, machine, is academic abstract)
-    let train: Vec<(Features, bool, bool)> = train_features
-        .iter()
-        .enumerate()
-        .filter_map(|(i, f)| {
-            let f = f.clone()?;
-            Some(match labelled.get(i) {
-                Some(r) => (f, r.machine, false),
-                None => (f, false, true),
-            })
-        })
-        .collect();
-    let samples: Vec<(Features, bool)> = train.iter().map(|s| (s.0.clone(), s.1)).collect();
-    let oof = cross_validated(&samples, 5);
+    let (train, oof) = out_of_fold(train_features, &labelled);
     let pick = |want: &dyn Fn(&(Features, bool, bool)) -> bool| -> Vec<f64> {
         train
             .iter()
@@ -426,28 +446,16 @@ pub fn calibrate_with(
             .map(|(_, p)| *p)
             .collect()
     };
-    let labelled_scores = pick(&|s| !s.2);
-    let labelled_labels: Vec<bool> = train.iter().filter(|s| !s.2).map(|s| s.1).collect();
+    let (figures, labelled_scores) = labelled_figures(&train, &oof);
     // The same training texts judged on the scoring model's features alone.
     let scorer_alone = pair.then(|| {
-        let alone: Vec<(Features, bool, bool)> = stats[..labelled.len() + train_abs.len()]
+        let alone: Vec<Option<Features>> = stats[..train_features.len()]
             .iter()
             .zip(&texts)
-            .enumerate()
-            .filter_map(|(i, (s, t))| {
-                let machine = labelled.get(i).is_some_and(|r| r.machine);
-                Some((s.features(t, false)?, machine, i >= labelled.len()))
-            })
+            .map(|(s, t)| s.features(t, false))
             .collect();
-        let samples: Vec<(Features, bool)> = alone.iter().map(|s| (s.0.clone(), s.1)).collect();
-        let oof = cross_validated(&samples, 5);
-        let (scores, labels): (Vec<f64>, Vec<bool>) = alone
-            .iter()
-            .zip(&oof)
-            .filter(|(s, _)| !s.2)
-            .map(|(s, p)| (*p, s.1))
-            .unzip();
-        CrossValidated::of(&scores, &labels)
+        let (set, oof) = out_of_fold(&alone, &labelled);
+        labelled_figures(&set, &oof).0
     });
     let academic_scores = pick(&|s| s.2);
     // The high band: at most 1 % of the human QA answers and at most 1 % of the academic
@@ -464,6 +472,7 @@ pub fn calibrate_with(
         labelled_scores.len(),
         academic_scores.len()
     );
+    let samples: Vec<(Features, bool)> = train.iter().map(|s| (s.0.clone(), s.1)).collect();
     let mut calibration = fit(&samples, &model, &sha, &version);
     calibration.high_threshold = high;
     calibration.medium_threshold = medium;
@@ -472,7 +481,6 @@ pub fn calibrate_with(
         .flatten()
         .map(|f| calibration.probability(f))
         .collect();
-    let figures = CrossValidated::of(&labelled_scores, &labelled_labels);
     let quality = Quality {
         labelled_texts: labelled_scores.len(),
         machine_texts: machine_scores.len(),

@@ -27,8 +27,7 @@ pub struct AigcInput {
 
 /// Why detection cannot run here, in words for the user; `None` when the model is installed.
 pub fn model_missing(models_dir: &Path) -> Option<String> {
-    let dir = models_dir.join(MODEL);
-    (!dir.join("model.gguf").exists() || !dir.join("tokenizer.json").exists()).then(|| {
+    (!crate::models::installed(models_dir, MODEL)).then(|| {
         format!("本服务器尚未安装 AIGC 检测模型（{MODEL}），暂不能检测；请管理员运行 wenjian models fetch {MODEL}")
     })
 }

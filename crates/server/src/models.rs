@@ -37,7 +37,8 @@ pub struct ModelHub {
     thesaurus: Loaded<rewrite::thesaurus::Thesaurus>,
 }
 
-fn installed(models_dir: &Path, name: &str) -> bool {
+/// Whether `wenjian models fetch NAME` has installed a local language model.
+pub fn installed(models_dir: &Path, name: &str) -> bool {
     let dir = models_dir.join(name);
     dir.join("model.gguf").exists() && dir.join("tokenizer.json").exists()
 }

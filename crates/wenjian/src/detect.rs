@@ -4,15 +4,7 @@ use aidetect::eval;
 use anyhow::bail;
 use std::path::Path;
 
-/// The scoring model detection uses.
-pub const MODEL: &str = "qwen2.5-0.5b";
-/// The observer model of the pair (Binoculars), used when installed.
-pub const OBSERVER: &str = "qwen2.5-1.5b";
-
-fn installed(models_dir: &Path, name: &str) -> bool {
-    let dir = models_dir.join(name);
-    dir.join("model.gguf").exists() && dir.join("tokenizer.json").exists()
-}
+use server::models::{LOCAL_MODEL, ModelHub, OBSERVER_MODEL, installed};
 
 fn load(models_dir: &Path, name: &str) -> anyhow::Result<llm::LocalScorer> {
     if !installed(models_dir, name) {
@@ -21,25 +13,14 @@ fn load(models_dir: &Path, name: &str) -> anyhow::Result<llm::LocalScorer> {
     llm::LocalScorer::load(&models_dir.join(name), name).map_err(|e| anyhow::anyhow!("{e}"))
 }
 
-pub fn load_scorer(models_dir: &Path) -> anyhow::Result<llm::LocalScorer> {
-    load(models_dir, MODEL)
-}
-
-/// The detector: the scoring model, with the observer when it is installed.
-pub fn load_detector(models_dir: &Path) -> anyhow::Result<aidetect::Detector> {
-    let scorer = std::sync::Arc::new(load_scorer(models_dir)?);
-    let observer = if installed(models_dir, OBSERVER) {
-        Some(std::sync::Arc::new(load(models_dir, OBSERVER)?))
-    } else {
-        None
-    };
-    Ok(aidetect::Detector::new(scorer, observer))
-}
-
-/// Detects `file` and prints the result (JSON with `--json`).
-pub fn run(models_dir: &Path, file: &Path, json: bool) -> anyhow::Result<()> {
+/// Detects `file` with the detector the server would use (the observer when installed and
+/// `aigc_observer` is on) and prints the result (JSON with `--json`).
+pub async fn run(config: &server::Config, file: &Path, json: bool) -> anyhow::Result<()> {
     let text = crate::corpus::read_text_file(file)?;
-    let detector = load_detector(models_dir)?;
+    let detector = ModelHub::new(config)
+        .detector()
+        .await
+        .map_err(anyhow::Error::msg)?;
     let d = detector.detect(&text).map_err(|e| anyhow::anyhow!("{e}"))?;
     if json {
         println!("{}", serde_json::to_string_pretty(&d)?);
@@ -77,9 +58,9 @@ pub fn run(models_dir: &Path, file: &Path, json: bool) -> anyhow::Result<()> {
 /// `wenjian detect calibrate`: fits, prints the figures and writes the calibration to `out`
 /// (for the pair of models with `pair`).
 pub fn calibrate(models_dir: &Path, pair: bool, args: &eval::CalibrateArgs) -> anyhow::Result<()> {
-    let scorer = load_scorer(models_dir)?;
+    let scorer = load(models_dir, LOCAL_MODEL)?;
     let observer = if pair {
-        Some(load(models_dir, OBSERVER)?)
+        Some(load(models_dir, OBSERVER_MODEL)?)
     } else {
         None
     };

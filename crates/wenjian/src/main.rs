@@ -372,7 +372,7 @@ async fn run() -> anyhow::Result<()> {
             json,
         } => {
             let file = file.context("请指定要检测的文件：wenjian detect FILE [--json]")?;
-            detect::run(&config.models_dir(), &file, json)
+            detect::run(&config, &file, json).await
         }
         Command::Rewrite {
             file,

@@ -41,17 +41,22 @@ pub fn models_dir() -> std::path::PathBuf {
 
 /// The AI-text detection model from `models_dir()`, or `None` after saying why it was skipped.
 pub fn detection_scorer() -> Option<llm::LocalScorer> {
-    local_model("qwen2.5-0.5b")
+    local_model("qwen2.5-0.5b", llm::Arithmetic::F32)
+}
+
+/// The detection model with 8-bit activations and integer products (not yet calibrated).
+pub fn integer_detection_scorer() -> Option<llm::LocalScorer> {
+    local_model("qwen2.5-0.5b", llm::Arithmetic::Int8)
 }
 
 /// The observer model of the detection pair (Binoculars), or `None` after saying why.
 pub fn observer_scorer() -> Option<llm::LocalScorer> {
-    local_model("qwen2.5-1.5b")
+    local_model("qwen2.5-1.5b", llm::Arithmetic::F32)
 }
 
-fn local_model(name: &str) -> Option<llm::LocalScorer> {
+fn local_model(name: &str, arithmetic: llm::Arithmetic) -> Option<llm::LocalScorer> {
     let models = models_dir();
-    match llm::LocalScorer::load(&models.join(name), name) {
+    match llm::LocalScorer::load_with(&models.join(name), name, arithmetic) {
         Ok(s) => Some(s),
         Err(e) => {
             eprintln!(

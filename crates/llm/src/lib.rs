@@ -6,9 +6,11 @@
 
 pub mod chat;
 pub mod generate;
+pub mod int8;
 pub mod qwen2;
 
 use candle_core::Device;
+pub use qwen2::Arithmetic;
 use qwen2::{Qwen2, TokenStats};
 use std::path::Path;
 use tokenizers::Tokenizer;
@@ -64,12 +66,22 @@ pub struct LocalScorer {
 }
 
 impl LocalScorer {
-    /// `model.gguf` and `tokenizer.json` from `dir`.
+    /// `model.gguf` and `tokenizer.json` from `dir`, with the arithmetic the shipped
+    /// calibrations were fitted with.
     pub fn load(dir: &Path, name: &str) -> Result<LocalScorer, LlmError> {
+        Self::load_with(dir, name, Arithmetic::default())
+    }
+
+    /// `load` with a chosen arithmetic (`Arithmetic`).
+    pub fn load_with(
+        dir: &Path,
+        name: &str,
+        arithmetic: Arithmetic,
+    ) -> Result<LocalScorer, LlmError> {
         let gguf = dir.join("model.gguf");
         let mut file = std::fs::File::open(&gguf)
             .map_err(|e| LlmError::Model(format!("{}：{e}", gguf.display())))?;
-        let model = Qwen2::from_gguf(&mut file, &Device::Cpu)?;
+        let model = Qwen2::from_gguf(&mut file, &Device::Cpu, arithmetic)?;
         let tokenizer = load_tokenizer(&dir.join("tokenizer.json"))?;
         Ok(LocalScorer {
             name: name.to_string(),

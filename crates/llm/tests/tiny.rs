@@ -3,7 +3,7 @@
 
 use candle_core::quantized::{GgmlDType, QTensor, gguf_file};
 use candle_core::{D, Device, Tensor};
-use llm::qwen2::{Qwen2, token_stats};
+use llm::qwen2::{Arithmetic, Qwen2, token_stats};
 use proptest::prelude::*;
 
 const VOCAB: usize = 64;
@@ -86,7 +86,7 @@ fn tiny_gguf(seed: u64) -> tempfile::NamedTempFile {
 
 fn load(seed: u64) -> Qwen2 {
     let file = tiny_gguf(seed);
-    Qwen2::from_gguf(&mut file.reopen().unwrap(), &Device::Cpu).unwrap()
+    Qwen2::from_gguf(&mut file.reopen().unwrap(), &Device::Cpu, Arithmetic::F32).unwrap()
 }
 
 #[test]

@@ -223,9 +223,6 @@ impl Qwen2 {
         let head_dim = c.hidden / c.heads;
         let ids = Tensor::new(tokens, &self.device)?;
         let mut x = self.embeddings.index_select(&ids, 0)?.unsqueeze(0)?; // [1, T, H]
-        let mask = (t > 1)
-            .then(|| causal_mask(t, past, &self.device))
-            .transpose()?;
         let cos = self.cos.narrow(0, past, t)?;
         let sin = self.sin.narrow(0, past, t)?;
         let scale = 1.0 / (head_dim as f64).sqrt();
@@ -254,11 +251,7 @@ impl Qwen2 {
                 repeat_kv(k, c.heads / c.kv_heads)?,
                 repeat_kv(v, c.heads / c.kv_heads)?,
             );
-            let mut att = (q.matmul(&k.t()?)? * scale)?;
-            if let Some(mask) = &mask {
-                att = att.broadcast_add(mask)?;
-            }
-            let att = candle_nn::ops::softmax_last_dim(&att)?;
+            let att = causal_softmax(&q.matmul(&k.t()?)?, scale as f32, past)?;
             let y = att.matmul(&v)?.transpose(1, 2)?.reshape((1, t, c.hidden))?;
             x = (x + a.out.forward(&y)?)?;
             let h = candle_nn::ops::rms_norm(&x, &layer.ffn_norm, c.rms_eps as f32)?;
@@ -337,14 +330,58 @@ fn repeat_kv(x: Tensor, n_rep: usize) -> candle_core::Result<Tensor> {
         .reshape((b, kv * n_rep, t, d))
 }
 
-/// `[t, past + t]`: 0 where new position `i` may look (every cached position and the new ones
-/// up to itself), −∞ at later positions.
-fn causal_mask(t: usize, past: usize, device: &Device) -> candle_core::Result<Tensor> {
-    let width = past + t;
-    let mask: Vec<f32> = (0..t)
-        .flat_map(|i| (0..width).map(move |j| if j > past + i { f32::NEG_INFINITY } else { 0.0 }))
-        .collect();
-    Tensor::from_slice(&mask, (t, width), device)
+/// Softmax of each row of `scores · scale` (`[.., t, past + t]`), row `i` (a new position)
+/// over the columns it may look at (every cached position and the new ones up to itself);
+/// later columns get 0. One pass with the vectorised `exp` instead of a mask add, a scaling
+/// and candle's softmax (three passes over the scores, and libm's `exp`).
+fn causal_softmax(scores: &Tensor, scale: f32, past: usize) -> Result<Tensor, LlmError> {
+    let dims = scores.dims().to_vec();
+    let (t, width) = match dims[..] {
+        [.., t, width] if width == past + t => (t, width),
+        _ => {
+            return Err(LlmError::Input(format!(
+                "注意力分数形状 {dims:?} 与已缓存的 {past} 个位置不符"
+            )));
+        }
+    };
+    let mut out = vec![0f32; scores.elem_count()];
+    with_rows(scores, |flat| {
+        let rows = flat.len() / width;
+        let threads = candle_core::utils::get_num_threads().clamp(1, rows.max(1));
+        let per = rows.div_ceil(threads) * width;
+        std::thread::scope(|scope| {
+            for (c, (src, dst)) in flat.chunks(per).zip(out.chunks_mut(per)).enumerate() {
+                scope.spawn(move || {
+                    let rows = src.chunks_exact(width).zip(dst.chunks_exact_mut(width));
+                    for (r, (x, y)) in rows.enumerate() {
+                        let seen = past + (c * per / width + r) % t + 1;
+                        softmax_row(&x[..seen], scale, &mut y[..seen]);
+                    }
+                });
+            }
+        });
+    })?;
+    Ok(Tensor::from_vec(out, dims, scores.device())?)
+}
+
+/// `y = softmax(x · scale)` for `scale > 0`.
+fn softmax_row(x: &[f32], scale: f32, y: &mut [f32]) {
+    let max = max_of(x);
+    for (y, &x) in y.iter_mut().zip(x) {
+        *y = exp_nonpositive((x - max) * scale);
+    }
+    let mut lanes = [0f32; LANES];
+    let chunks = y.chunks_exact(LANES);
+    let rest: f32 = chunks.remainder().iter().sum();
+    for c in chunks {
+        for i in 0..LANES {
+            lanes[i] += c[i];
+        }
+    }
+    let inverse = 1.0 / (lanes.iter().sum::<f32>() + rest);
+    for y in y.iter_mut() {
+        *y *= inverse;
+    }
 }
 
 fn rope_tables(
@@ -615,6 +652,42 @@ mod tests {
         let m2: f64 = lp.iter().map(|l| l.exp() * l * l).sum();
         let rank = row.iter().filter(|&&x| x > row[actual]).count() as u32 + 1;
         (lp[actual], rank, -m1, m2 - m1 * m1)
+    }
+
+    #[test]
+    fn causal_softmax_sees_only_earlier_positions() {
+        let (t, past) = (3usize, 2usize);
+        let scores: Vec<f32> = (0..2 * t * (past + t))
+            .map(|i| (i % 7) as f32 - 3.0)
+            .collect();
+        let tensor = Tensor::from_vec(scores.clone(), (1, 2, t, past + t), &Device::Cpu).unwrap();
+        let got: Vec<f32> = causal_softmax(&tensor, 0.5, past)
+            .unwrap()
+            .flatten_all()
+            .unwrap()
+            .to_vec1()
+            .unwrap();
+        for (row, (x, y)) in scores
+            .chunks(past + t)
+            .zip(got.chunks(past + t))
+            .enumerate()
+        {
+            let seen = past + row % t + 1;
+            let z: f64 = x[..seen].iter().map(|&v| (v as f64 * 0.5).exp()).sum();
+            for j in 0..past + t {
+                let want = if j < seen {
+                    (x[j] as f64 * 0.5).exp() / z
+                } else {
+                    0.0
+                };
+                assert!(
+                    (y[j] as f64 - want).abs() < 1e-6,
+                    "row {row} col {j}: {} vs {want}",
+                    y[j]
+                );
+            }
+        }
+        assert!(causal_softmax(&tensor, 0.5, 1).is_err());
     }
 
     #[test]

@@ -1,8 +1,8 @@
 //! Linear layers of GGUF block-quantized weights (Q5_0, Q8_0) multiplied with 8-bit activations,
 //! the way llama.cpp runs these formats on a CPU: each 32-value block of a token's activations
 //! is quantized to bytes with its own scale, the products are summed in integers, and only the
-//! block sums are scaled in floating point. The f32 matrix product this replaces already ran
-//! at this CPU's floating-point peak; integer byte products (AVX2 `vpmaddubsw`) do 32
+//! block sums are scaled in floating point. The f32 matrix product this replaces runs near
+//! the CPU's floating-point peak on AVX2 machines; integer byte products (AVX2 `vpmaddubsw`) do 32
 //! multiply-adds per instruction against 8 for f32.
 //!
 //! Weights keep the file's integers and block scales exactly for Q5_0 (−16..15). Q8_0
@@ -128,10 +128,6 @@ impl QuantLinear {
             scales: tile_scales,
             offsets,
         }
-    }
-
-    pub fn rows(&self) -> usize {
-        self.rows
     }
 
     /// Byte products summed in 16 bits before widening: each instruction adds two products of

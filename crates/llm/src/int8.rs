@@ -184,19 +184,24 @@ impl QuantLinear {
         out
     }
 
+    /// The weights, scales and offsets of tile `tile`.
+    fn tile(&self, tile: usize) -> Tile<'_> {
+        let blocks = self.cols / BLOCK;
+        let per_tile = blocks * TILE_ROWS;
+        Tile {
+            weights: &self.weights[tile * per_tile * BLOCK..][..per_tile * BLOCK],
+            scales: &self.scales[tile * per_tile..][..per_tile],
+            offsets: &self.offsets[tile * per_tile..][..per_tile],
+            blocks,
+        }
+    }
+
     /// Every token's outputs for the rows of `tile`, written into `dst` (`[tokens, rows]`).
     ///
     /// # Safety
     /// `dst` must hold `acts.tokens × self.rows` values.
     unsafe fn tile_into(&self, tile: usize, acts: &QuantActivations, dst: *mut f32) {
-        let blocks = self.cols / BLOCK;
-        let per_tile = blocks * TILE_ROWS;
-        let view = Tile {
-            weights: &self.weights[tile * per_tile * BLOCK..][..per_tile * BLOCK],
-            scales: &self.scales[tile * per_tile..][..per_tile],
-            offsets: &self.offsets[tile * per_tile..][..per_tile],
-            blocks,
-        };
+        let view = self.tile(tile);
         let first_row = tile * TILE_ROWS;
         let rows_here = (self.rows - first_row).min(TILE_ROWS);
         let depth = self.depth();
@@ -463,7 +468,6 @@ mod tests {
             let want = reference(rows, cols, &ints, &scales, x, tokens);
             let acts = quantize_activations(x, tokens, cols);
             let tiles = rows.div_ceil(TILE_ROWS);
-            let per_tile = blocks * TILE_ROWS;
             for t in 0..tokens {
                 for r in 0..rows {
                     let i = t * rows + r;
@@ -478,12 +482,7 @@ mod tests {
             // The portable kernel gives the same bits.
             let mut portable_out = vec![0f32; tokens * rows];
             for tile in 0..tiles {
-                let view = Tile {
-                    weights: &linear.weights[tile * per_tile * BLOCK..][..per_tile * BLOCK],
-                    scales: &linear.scales[tile * per_tile..][..per_tile],
-                    offsets: &linear.offsets[tile * per_tile..][..per_tile],
-                    blocks,
-                };
+                let view = linear.tile(tile);
                 let mut m = 0;
                 while m < tokens {
                     let mt = (tokens - m).min(MAX_TOKENS);

@@ -164,6 +164,10 @@ impl QuantLinear {
 
     /// `x` is `[tokens, cols]`; returns `[tokens, rows]`.
     pub fn matmul(&self, x: &[f32], tokens: usize) -> Vec<f32> {
+        self.matmul_with(x, tokens, Kernel::best(self.depth()))
+    }
+
+    fn matmul_with(&self, x: &[f32], tokens: usize, kernel: Kernel) -> Vec<f32> {
         let acts = quantize_activations(x, tokens, self.cols);
         let mut out = vec![0f32; tokens * self.rows];
         let tiles = self.rows.div_ceil(TILE_ROWS);
@@ -176,7 +180,7 @@ impl QuantLinear {
                 scope.spawn(move || {
                     for tile in t * per..((t + 1) * per).min(tiles) {
                         // SAFETY: each thread writes only the columns of its own tiles.
-                        unsafe { self.tile_into(tile, acts, dst.0) };
+                        unsafe { self.tile_into(tile, acts, kernel, dst.0) };
                     }
                 });
             }
@@ -200,7 +204,13 @@ impl QuantLinear {
     ///
     /// # Safety
     /// `dst` must hold `acts.tokens × self.rows` values.
-    unsafe fn tile_into(&self, tile: usize, acts: &QuantActivations, dst: *mut f32) {
+    unsafe fn tile_into(
+        &self,
+        tile: usize,
+        acts: &QuantActivations,
+        kernel: Kernel,
+        dst: *mut f32,
+    ) {
         let view = self.tile(tile);
         let first_row = tile * TILE_ROWS;
         let rows_here = (self.rows - first_row).min(TILE_ROWS);
@@ -209,7 +219,7 @@ impl QuantLinear {
         while m < acts.tokens {
             let mt = (acts.tokens - m).min(MAX_TOKENS);
             let mut sums = [[0f32; TILE_ROWS]; MAX_TOKENS];
-            kernel(&view, acts, m, mt, depth, &mut sums);
+            kernel.run(&view, acts, m, mt, depth, &mut sums);
             for (i, row) in sums[..mt].iter().enumerate() {
                 // SAFETY: row m + i, columns first_row.. of a tokens × rows buffer.
                 unsafe {
@@ -260,34 +270,79 @@ fn quantize_activations(x: &[f32], tokens: usize, cols: usize) -> QuantActivatio
     }
 }
 
-/// Sums of tokens `m..m + mt` against the tile's rows into `sums[token][row]`.
-fn kernel(
-    tile: &Tile,
-    acts: &QuantActivations,
-    m: usize,
-    mt: usize,
-    depth: usize,
-    sums: &mut [[f32; TILE_ROWS]; MAX_TOKENS],
-) {
-    #[cfg(target_arch = "x86_64")]
-    if depth > 0 && std::arch::is_x86_feature_detected!("avx2") {
-        // SAFETY: AVX2 is present; `mt` is 1..=MAX_TOKENS and the tile and activations hold
-        // `tile.blocks` blocks per row and per token.
-        unsafe {
-            match mt {
-                1 => avx2::tile_depth::<1>(tile, acts, m, depth, sums),
-                2 => avx2::tile_depth::<2>(tile, acts, m, depth, sums),
-                3 => avx2::tile_depth::<3>(tile, acts, m, depth, sums),
-                4 => avx2::tile_depth::<4>(tile, acts, m, depth, sums),
-                5 => avx2::tile_depth::<5>(tile, acts, m, depth, sums),
-                6 => avx2::tile_depth::<6>(tile, acts, m, depth, sums),
-                7 => avx2::tile_depth::<7>(tile, acts, m, depth, sums),
-                _ => avx2::tile_depth::<8>(tile, acts, m, depth, sums),
+/// The kernels, fastest first; each gives the same bits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kernel {
+    /// 32-bit sums of four byte products per instruction (AVX-512 VNNI, 256-bit forms).
+    Vnni,
+    /// 16-bit sums of two byte products (AVX2), widened every `depth` instructions.
+    Avx2,
+    Portable,
+}
+
+impl Kernel {
+    /// Those this CPU runs for a layer of the given 16-bit depth (`QuantLinear::depth`).
+    fn available(depth: usize) -> Vec<Kernel> {
+        let mut kernels = vec![];
+        #[cfg(target_arch = "x86_64")]
+        {
+            if std::arch::is_x86_feature_detected!("avx512vnni")
+                && std::arch::is_x86_feature_detected!("avx512vl")
+                && std::arch::is_x86_feature_detected!("fma")
+            {
+                kernels.push(Kernel::Vnni);
+            }
+            if depth > 0
+                && std::arch::is_x86_feature_detected!("avx2")
+                && std::arch::is_x86_feature_detected!("fma")
+            {
+                kernels.push(Kernel::Avx2);
             }
         }
-        return;
+        let _ = depth;
+        kernels.push(Kernel::Portable);
+        kernels
     }
-    portable(tile, acts, m, mt, sums);
+
+    fn best(depth: usize) -> Kernel {
+        Kernel::available(depth)[0]
+    }
+
+    /// Sums of tokens `m..m + mt` against the tile's rows into `sums[token][row]`.
+    fn run(
+        self,
+        tile: &Tile,
+        acts: &QuantActivations,
+        m: usize,
+        mt: usize,
+        depth: usize,
+        sums: &mut [[f32; TILE_ROWS]; MAX_TOKENS],
+    ) {
+        /// `$f::<MT>($args)` with `mt` as the const token count.
+        macro_rules! by_tokens {
+            ($($f:ident)::+, $($arg:expr),*) => {
+                match mt {
+                    1 => $($f)::+::<1>($($arg),*),
+                    2 => $($f)::+::<2>($($arg),*),
+                    3 => $($f)::+::<3>($($arg),*),
+                    4 => $($f)::+::<4>($($arg),*),
+                    5 => $($f)::+::<5>($($arg),*),
+                    6 => $($f)::+::<6>($($arg),*),
+                    7 => $($f)::+::<7>($($arg),*),
+                    _ => $($f)::+::<8>($($arg),*),
+                }
+            };
+        }
+        match self {
+            // SAFETY: `available` found the instructions; `mt` is 1..=MAX_TOKENS and the tile
+            // and activations hold `tile.blocks` blocks per row and per token.
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Vnni => unsafe { by_tokens!(vnni::block_sums, tile, acts, m, sums) },
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Avx2 => unsafe { by_tokens!(avx2::tile_depth, tile, acts, m, depth, sums) },
+            _ => portable(tile, acts, m, mt, sums),
+        }
+    }
 }
 
 /// The same sums without vector instructions (and without the 16-bit limit): exact integer
@@ -397,6 +452,59 @@ mod avx2 {
     }
 }
 
+/// CPUs with VNNI (AMD Zen 4 and later, Intel server cores since Ice Lake) multiply bytes and
+/// add four products straight into 32-bit sums in one instruction: no 16-bit stage, so no
+/// depth limit, and the same integer sums (hence the same bits) as the other kernels.
+#[cfg(target_arch = "x86_64")]
+mod vnni {
+    use super::*;
+    use std::arch::x86_64::*;
+
+    #[target_feature(enable = "avx2,fma,avx512vnni,avx512vl")]
+    pub(super) unsafe fn block_sums<const MT: usize>(
+        tile: &Tile,
+        acts: &QuantActivations,
+        m: usize,
+        sums: &mut [[f32; TILE_ROWS]; MAX_TOKENS],
+    ) {
+        // SAFETY: every block index is below `tile.blocks`, every token below `acts.tokens`.
+        unsafe {
+            let cols = tile.blocks * BLOCK;
+            let mut acc = [_mm256_setzero_ps(); MT];
+            let w = tile.weights.as_ptr();
+            for b in 0..tile.blocks {
+                let wb = w.add(b * BLOCK * TILE_ROWS);
+                let wv: [__m256i; GROUPS] = std::array::from_fn(|g| {
+                    _mm256_loadu_si256(wb.add(g * 4 * TILE_ROWS) as *const __m256i)
+                });
+                let offset =
+                    _mm256_loadu_si256(tile.offsets.as_ptr().add(b * TILE_ROWS) as *const _);
+                let scale = _mm256_loadu_ps(tile.scales.as_ptr().add(b * TILE_ROWS));
+                for (i, acc) in acc.iter_mut().enumerate() {
+                    let token = m + i;
+                    let a = acts.bytes.as_ptr().add(token * cols + b * BLOCK);
+                    let group = |g: usize| {
+                        _mm256_set1_epi32(std::ptr::read_unaligned(a.add(g * 4) as *const i32))
+                    };
+                    // Two chains of four, so consecutive instructions do not wait on each other.
+                    let mut even = offset;
+                    let mut odd = _mm256_setzero_si256();
+                    for g in (0..GROUPS).step_by(2) {
+                        even = _mm256_dpbusd_epi32(even, group(g), wv[g]);
+                        odd = _mm256_dpbusd_epi32(odd, group(g + 1), wv[g + 1]);
+                    }
+                    let sum = _mm256_add_epi32(even, odd);
+                    let da = _mm256_set1_ps(*acts.scales.get_unchecked(token * tile.blocks + b));
+                    *acc = _mm256_fmadd_ps(_mm256_cvtepi32_ps(sum), _mm256_mul_ps(scale, da), *acc);
+                }
+            }
+            for (out, acc) in sums.iter_mut().zip(acc) {
+                _mm256_storeu_ps(out.as_mut_ptr(), acc);
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -467,7 +575,6 @@ mod tests {
             let got = linear.matmul(x, tokens);
             let want = reference(rows, cols, &ints, &scales, x, tokens);
             let acts = quantize_activations(x, tokens, cols);
-            let tiles = rows.div_ceil(TILE_ROWS);
             for t in 0..tokens {
                 for r in 0..rows {
                     let i = t * rows + r;
@@ -479,24 +586,11 @@ mod tests {
                     prop_assert!((got[i] as f64 - want[i]).abs() <= bound, "{} vs {} (bound {})", got[i], want[i], bound);
                 }
             }
-            // The portable kernel gives the same bits.
-            let mut portable_out = vec![0f32; tokens * rows];
-            for tile in 0..tiles {
-                let view = linear.tile(tile);
-                let mut m = 0;
-                while m < tokens {
-                    let mt = (tokens - m).min(MAX_TOKENS);
-                    let mut sums = [[0f32; TILE_ROWS]; MAX_TOKENS];
-                    portable(&view, &acts, m, mt, &mut sums);
-                    for i in 0..mt {
-                        for r in 0..(rows - tile * TILE_ROWS).min(TILE_ROWS) {
-                            portable_out[(m + i) * rows + tile * TILE_ROWS + r] = sums[i][r];
-                        }
-                    }
-                    m += mt;
-                }
+            // Every kernel this CPU has gives the portable kernel's bits.
+            let portable_out = linear.matmul_with(x, tokens, Kernel::Portable);
+            for kernel in Kernel::available(linear.depth()) {
+                prop_assert_eq!(&linear.matmul_with(x, tokens, kernel), &portable_out, "{:?}", kernel);
             }
-            prop_assert_eq!(got, portable_out);
         }
     }
 
@@ -509,18 +603,22 @@ mod tests {
         assert_eq!(
             one(127),
             0,
-            "no 16-bit sum is safe: the portable kernel runs"
+            "no 16-bit sum is safe: only the portable and VNNI kernels run"
         );
-        // Extreme activations and weights: sums that would overflow 16 bits are still exact.
-        for max in [-16i8, 15, 64, -64] {
+        assert!(!Kernel::available(0).contains(&Kernel::Avx2));
+        // Extreme activations and weights, with every kernel of this CPU: sums that would
+        // overflow 16 bits are still exact.
+        for max in [-16i8, 15, 64, -64, 127, -127] {
             let linear = QuantLinear::from_blocks(1, BLOCK, &[max; BLOCK], &[1.0]);
-            for x in [1f32, -1.0] {
-                let got = linear.matmul(&[x; BLOCK], 1)[0];
-                assert_eq!(
-                    got,
-                    32.0 * max as f32 * x / 127.0 * 127.0,
-                    "max {max} x {x}"
-                );
+            for kernel in Kernel::available(linear.depth()) {
+                for x in [1f32, -1.0] {
+                    let got = linear.matmul_with(&[x; BLOCK], 1, kernel)[0];
+                    assert_eq!(
+                        got,
+                        32.0 * max as f32 * x / 127.0 * 127.0,
+                        "max {max} x {x} {kernel:?}"
+                    );
+                }
             }
         }
     }

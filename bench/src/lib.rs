@@ -39,19 +39,20 @@ pub fn models_dir() -> std::path::PathBuf {
         .unwrap_or_else(|_| std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../data/models"))
 }
 
-/// The AI-text detection model from `models_dir()`, or `None` after saying why it was skipped.
+/// The AI-text detection model from `models_dir()`, with the arithmetic the shipped
+/// calibrations were fitted with, or `None` after saying why it was skipped.
 pub fn detection_scorer() -> Option<llm::LocalScorer> {
-    local_model("qwen2.5-0.5b", llm::Arithmetic::F32)
+    local_model("qwen2.5-0.5b", llm::Arithmetic::default())
 }
 
-/// The detection model with 8-bit activations and integer products (not yet calibrated).
-pub fn integer_detection_scorer() -> Option<llm::LocalScorer> {
-    local_model("qwen2.5-0.5b", llm::Arithmetic::Int8)
+/// The detection model with f32 products (for speed comparison; no shipped calibration fits it).
+pub fn f32_detection_scorer() -> Option<llm::LocalScorer> {
+    local_model("qwen2.5-0.5b", llm::Arithmetic::F32)
 }
 
 /// The observer model of the detection pair (Binoculars), or `None` after saying why.
 pub fn observer_scorer() -> Option<llm::LocalScorer> {
-    local_model("qwen2.5-1.5b", llm::Arithmetic::F32)
+    local_model("qwen2.5-1.5b", llm::Arithmetic::default())
 }
 
 fn local_model(name: &str, arithmetic: llm::Arithmetic) -> Option<llm::LocalScorer> {

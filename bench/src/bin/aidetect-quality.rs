@@ -63,7 +63,7 @@ fn main() {
         aidetect::builtin_calibration()
     };
     let held = eval::held_out_abstracts(&data, args.academic).unwrap_or_default();
-    let model = aidetect::model_name(&scorer, observer.as_ref());
+    let model = aidetect::scores_name(&scorer, observer.as_ref());
     let cache = eval::StatsCache::open(&args.cache, &model).expect("cache");
     let shipped_scores: Vec<f64> = held
         .iter()

@@ -1,7 +1,8 @@
 //! Scoring speed of the AI-text detector: tokens per second at window sizes growing 10× at a
 //! time, for the 0.5B model and (when installed) the 1.5B observer, and the time to judge a
 //! 10,000-character paper (CSL abstracts joined) with the 0.5B model alone and with the pair,
-//! and the 0.5B model's throughput and paper time with integer products (`llm::Arithmetic`).
+//! and, for comparison, the 0.5B model's throughput and paper time with f32 products instead of
+//! the default integer ones (`llm::Arithmetic`).
 //!
 //!   cargo run --release -p wenjian-bench --bin aidetect-speed
 //!
@@ -77,23 +78,22 @@ fn main() {
         &aidetect::Detector::new(scorer.clone(), None),
         &paper,
     )];
-    // The same model with integer products: throughput and paper time only, since the shipped
-    // calibration was fitted on f32 scores (its AI rate would mean nothing).
-    if let Some(integer) = wenjian_bench::integer_detection_scorer() {
+    // The same model with f32 products, for comparison: throughput and paper time only, since
+    // the shipped calibrations were fitted on integer-product scores (its AI rate would mean
+    // nothing).
+    if let Some(f32_scorer) = wenjian_bench::f32_detection_scorer() {
+        let label = format!("{} (f32 products, uncalibrated)", f32_scorer.name);
         models.push(serde_json::json!({
-            "model": format!("{} (int8 activations, uncalibrated)", integer.name),
-            "windows": throughput(&integer, &text),
+            "model": label,
+            "windows": throughput(&f32_scorer, &text),
         }));
         let mut timing = paper_time(
-            &aidetect::Detector::new(std::sync::Arc::new(integer), None),
+            &aidetect::Detector::new(std::sync::Arc::new(f32_scorer), None),
             &paper,
         );
         if let Some(t) = timing.as_object_mut() {
             t.remove("ai_rate");
-            t.insert(
-                "detector".into(),
-                "qwen2.5-0.5b (int8 activations, uncalibrated)".into(),
-            );
+            t.insert("detector".into(), label.into());
         }
         papers.push(timing);
     }

@@ -11,6 +11,10 @@ pub struct Calibration {
     pub version: String,
     /// The scoring model it was fitted with; scores from another model do not fit it.
     pub model: String,
+    /// The models' arithmetic (`llm::Arithmetic::name`): scores from the other one do not fit
+    /// it either. Files written before it was recorded were fitted with f32.
+    #[serde(default = "f32_arithmetic")]
+    pub arithmetic: String,
     /// SHA-256 of the data file it was fitted on.
     pub data_sha256: String,
     pub samples: usize,
@@ -21,6 +25,10 @@ pub struct Calibration {
     pub bias: f64,
     pub high_threshold: f64,
     pub medium_threshold: f64,
+}
+
+fn f32_arithmetic() -> String {
+    "f32".to_string()
 }
 
 fn sigmoid(z: f64) -> f64 {
@@ -61,6 +69,7 @@ impl Calibration {
 pub fn fit(
     samples: &[(Features, bool)],
     model: &str,
+    arithmetic: &str,
     data_sha256: &str,
     version: &str,
 ) -> Calibration {
@@ -104,6 +113,7 @@ pub fn fit(
     Calibration {
         version: version.to_string(),
         model: model.to_string(),
+        arithmetic: arithmetic.to_string(),
         data_sha256: data_sha256.to_string(),
         samples: samples.len(),
         features: feature_names(k > FEATURE_NAMES.len()),

@@ -67,7 +67,7 @@ struct CacheLine {
     stats: TokenStats,
 }
 
-/// Whole-text token statistics by `sha256(model, text)`, kept in a JSON Lines file that grows as
+/// Whole-text token statistics by `sha256(models and arithmetic, text)`, kept in a JSON Lines file that grows as
 /// texts are scored (an interrupted run loses nothing already scored).
 pub struct StatsCache {
     path: PathBuf,
@@ -152,7 +152,7 @@ pub fn cross_validated(samples: &[(Features, bool)], folds: usize) -> Vec<f64> {
             .filter(|(i, _)| i % folds != fold)
             .map(|(_, s)| s.clone())
             .collect();
-        let cal: Calibration = fit(&train, "cv", "", "cv");
+        let cal: Calibration = fit(&train, "cv", "", "", "cv");
         for (i, s) in samples
             .iter()
             .enumerate()
@@ -422,7 +422,8 @@ pub fn calibrate_with(
     }
     let (train_abs, held_abs) = split_abstracts(abstracts, args.academic);
     let model = crate::model_name(scorer, observer);
-    let mut cache = StatsCache::open(&args.cache, &model)?;
+    let arithmetic = crate::arithmetic_name(scorer, observer);
+    let mut cache = StatsCache::open(&args.cache, &crate::scores_name(scorer, observer))?;
     let texts: Vec<&str> = labelled
         .iter()
         .map(|r| r.text.as_str())
@@ -468,12 +469,12 @@ pub fn calibrate_with(
     let medium = at(0.10).clamp(0.2, high);
     let machine_scores = pick(&|s| s.1);
     let version = format!(
-        "aigc-cal-2 ({model}, {names}: {} labelled + {} academic texts)",
+        "aigc-cal-3 ({model}, {arithmetic}, {names}: {} labelled + {} academic texts)",
         labelled_scores.len(),
         academic_scores.len()
     );
     let samples: Vec<(Features, bool)> = train.iter().map(|s| (s.0.clone(), s.1)).collect();
-    let mut calibration = fit(&samples, &model, &sha, &version);
+    let mut calibration = fit(&samples, &model, &arithmetic, &sha, &version);
     calibration.high_threshold = high;
     calibration.medium_threshold = medium;
     let held: Vec<f64> = held_features

@@ -234,12 +234,32 @@ impl Detector {
     }
 }
 
-/// `scorer` alone, or `scorer + observer`: the name a calibration and its score cache go by.
+/// `scorer` alone, or `scorer + observer`: the name a calibration goes by.
 pub fn model_name(scorer: &LocalScorer, observer: Option<&LocalScorer>) -> String {
     match observer {
         Some(o) => format!("{} + {}", scorer.name, o.name),
         None => scorer.name.clone(),
     }
+}
+
+/// The models' arithmetic (`llm::Arithmetic::name`), e.g. `int8`, or `int8 + f32` for a pair
+/// that mixes them: a calibration fits the scores of exactly this.
+pub fn arithmetic_name(scorer: &LocalScorer, observer: Option<&LocalScorer>) -> String {
+    match observer {
+        Some(o) if o.arithmetic != scorer.arithmetic => {
+            format!("{} + {}", scorer.arithmetic.name(), o.arithmetic.name())
+        }
+        _ => scorer.arithmetic.name().to_string(),
+    }
+}
+
+/// What a score cache is keyed by: the models and their arithmetic.
+pub fn scores_name(scorer: &LocalScorer, observer: Option<&LocalScorer>) -> String {
+    format!(
+        "{} [{}]",
+        model_name(scorer, observer),
+        arithmetic_name(scorer, observer)
+    )
 }
 
 /// The figures from scored tokens (separate from scoring so it can be tested without a model).
@@ -292,4 +312,23 @@ pub fn builtin_pair_calibration() -> Calibration {
         "../calibration/qwen2.5-0.5b+qwen2.5-1.5b.json"
     ))
     .expect("the shipped pair calibration is valid JSON")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The shipped calibrations fit the scores the models give by default: loading a model with
+    /// `LocalScorer::load` must not pair it with a calibration of the other arithmetic.
+    #[test]
+    fn shipped_calibrations_fit_the_default_arithmetic() {
+        for cal in [builtin_calibration(), builtin_pair_calibration()] {
+            assert_eq!(
+                cal.arithmetic,
+                llm::Arithmetic::default().name(),
+                "{}",
+                cal.version
+            );
+        }
+    }
 }

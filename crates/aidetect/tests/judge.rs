@@ -88,7 +88,7 @@ fn short_lines_join_the_next_paragraph() {
 #[test]
 fn a_fitted_calibration_separates_and_is_stored_as_numbers() {
     let samples = synthetic_samples();
-    let cal = fit(&samples, "test-model", "abc", "test-1");
+    let cal = fit(&samples, "test-model", "int8", "abc", "test-1");
     assert_eq!(cal.weights.len(), FEATURE_NAMES.len());
     let scores: Vec<f64> = samples.iter().map(|(f, _)| cal.probability(f)).collect();
     let labels: Vec<bool> = samples.iter().map(|(_, l)| *l).collect();
@@ -104,7 +104,7 @@ fn a_fitted_calibration_separates_and_is_stored_as_numbers() {
 
 #[test]
 fn machine_like_paragraphs_are_banded_high_and_counted_in_the_rate() {
-    let cal = fit(&synthetic_samples(), "test-model", "abc", "test-1");
+    let cal = fit(&synthetic_samples(), "test-model", "int8", "abc", "test-1");
     let para = "研究表明该方法在多个数据集上取得了较好的效果并且具有一定的推广价值。".repeat(3);
     let text = format!("{para}\n{para}\n");
     let n = text.chars().count();
@@ -138,7 +138,7 @@ proptest! {
         text in "\\PC{0,400}",
         scores in proptest::collection::vec((0usize..500, -20f32..0.0, 1u32..100_000, 0f32..12.0, 0f32..50.0), 0..200),
     ) {
-        let cal = fit(&synthetic_samples(), "m", "h", "v");
+        let cal = fit(&synthetic_samples(), "m", "int8", "h", "v");
         let toks: Vec<ScoredToken> = scores
             .into_iter()
             .map(|(s, lp, rank, h, v)| ScoredToken { start: s, end: s + 1, logprob: lp, rank, entropy: h, logprob_variance: v, cross_entropy: None, observer_logprob: None })
@@ -208,7 +208,7 @@ fn a_pair_calibration_judges_with_the_observer_terms() {
             (f, machine)
         })
         .collect();
-    let cal = fit(&samples, "a + b", "abc", "pair-1");
+    let cal = fit(&samples, "a + b", "int8", "abc", "pair-1");
     assert!(cal.is_pair());
     assert_eq!(cal.features[7], "binoculars");
     let machine =

@@ -58,6 +58,8 @@ pub struct Tokens {
 /// A GGUF model and its tokenizer, ready to score text and to generate it (`generate`).
 pub struct LocalScorer {
     pub name: String,
+    /// How its block-format layers multiply; a calibration fits scores of one arithmetic.
+    pub arithmetic: Arithmetic,
     model: Qwen2,
     tokenizer: Tokenizer,
     /// Tokens with Latin letters and their text, gathered on first use (the copy guard bars
@@ -85,6 +87,7 @@ impl LocalScorer {
         let tokenizer = load_tokenizer(&dir.join("tokenizer.json"))?;
         Ok(LocalScorer {
             name: name.to_string(),
+            arithmetic,
             model,
             tokenizer,
             latin: std::sync::OnceLock::new(),

@@ -33,12 +33,23 @@ struct Layer {
 /// so a calibration belongs to one of them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Arithmetic {
-    /// Weights widened to f32, f32 activations: what the shipped calibrations were fitted with.
-    #[default]
+    /// Weights widened to f32, f32 activations.
     F32,
     /// Each 32-value block of activations quantized to 8 bits as llama.cpp does, integer
-    /// products (`int8`): faster on CPUs where the f32 product is at its peak.
+    /// products (`int8`): faster on CPUs where the f32 product is at its peak. The shipped
+    /// calibrations were fitted with it.
+    #[default]
     Int8,
+}
+
+impl Arithmetic {
+    /// The short name calibrations and score caches record.
+    pub fn name(self) -> &'static str {
+        match self {
+            Arithmetic::F32 => "f32",
+            Arithmetic::Int8 => "int8",
+        }
+    }
 }
 
 /// Shape of the network, from the GGUF metadata.

@@ -6,7 +6,7 @@
 use std::path::PathBuf;
 
 fn local_model() -> Option<llm::LocalScorer> {
-    local_model_with(llm::Arithmetic::F32)
+    local_model_with(llm::Arithmetic::default())
 }
 
 fn local_model_with(arithmetic: llm::Arithmetic) -> Option<llm::LocalScorer> {
@@ -50,7 +50,7 @@ fn copy_guard_never_bars_the_end_of_an_answer() {
 
 #[test]
 fn integer_arithmetic_scores_like_f32() {
-    let Some(f32_model) = local_model() else {
+    let Some(f32_model) = local_model_with(llm::Arithmetic::F32) else {
         return;
     };
     let Some(int8_model) = local_model_with(llm::Arithmetic::Int8) else {

@@ -374,6 +374,40 @@ fn portable(
     }
 }
 
+/// The vector kernels' common frame, for `MT` tokens against one tile: block after block, the
+/// tile's eight groups of weights (`wv`), offset corrections (`offset`) and scales are loaded
+/// once; for each token, `block_sum` gives the block's exact integer sums (8 rows, from the
+/// token's block of activation bytes at `a`), which are scaled once and accumulated.
+/// Expands inside an `unsafe` block of a function with AVX2 and FMA enabled.
+#[cfg(target_arch = "x86_64")]
+macro_rules! block_loop {
+    ($tile:ident, $acts:ident, $m:ident, $sums:ident, $mt:ident,
+     |$wv:ident, $offset:ident, $a:ident| $block_sum:block) => {{
+        let cols = $tile.blocks * BLOCK;
+        let mut acc = [_mm256_setzero_ps(); $mt];
+        let w = $tile.weights.as_ptr();
+        for b in 0..$tile.blocks {
+            let wb = w.add(b * BLOCK * TILE_ROWS);
+            let $wv: [__m256i; GROUPS] = std::array::from_fn(|g| {
+                _mm256_loadu_si256(wb.add(g * 4 * TILE_ROWS) as *const __m256i)
+            });
+            let $offset =
+                _mm256_loadu_si256($tile.offsets.as_ptr().add(b * TILE_ROWS) as *const __m256i);
+            let scale = _mm256_loadu_ps($tile.scales.as_ptr().add(b * TILE_ROWS));
+            for (i, acc) in acc.iter_mut().enumerate() {
+                let token = $m + i;
+                let $a = $acts.bytes.as_ptr().add(token * cols + b * BLOCK);
+                let sum: __m256i = $block_sum;
+                let da = _mm256_set1_ps(*$acts.scales.get_unchecked(token * $tile.blocks + b));
+                *acc = _mm256_fmadd_ps(_mm256_cvtepi32_ps(sum), _mm256_mul_ps(scale, da), *acc);
+            }
+        }
+        for (out, acc) in $sums.iter_mut().zip(acc) {
+            _mm256_storeu_ps(out.as_mut_ptr(), acc);
+        }
+    }};
+}
+
 #[cfg(target_arch = "x86_64")]
 mod avx2 {
     use super::*;
@@ -411,43 +445,25 @@ mod avx2 {
         // SAFETY: every block index is below `tile.blocks`, every token below `acts.tokens`.
         unsafe {
             let ones = _mm256_set1_epi16(1);
-            let cols = tile.blocks * BLOCK;
-            let mut acc = [_mm256_setzero_ps(); MT];
-            let w = tile.weights.as_ptr();
-            for b in 0..tile.blocks {
-                let wb = w.add(b * BLOCK * TILE_ROWS);
-                let wv: [__m256i; GROUPS] = std::array::from_fn(|g| {
-                    _mm256_loadu_si256(wb.add(g * 4 * TILE_ROWS) as *const __m256i)
-                });
-                let offset =
-                    _mm256_loadu_si256(tile.offsets.as_ptr().add(b * TILE_ROWS) as *const _);
-                let scale = _mm256_loadu_ps(tile.scales.as_ptr().add(b * TILE_ROWS));
-                for (i, acc) in acc.iter_mut().enumerate() {
-                    let token = m + i;
-                    let a = acts.bytes.as_ptr().add(token * cols + b * BLOCK);
-                    let group = |g: usize| {
-                        _mm256_maddubs_epi16(
-                            _mm256_set1_epi32(std::ptr::read_unaligned(a.add(g * 4) as *const i32)),
-                            wv[g],
-                        )
-                    };
-                    let mut sum = offset;
-                    let mut g = 0;
-                    while g < GROUPS {
-                        let mut p = group(g);
-                        for d in 1..DEPTH {
-                            p = _mm256_add_epi16(p, group(g + d));
-                        }
-                        sum = _mm256_add_epi32(sum, _mm256_madd_epi16(p, ones));
-                        g += DEPTH;
+            block_loop!(tile, acts, m, sums, MT, |wv, offset, a| {
+                let group = |g: usize| {
+                    _mm256_maddubs_epi16(
+                        _mm256_set1_epi32(std::ptr::read_unaligned(a.add(g * 4) as *const i32)),
+                        wv[g],
+                    )
+                };
+                let mut sum = offset;
+                let mut g = 0;
+                while g < GROUPS {
+                    let mut p = group(g);
+                    for d in 1..DEPTH {
+                        p = _mm256_add_epi16(p, group(g + d));
                     }
-                    let da = _mm256_set1_ps(*acts.scales.get_unchecked(token * tile.blocks + b));
-                    *acc = _mm256_fmadd_ps(_mm256_cvtepi32_ps(sum), _mm256_mul_ps(scale, da), *acc);
+                    sum = _mm256_add_epi32(sum, _mm256_madd_epi16(p, ones));
+                    g += DEPTH;
                 }
-            }
-            for (out, acc) in sums.iter_mut().zip(acc) {
-                _mm256_storeu_ps(out.as_mut_ptr(), acc);
-            }
+                sum
+            });
         }
     }
 }
@@ -469,38 +485,19 @@ mod vnni {
     ) {
         // SAFETY: every block index is below `tile.blocks`, every token below `acts.tokens`.
         unsafe {
-            let cols = tile.blocks * BLOCK;
-            let mut acc = [_mm256_setzero_ps(); MT];
-            let w = tile.weights.as_ptr();
-            for b in 0..tile.blocks {
-                let wb = w.add(b * BLOCK * TILE_ROWS);
-                let wv: [__m256i; GROUPS] = std::array::from_fn(|g| {
-                    _mm256_loadu_si256(wb.add(g * 4 * TILE_ROWS) as *const __m256i)
-                });
-                let offset =
-                    _mm256_loadu_si256(tile.offsets.as_ptr().add(b * TILE_ROWS) as *const _);
-                let scale = _mm256_loadu_ps(tile.scales.as_ptr().add(b * TILE_ROWS));
-                for (i, acc) in acc.iter_mut().enumerate() {
-                    let token = m + i;
-                    let a = acts.bytes.as_ptr().add(token * cols + b * BLOCK);
-                    let group = |g: usize| {
-                        _mm256_set1_epi32(std::ptr::read_unaligned(a.add(g * 4) as *const i32))
-                    };
-                    // Two chains of four, so consecutive instructions do not wait on each other.
-                    let mut even = offset;
-                    let mut odd = _mm256_setzero_si256();
-                    for g in (0..GROUPS).step_by(2) {
-                        even = _mm256_dpbusd_epi32(even, group(g), wv[g]);
-                        odd = _mm256_dpbusd_epi32(odd, group(g + 1), wv[g + 1]);
-                    }
-                    let sum = _mm256_add_epi32(even, odd);
-                    let da = _mm256_set1_ps(*acts.scales.get_unchecked(token * tile.blocks + b));
-                    *acc = _mm256_fmadd_ps(_mm256_cvtepi32_ps(sum), _mm256_mul_ps(scale, da), *acc);
+            block_loop!(tile, acts, m, sums, MT, |wv, offset, a| {
+                let group = |g: usize| {
+                    _mm256_set1_epi32(std::ptr::read_unaligned(a.add(g * 4) as *const i32))
+                };
+                // Two chains of four, so consecutive instructions do not wait on each other.
+                let mut even = offset;
+                let mut odd = _mm256_setzero_si256();
+                for g in (0..GROUPS).step_by(2) {
+                    even = _mm256_dpbusd_epi32(even, group(g), wv[g]);
+                    odd = _mm256_dpbusd_epi32(odd, group(g + 1), wv[g + 1]);
                 }
-            }
-            for (out, acc) in sums.iter_mut().zip(acc) {
-                _mm256_storeu_ps(out.as_mut_ptr(), acc);
-            }
+                _mm256_add_epi32(even, odd)
+            });
         }
     }
 }

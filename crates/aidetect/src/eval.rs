@@ -67,8 +67,8 @@ struct CacheLine {
     stats: TokenStats,
 }
 
-/// Whole-text token statistics by `sha256(models and arithmetic, text)`, kept in a JSON Lines file that grows as
-/// texts are scored (an interrupted run loses nothing already scored).
+/// Whole-text token statistics by `sha256(models and arithmetic, text)`, kept in a JSON Lines
+/// file that grows as texts are scored (an interrupted run loses nothing already scored).
 pub struct StatsCache {
     path: PathBuf,
     model: String,

@@ -3,8 +3,8 @@
 //! is the slow part (seconds per text on two cores), so the model's statistics of every text are
 //! cached by the hash of model and text; features and calibration can then change freely.
 
-use crate::calibration::{Calibration, auroc, fit, tpr_at_fpr};
-use crate::features::{Features, TokenStats};
+use crate::calibration::{Calibration, FitSpec, Sample, auroc, fit, fit_samples, tpr_at_fpr};
+use crate::features::{Features, SPREAD_FEATURE_NAMES, TokenStats, feature_names};
 use llm::LocalScorer;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
@@ -12,27 +12,48 @@ use std::collections::HashMap;
 use std::io::{BufRead, Write};
 use std::path::{Path, PathBuf};
 
-/// A text with its label.
+/// A text with its label and who wrote it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Labelled {
     pub text: String,
     pub machine: bool,
+    /// `human`, or the generating model as the data names it (`GPT4.5`, `DeepSeek R`), or
+    /// `ChatGPT (HC3)` for machine rows of a file that names none (HC3, 2023).
+    pub generator: String,
+    /// The file it came from (its stem); empty until `read_eval_data` sets it.
+    pub source: String,
 }
+
+/// What machine rows of a file without a `model` field were written by.
+pub const HC3_GENERATOR: &str = "ChatGPT (HC3)";
+pub const HUMAN: &str = "human";
 
 #[derive(Deserialize)]
 struct Row {
     text: String,
     label: u8,
+    #[serde(default)]
+    model: Option<String>,
 }
 
-/// `{"text","label"}` JSON Lines (1 = machine-written).
+/// `{"text","label"[,"model"]}` JSON Lines (1 = machine-written).
 pub fn read_labelled_jsonl(raw: &str) -> Result<Vec<Labelled>, serde_json::Error> {
     raw.lines()
         .filter(|l| !l.trim().is_empty())
         .map(|l| {
-            serde_json::from_str::<Row>(l).map(|r| Labelled {
-                text: r.text,
-                machine: r.label == 1,
+            serde_json::from_str::<Row>(l).map(|r| {
+                let machine = r.label == 1;
+                let generator = match (machine, r.model) {
+                    (false, _) => HUMAN.to_string(),
+                    (true, Some(m)) if !m.trim().is_empty() && m != HUMAN => m,
+                    (true, _) => HC3_GENERATOR.to_string(),
+                };
+                Labelled {
+                    text: r.text,
+                    machine,
+                    generator,
+                    source: String::new(),
+                }
             })
         })
         .collect()
@@ -65,6 +86,17 @@ pub fn shuffle<T>(items: &mut [T], mut seed: u64) {
 struct CacheLine {
     key: String,
     stats: TokenStats,
+    /// The mean hidden state at the probe layer, when it was read.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    hidden: Option<Vec<f32>>,
+}
+
+/// What scoring a text gave: its token statistics and, when read, its mean hidden state at the
+/// probe layer.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TextScores {
+    pub stats: TokenStats,
+    pub hidden: Option<Vec<f32>>,
 }
 
 /// Whole-text token statistics by `sha256(models and arithmetic, text)`, kept in a JSON Lines
@@ -72,7 +104,7 @@ struct CacheLine {
 pub struct StatsCache {
     path: PathBuf,
     model: String,
-    entries: HashMap<String, TokenStats>,
+    entries: HashMap<String, TextScores>,
 }
 
 impl StatsCache {
@@ -82,7 +114,11 @@ impl StatsCache {
             for line in std::io::BufReader::new(file).lines() {
                 // A line cut short by an interrupted run is skipped, not fatal.
                 if let Ok(l) = serde_json::from_str::<CacheLine>(&line?) {
-                    entries.insert(l.key, l.stats);
+                    let scores = TextScores {
+                        stats: l.stats,
+                        hidden: l.hidden,
+                    };
+                    entries.insert(l.key, scores);
                 }
             }
         }
@@ -102,7 +138,12 @@ impl StatsCache {
     }
 
     pub fn get(&self, text: &str) -> Option<TokenStats> {
-        self.entries.get(&self.key(text)).copied()
+        self.entries.get(&self.key(text)).map(|s| s.stats)
+    }
+
+    /// The cached scores of `text`, hidden state included.
+    pub fn scores(&self, text: &str) -> Option<&TextScores> {
+        self.entries.get(&self.key(text))
     }
 
     pub fn len(&self) -> usize {
@@ -119,11 +160,26 @@ impl StatsCache {
         text: &str,
         score: impl FnOnce(&str) -> Result<TokenStats, E>,
     ) -> Result<TokenStats, E> {
+        self.text_scores(text, |t| {
+            score(t).map(|stats| TextScores {
+                stats,
+                hidden: None,
+            })
+        })
+        .map(|s| s.stats)
+    }
+
+    /// The cached scores of `text`, or `score`'s, which are then appended to the file.
+    pub fn text_scores<E: From<std::io::Error>>(
+        &mut self,
+        text: &str,
+        score: impl FnOnce(&str) -> Result<TextScores, E>,
+    ) -> Result<TextScores, E> {
         let key = self.key(text);
         if let Some(s) = self.entries.get(&key) {
-            return Ok(*s);
+            return Ok(s.clone());
         }
-        let stats = score(text)?;
+        let TextScores { stats, hidden } = score(text)?;
         if let Some(dir) = self.path.parent() {
             std::fs::create_dir_all(dir)?;
         }
@@ -134,11 +190,13 @@ impl StatsCache {
         let line = serde_json::to_string(&CacheLine {
             key: key.clone(),
             stats,
+            hidden: hidden.clone(),
         })
         .map_err(std::io::Error::other)?;
         writeln!(file, "{line}")?;
-        self.entries.insert(key, stats);
-        Ok(stats)
+        let scores = TextScores { stats, hidden };
+        self.entries.insert(key, scores.clone());
+        Ok(scores)
     }
 }
 
@@ -206,7 +264,7 @@ impl From<std::io::Error> for EvalError {
 pub struct CalibrateArgs {
     /// The evaluation folder (`aigc/*.jsonl`, `corpus/csl-abstracts-*.json`) or one JSON Lines file.
     pub data: std::path::PathBuf,
-    /// At most this many labelled texts (0: all).
+    /// At most this many labelled texts from each file (0: all).
     pub limit: usize,
     /// Human academic abstracts to use: the first half joins the training negatives, the second
     /// half is held out to measure false positives on formal academic prose.
@@ -250,12 +308,21 @@ pub fn read_eval_data(data: &Path) -> Result<EvalData, EvalError> {
             .map_err(|e| EvalError(format!("无法读取 {}：{e}", f.display())))?;
         hash.update(raw.as_bytes());
         if f.extension().is_some_and(|e| e == "jsonl") {
-            labelled.extend(read_labelled_jsonl(&raw).map_err(|e| {
+            let source = f
+                .file_stem()
+                .and_then(|s| s.to_str())
+                .unwrap_or("")
+                .to_string();
+            let rows = read_labelled_jsonl(&raw).map_err(|e| {
                 EvalError(format!(
                     "{} 应为 JSON Lines：{{\"text\", \"label\"}}（1 = 机器生成）：{e}",
                     f.display()
                 ))
-            })?);
+            })?;
+            labelled.extend(rows.into_iter().map(|r| Labelled {
+                source: source.clone(),
+                ..r
+            }));
         } else {
             abstracts.extend(
                 read_csl_abstracts(&raw)
@@ -296,28 +363,68 @@ pub fn held_out_abstracts(data: &Path, academic: usize) -> Result<Vec<String>, E
     Ok(split_abstracts(read_eval_data(data)?.abstracts, academic).1)
 }
 
-/// Scores the texts not yet in the cache (with the observer's terms when there is one), telling
-/// `progress(scored, to score)`, and returns every text's statistics.
-fn stats_of_all(
+/// The layer whose hidden states the probe reads: the middle of the 0.5B model's 24. Measured
+/// on the shared data (docs/aidetect.md), the middle layers separate modern models' text best
+/// and the last layer worst.
+pub const PROBE_LAYER: usize = 12;
+
+/// Scores `text` as the detector reads it — paragraph by paragraph (`crate::paragraphs`), each
+/// as the model sees it (`crate::scoring_text`) — with the observer's terms when there is one,
+/// and the mean hidden state at `pool` when given.
+pub fn score_text(
+    scorer: &LocalScorer,
+    observer: Option<&LocalScorer>,
+    pool: Option<usize>,
+    text: &str,
+) -> Result<TextScores, llm::LlmError> {
+    let chars: Vec<char> = text.chars().collect();
+    let layers: Vec<usize> = pool.into_iter().collect();
+    let mut tokens = vec![];
+    let mut sum: Option<Vec<f32>> = None;
+    for (s, e) in crate::paragraphs(text) {
+        let piece: String = chars[s..e].iter().collect();
+        let reading = llm::Reading {
+            observer,
+            pool: &layers,
+            probe: None,
+        };
+        let scored = scorer.read(&crate::scoring_text(&piece).0, reading, &mut |_, _| {})?;
+        tokens.extend(scored.tokens);
+        if let Some(h) = scored.hidden_sums.into_iter().next() {
+            match &mut sum {
+                Some(total) => total.iter_mut().zip(h).for_each(|(a, b)| *a += b),
+                None => sum = Some(h),
+            }
+        }
+    }
+    // Offsets restart in every paragraph; the statistics take every token.
+    let stats = TokenStats::of(&tokens, 0, usize::MAX);
+    let n = tokens.len().max(1) as f32;
+    let hidden = sum.map(|h| h.into_iter().map(|x| x / n).collect());
+    Ok(TextScores { stats, hidden })
+}
+
+/// Scores the texts not yet in the cache, telling `progress(scored, to score)`, and returns
+/// every text's scores.
+fn scores_of_all(
     scorer: &LocalScorer,
     observer: Option<&LocalScorer>,
     cache: &mut StatsCache,
     texts: &[&str],
     progress: &mut dyn FnMut(usize, usize),
-) -> Result<Vec<TokenStats>, EvalError> {
-    let missing = texts.iter().filter(|t| cache.get(t).is_none()).count();
+) -> Result<Vec<TextScores>, EvalError> {
+    let missing = texts.iter().filter(|t| cache.scores(t).is_none()).count();
     let mut done = 0;
     let mut out = Vec::with_capacity(texts.len());
     for text in texts {
-        let stats = cache.stats(text, |t| -> Result<TokenStats, EvalError> {
-            let tokens = scorer
-                .score(t, observer)
+        let scores = cache.text_scores(text, |t| -> Result<TextScores, EvalError> {
+            let s = score_text(scorer, observer, Some(PROBE_LAYER), t)
                 .map_err(|e| EvalError(e.to_string()))?;
             done += 1;
             progress(done, missing);
-            Ok(TokenStats::of(&tokens, 0, t.chars().count()))
+            Ok(s)
         })?;
-        out.push(stats);
+        out.push(scores);
     }
     Ok(out)
 }
@@ -329,6 +436,8 @@ pub struct Quality {
     pub machine_texts: usize,
     pub academic_train: usize,
     pub academic_held_out: usize,
+    /// The features fitted (the probe's mean reading is `probe`).
+    pub features: Vec<String>,
     /// Five-fold cross-validated, on the labelled texts.
     pub auroc_cv: f64,
     pub tpr_at_1pct_fpr_cv: f64,
@@ -342,11 +451,29 @@ pub struct Quality {
     /// Human academic abstracts never seen in fitting, judged by the shipped calibration.
     pub fpr_academic_held_out: f64,
     pub medium_or_high_academic_held_out: f64,
+    /// Each generator's machine texts against every human text of the labelled data: five-fold
+    /// cross-validated, and fitted without that generator's texts at all.
+    pub generators: Vec<GeneratorFigures>,
     pub data_sha256: String,
-    /// With an observer: the same cross-validated figures from the scoring model's seven
-    /// features alone, on the same texts, to show what the observer adds.
+    /// The same cross-validated figures from the 2023 calibration's features alone (means of
+    /// the token scores and style cues; no spread, no probe, no observer), on the same texts,
+    /// to show what the new features add.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub scorer_alone: Option<CrossValidated>,
+    pub baseline: Option<CrossValidated>,
+}
+
+/// How one generator's texts are told from human ones.
+#[derive(Debug, Clone, Serialize)]
+pub struct GeneratorFigures {
+    pub generator: String,
+    pub texts: usize,
+    /// Five-fold cross-validated, against every labelled human text.
+    pub cross_validated: CrossValidated,
+    /// Share of its texts in the high band (cross-validated scores, operating threshold).
+    pub high_band_cv: f64,
+    /// Fitted on everything but this generator's texts (humans split five-fold).
+    pub left_out: CrossValidated,
+    pub high_band_left_out: f64,
 }
 
 /// Cross-validated separation of the labelled texts.
@@ -367,42 +494,159 @@ impl CrossValidated {
     }
 }
 
-/// The training set — (features, machine, is an academic abstract) for the labelled texts and
-/// then the training abstracts, those with features — and its five-fold out-of-fold scores.
-fn out_of_fold(
-    features: &[Option<Features>],
-    labelled: &[Labelled],
-) -> (Vec<(Features, bool, bool)>, Vec<f64>) {
-    let set: Vec<(Features, bool, bool)> = features
-        .iter()
-        .enumerate()
-        .filter_map(|(i, f)| {
-            let f = f.clone()?;
-            Some(match labelled.get(i) {
-                Some(r) => (f, r.machine, false),
-                None => (f, false, true),
-            })
-        })
-        .collect();
-    let samples: Vec<(Features, bool)> = set.iter().map(|s| (s.0.clone(), s.1)).collect();
-    let oof = cross_validated(&samples, 5);
-    (set, oof)
+/// What a calibration run fits: the 2023 features (means and style), the spread of the scores,
+/// the pair's terms with an observer, and the hidden-state probe.
+pub fn fit_spec(pair: bool) -> FitSpec {
+    let mut features = feature_names(pair);
+    features.extend(SPREAD_FEATURE_NAMES.iter().map(|s| s.to_string()));
+    FitSpec {
+        features,
+        probe_layer: Some(PROBE_LAYER),
+        l2: 1e-3,
+        // The probe's 896 weights get a stronger penalty than the handful of scalar features.
+        // Measured on the shared data, the figures barely depend on it (leave-one-generator-out
+        // AUROC 0.969–0.979 for penalties 0.003–0.25, docs/aidetect.md).
+        l2_hidden: 2e-2,
+    }
 }
 
-/// The cross-validated figures of the labelled texts in `set`, and their scores.
-fn labelled_figures(set: &[(Features, bool, bool)], oof: &[f64]) -> (CrossValidated, Vec<f64>) {
-    let (scores, labels): (Vec<f64>, Vec<bool>) = set
+/// One text of a calibration run: its sample, and what the figures group it by.
+struct Entry {
+    sample: Sample,
+    generator: String,
+    academic: bool,
+}
+
+/// Fits on `train` and returns the probabilities of `test` (indices into `entries`).
+fn fit_and_score(entries: &[Entry], train: &[usize], test: &[usize], spec: &FitSpec) -> Vec<f64> {
+    let samples: Vec<Sample> = train.iter().map(|&i| entries[i].sample.clone()).collect();
+    let cal = fit_samples(&samples, spec, "cv", "", "", "cv");
+    test.iter()
+        .map(|&i| cal.sample_probability(&entries[i].sample))
+        .collect()
+}
+
+/// Runs `jobs` on both cores (each a fit of seconds).
+fn in_parallel<T: Send>(jobs: Vec<Box<dyn FnOnce() -> T + Send + '_>>) -> Vec<T> {
+    let threads = std::thread::available_parallelism()
+        .map_or(2, |n| n.get())
+        .max(1);
+    let mut out: Vec<Option<T>> = (0..jobs.len()).map(|_| None).collect();
+    let mut jobs: Vec<(usize, Box<dyn FnOnce() -> T + Send + '_>)> =
+        jobs.into_iter().enumerate().collect();
+    while !jobs.is_empty() {
+        let batch: Vec<_> = jobs.drain(..threads.min(jobs.len())).collect();
+        std::thread::scope(|scope| {
+            let handles: Vec<_> = batch
+                .into_iter()
+                .map(|(i, job)| (i, scope.spawn(job)))
+                .collect();
+            for (i, h) in handles {
+                out[i] = h.join().ok();
+            }
+        });
+    }
+    out.into_iter()
+        .map(|o| o.expect("a fit panicked"))
+        .collect()
+}
+
+/// Out-of-fold probabilities of `members` (indices into `entries`): five folds by position.
+fn out_of_fold(entries: &[Entry], members: &[usize], spec: &FitSpec) -> Vec<f64> {
+    let folds = 5;
+    let jobs: Vec<Box<dyn FnOnce() -> Vec<f64> + Send + '_>> = (0..folds)
+        .map(|fold| {
+            let train: Vec<usize> = members
+                .iter()
+                .enumerate()
+                .filter(|(k, _)| k % folds != fold)
+                .map(|(_, &i)| i)
+                .collect();
+            let test: Vec<usize> = members
+                .iter()
+                .enumerate()
+                .filter(|(k, _)| k % folds == fold)
+                .map(|(_, &i)| i)
+                .collect();
+            Box::new(move || fit_and_score(entries, &train, &test, spec))
+                as Box<dyn FnOnce() -> Vec<f64> + Send + '_>
+        })
+        .collect();
+    let results = in_parallel(jobs);
+    let mut scores = vec![0.0; members.len()];
+    for (fold, r) in results.into_iter().enumerate() {
+        let positions = (0..members.len()).filter(|k| k % folds == fold);
+        for (k, p) in positions.zip(r) {
+            scores[k] = p;
+        }
+    }
+    scores
+}
+
+/// Scores when `generator`'s texts are left out of fitting: its texts scored by each of five
+/// fits (averaged), every other text by the fit whose fold left it out.
+fn left_out_scores(
+    entries: &[Entry],
+    members: &[usize],
+    generator: &str,
+    spec: &FitSpec,
+) -> Vec<f64> {
+    let others: Vec<usize> = members
         .iter()
-        .zip(oof)
-        .filter(|(s, _)| !s.2)
-        .map(|(s, p)| (*p, s.1))
-        .unzip();
-    (CrossValidated::of(&scores, &labels), scores)
+        .copied()
+        .filter(|&i| entries[i].generator != generator)
+        .collect();
+    let held: Vec<usize> = members
+        .iter()
+        .copied()
+        .filter(|&i| entries[i].generator == generator)
+        .collect();
+    let oof = out_of_fold(entries, &others, spec);
+    let folds = 5;
+    let jobs: Vec<Box<dyn FnOnce() -> Vec<f64> + Send + '_>> = (0..folds)
+        .map(|fold| {
+            let train: Vec<usize> = others
+                .iter()
+                .enumerate()
+                .filter(|(k, _)| k % folds != fold)
+                .map(|(_, &i)| i)
+                .collect();
+            let held = held.clone();
+            Box::new(move || fit_and_score(entries, &train, &held, spec))
+                as Box<dyn FnOnce() -> Vec<f64> + Send + '_>
+        })
+        .collect();
+    let per_fold = in_parallel(jobs);
+    let mut scores: HashMap<usize, f64> = others.iter().copied().zip(oof).collect();
+    for (k, &i) in held.iter().enumerate() {
+        let mean = per_fold.iter().map(|r| r[k]).sum::<f64>() / folds as f64;
+        scores.insert(i, mean);
+    }
+    members.iter().map(|i| scores[i]).collect()
+}
+
+/// The labelled texts of a run: at most `limit` from each file (0: all), shuffled the same way
+/// every time, without repeats and without texts too short to judge.
+fn labelled_for_run(mut labelled: Vec<Labelled>, limit: usize) -> Vec<Labelled> {
+    labelled.retain(|r| crate::counted_chars(&r.text) >= 50);
+    let mut seen = std::collections::HashSet::new();
+    labelled.retain(|r| seen.insert(r.text.clone()));
+    shuffle(&mut labelled, 20261122);
+    if limit > 0 {
+        let mut taken: HashMap<String, usize> = HashMap::new();
+        labelled.retain(|r| {
+            let n = taken.entry(r.source.clone()).or_default();
+            *n += 1;
+            *n <= limit
+        });
+    }
+    labelled
 }
 
 /// Fits the calibration on the labelled texts plus half of the academic abstracts, picks the
 /// operating thresholds from cross-validated scores of the human texts, and measures the false
-/// positives on the held-out abstracts. With an observer, on the pair's ten features.
+/// positives on the held-out abstracts, and each generator's figures within and across
+/// generators. With an observer, with the pair's terms too.
 pub fn calibrate_with(
     scorer: &LocalScorer,
     observer: Option<&LocalScorer>,
@@ -410,16 +654,12 @@ pub fn calibrate_with(
     progress: &mut dyn FnMut(usize, usize),
 ) -> Result<(Calibration, Quality), EvalError> {
     let EvalData {
-        mut labelled,
+        labelled,
         abstracts,
         sha256: sha,
         names,
     } = read_eval_data(&args.data)?;
-    labelled.retain(|r| crate::counted_chars(&r.text) >= 50);
-    shuffle(&mut labelled, 20261122);
-    if args.limit > 0 {
-        labelled.truncate(args.limit);
-    }
+    let labelled = labelled_for_run(labelled, args.limit);
     let (train_abs, held_abs) = split_abstracts(abstracts, args.academic);
     let model = crate::model_name(scorer, observer);
     let arithmetic = crate::arithmetic_name(scorer, observer);
@@ -430,63 +670,130 @@ pub fn calibrate_with(
         .chain(train_abs.iter().map(String::as_str))
         .chain(held_abs.iter().map(String::as_str))
         .collect();
-    let stats = stats_of_all(scorer, observer, &mut cache, &texts, progress)?;
+    let scores = scores_of_all(scorer, observer, &mut cache, &texts, progress)?;
     let pair = observer.is_some();
-    let features: Vec<Option<Features>> = stats
-        .iter()
-        .zip(&texts)
-        .map(|(s, t)| s.features(t, pair))
+    let spec = fit_spec(pair);
+    let entry = |i: usize, spec: &FitSpec| -> Option<Entry> {
+        let features = scores[i].stats.values(texts[i], &spec.features)?;
+        let (machine, generator, academic) = match labelled.get(i) {
+            Some(r) => (r.machine, r.generator.clone(), false),
+            None => (false, HUMAN.to_string(), true),
+        };
+        Some(Entry {
+            sample: Sample {
+                features,
+                hidden: scores[i].hidden.clone(),
+                machine,
+            },
+            generator,
+            academic,
+        })
+    };
+    let train_count = labelled.len() + train_abs.len();
+    let entries: Vec<Entry> = (0..train_count).filter_map(|i| entry(i, &spec)).collect();
+    let held: Vec<Entry> = (train_count..texts.len())
+        .filter_map(|i| entry(i, &spec))
         .collect();
-    let (train_features, held_features) = features.split_at(labelled.len() + train_abs.len());
-    let (train, oof) = out_of_fold(train_features, &labelled);
-    let pick = |want: &dyn Fn(&(Features, bool, bool)) -> bool| -> Vec<f64> {
-        train
+    let all: Vec<usize> = (0..entries.len()).collect();
+    let oof = out_of_fold(&entries, &all, &spec);
+    let pick = |want: &dyn Fn(&Entry) -> bool, scores: &[f64]| -> Vec<f64> {
+        entries
             .iter()
-            .zip(&oof)
-            .filter(|(s, _)| want(s))
+            .zip(scores)
+            .filter(|(e, _)| want(e))
             .map(|(_, p)| *p)
             .collect()
     };
-    let (figures, labelled_scores) = labelled_figures(&train, &oof);
-    // The same training texts judged on the scoring model's features alone.
-    let scorer_alone = pair.then(|| {
-        let alone: Vec<Option<Features>> = stats[..train_features.len()]
+    let labelled_of = |scores: &[f64]| -> (Vec<f64>, Vec<bool>) {
+        entries
             .iter()
-            .zip(&texts)
-            .map(|(s, t)| s.features(t, false))
-            .collect();
-        let (set, oof) = out_of_fold(&alone, &labelled);
-        labelled_figures(&set, &oof).0
-    });
-    let academic_scores = pick(&|s| s.2);
+            .zip(scores)
+            .filter(|(e, _)| !e.academic)
+            .map(|(e, p)| (*p, e.sample.machine))
+            .unzip()
+    };
+    let (labelled_scores, labels) = labelled_of(&oof);
+    let figures = CrossValidated::of(&labelled_scores, &labels);
+    let academic_scores = pick(&|e| e.academic, &oof);
     // The high band: at most 1 % of the human QA answers and at most 1 % of the academic
     // abstracts reach it in cross-validation (each group on its own, so the larger one cannot
     // hide the other), and never below an even chance. The medium band: 10 % of each.
-    let qa_human = pick(&|s| !s.1 && !s.2);
+    let qa_human = pick(&|e| !e.sample.machine && !e.academic, &oof);
     let at =
         |fpr: f64| threshold_at_fpr(&qa_human, fpr).max(threshold_at_fpr(&academic_scores, fpr));
     let high = at(0.01).max(0.5);
     let medium = at(0.10).clamp(0.2, high);
-    let machine_scores = pick(&|s| s.1);
+    let machine_scores = pick(&|e| e.sample.machine, &oof);
+
+    let mut generators: Vec<String> = entries
+        .iter()
+        .filter(|e| e.sample.machine)
+        .map(|e| e.generator.clone())
+        .collect();
+    generators.sort();
+    generators.dedup();
+    let versus_humans = |generator: &str, scores: &[f64]| -> CrossValidated {
+        let (s, l): (Vec<f64>, Vec<bool>) = entries
+            .iter()
+            .zip(scores)
+            .filter(|(e, _)| !e.academic && (!e.sample.machine || e.generator == generator))
+            .map(|(e, p)| (*p, e.sample.machine))
+            .unzip();
+        CrossValidated::of(&s, &l)
+    };
+    let generator_figures: Vec<GeneratorFigures> = generators
+        .iter()
+        .map(|g| {
+            let left = left_out_scores(&entries, &all, g, &spec);
+            let own = |scores: &[f64]| pick(&|e| e.sample.machine && &e.generator == g, scores);
+            GeneratorFigures {
+                generator: g.clone(),
+                texts: own(&oof).len(),
+                cross_validated: versus_humans(g, &oof),
+                high_band_cv: rate_at_or_above(&own(&oof), high),
+                left_out: versus_humans(g, &left),
+                high_band_left_out: rate_at_or_above(&own(&left), high),
+            }
+        })
+        .collect();
+    // The 2023 calibration's features alone, on the same texts.
+    let baseline = {
+        let old = FitSpec {
+            features: feature_names(pair),
+            probe_layer: None,
+            l2: 1e-3,
+            l2_hidden: 0.0,
+        };
+        let old_entries: Vec<Entry> = (0..train_count).filter_map(|i| entry(i, &old)).collect();
+        let members: Vec<usize> = (0..old_entries.len()).collect();
+        let scores = out_of_fold(&old_entries, &members, &old);
+        let (s, l): (Vec<f64>, Vec<bool>) = old_entries
+            .iter()
+            .zip(&scores)
+            .filter(|(e, _)| !e.academic)
+            .map(|(e, p)| (*p, e.sample.machine))
+            .unzip();
+        Some(CrossValidated::of(&s, &l))
+    };
     let version = format!(
-        "aigc-cal-3 ({model}, {arithmetic}, {names}: {} labelled + {} academic texts)",
+        "aigc-cal-4 ({model}, {arithmetic}, {names}: {} labelled + {} academic texts)",
         labelled_scores.len(),
         academic_scores.len()
     );
-    let samples: Vec<(Features, bool)> = train.iter().map(|s| (s.0.clone(), s.1)).collect();
-    let mut calibration = fit(&samples, &model, &arithmetic, &sha, &version);
+    let samples: Vec<Sample> = entries.iter().map(|e| e.sample.clone()).collect();
+    let mut calibration = fit_samples(&samples, &spec, &model, &arithmetic, &sha, &version);
     calibration.high_threshold = high;
     calibration.medium_threshold = medium;
-    let held: Vec<f64> = held_features
+    let held: Vec<f64> = held
         .iter()
-        .flatten()
-        .map(|f| calibration.probability(f))
+        .map(|e| calibration.sample_probability(&e.sample))
         .collect();
     let quality = Quality {
         labelled_texts: labelled_scores.len(),
         machine_texts: machine_scores.len(),
         academic_train: academic_scores.len(),
         academic_held_out: held.len(),
+        features: calibration.features.clone(),
         auroc_cv: figures.auroc_cv,
         tpr_at_1pct_fpr_cv: figures.tpr_at_1pct_fpr_cv,
         tpr_at_5pct_fpr_cv: figures.tpr_at_5pct_fpr_cv,
@@ -497,8 +804,9 @@ pub fn calibrate_with(
         fpr_academic_train_at_threshold_cv: rate_at_or_above(&academic_scores, high),
         fpr_academic_held_out: rate_at_or_above(&held, high),
         medium_or_high_academic_held_out: rate_at_or_above(&held, medium),
+        generators: generator_figures,
         data_sha256: sha,
-        scorer_alone,
+        baseline,
     };
     Ok((calibration, quality))
 }
@@ -526,6 +834,8 @@ mod tests {
             sum_variance: 3.0,
             sum_log_rank: 4.0,
             pair: None,
+            spread: None,
+            sum_probe: None,
         };
         let mut cache = StatsCache::open(&path, "m").unwrap();
         let got: Result<_, std::io::Error> = cache.stats("文本", |_| Ok(stats));

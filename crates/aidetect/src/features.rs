@@ -18,6 +18,24 @@ pub const FEATURE_NAMES: [&str; 7] = [
 pub const PAIR_FEATURE_NAMES: [&str; 3] =
     ["binoculars", "observer_mean_logprob", "mean_logprob_gain"];
 
+/// Statistics of the distribution of token scores beyond their means: how much log p and log
+/// rank vary, how often the text takes the model's first or top-ten choice, and how much the
+/// mean log p of 16-token windows varies along the text (burstiness). Modern chat models write
+/// text whose means look human while its spread does not.
+pub const SPREAD_FEATURE_NAMES: [&str; 5] = [
+    "std_logprob",
+    "std_log_rank",
+    "top1_rate",
+    "top10_rate",
+    "window_logprob_std",
+];
+
+/// The hidden-state probe's mean reading (`llm::Probe`), a feature of calibrations with a probe.
+pub const PROBE_FEATURE: &str = "probe";
+
+/// Tokens per window of `window_logprob_std`.
+pub const BURST_WINDOW: usize = 16;
+
 /// The names of the features a calibration uses: the seven of one model, or ten with a pair.
 pub fn feature_names(pair: bool) -> Vec<String> {
     let extra: &[&str] = if pair { &PAIR_FEATURE_NAMES } else { &[] };
@@ -117,6 +135,25 @@ pub struct TokenStats {
     /// Present when the tokens were scored with a second (observer) model.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pair: Option<PairStats>,
+    /// The spread of the scores (`SPREAD_FEATURE_NAMES`); absent in statistics cached before it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub spread: Option<SpreadStats>,
+    /// Σ of the probe's readings, when the tokens were scored with a probe.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sum_probe: Option<f64>,
+}
+
+/// Sums behind `SPREAD_FEATURE_NAMES`.
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
+pub struct SpreadStats {
+    pub sum_logprob_sq: f64,
+    pub sum_log_rank_sq: f64,
+    pub top1: usize,
+    pub top10: usize,
+    /// Complete windows of `BURST_WINDOW` tokens, and the sums of their mean log p and its square.
+    pub windows: usize,
+    pub sum_window_mean: f64,
+    pub sum_window_mean_sq: f64,
 }
 
 /// Sums of the pair terms over a stretch of text.
@@ -138,18 +175,41 @@ impl TokenStats {
             sum_variance: 0.0,
             sum_log_rank: 0.0,
             pair: None,
+            spread: None,
+            sum_probe: None,
         };
         let mut pair = PairStats {
             sum_cross_entropy: 0.0,
             sum_observer_logprob: 0.0,
         };
         let mut paired = true;
+        let mut spread = SpreadStats::default();
+        let (mut probe_sum, mut probed) = (0.0, true);
+        let mut window = 0.0;
         for t in tokens.iter().filter(|t| t.start >= start && t.start < end) {
             s.tokens += 1;
-            s.sum_logprob += t.logprob as f64;
+            let logprob = t.logprob as f64;
+            let log_rank = (t.rank.max(1) as f64).ln();
+            s.sum_logprob += logprob;
             s.sum_entropy += t.entropy as f64;
             s.sum_variance += t.logprob_variance as f64;
-            s.sum_log_rank += (t.rank.max(1) as f64).ln();
+            s.sum_log_rank += log_rank;
+            spread.sum_logprob_sq += logprob * logprob;
+            spread.sum_log_rank_sq += log_rank * log_rank;
+            spread.top1 += usize::from(t.rank <= 1);
+            spread.top10 += usize::from(t.rank <= 10);
+            window += logprob;
+            if s.tokens % BURST_WINDOW == 0 {
+                let mean = window / BURST_WINDOW as f64;
+                spread.windows += 1;
+                spread.sum_window_mean += mean;
+                spread.sum_window_mean_sq += mean * mean;
+                window = 0.0;
+            }
+            match t.probe {
+                Some(p) => probe_sum += p as f64,
+                None => probed = false,
+            }
             match (t.cross_entropy, t.observer_logprob) {
                 (Some(x), Some(q)) => {
                     pair.sum_cross_entropy += x as f64;
@@ -159,7 +219,53 @@ impl TokenStats {
             }
         }
         s.pair = (paired && s.tokens > 0).then_some(pair);
+        s.spread = Some(spread);
+        s.sum_probe = (probed && s.tokens > 0).then_some(probe_sum);
         s
+    }
+
+    /// The values of the named features (`Calibration::features`), or `None` when there are too
+    /// few tokens or a name needs statistics these were not scored with (the observer, the
+    /// probe, or the spread of an old cache line) or is unknown.
+    pub fn values(&self, text: &str, names: &[String]) -> Option<Features> {
+        if self.tokens < MIN_TOKENS {
+            return None;
+        }
+        let n = self.tokens as f64;
+        let legacy = self.features(text, self.pair.is_some())?;
+        let spread = |f: &dyn Fn(&SpreadStats) -> f64| self.spread.as_ref().map(f);
+        let std = |sum: f64, sum_sq: f64, count: f64| {
+            (sum_sq / count - (sum / count).powi(2)).max(0.0).sqrt()
+        };
+        names
+            .iter()
+            .map(|name| {
+                if let Some(i) = FEATURE_NAMES
+                    .iter()
+                    .chain(PAIR_FEATURE_NAMES.iter())
+                    .position(|f| f == name)
+                {
+                    return legacy.get(i).copied();
+                }
+                match name.as_str() {
+                    "std_logprob" => spread(&|s| std(self.sum_logprob, s.sum_logprob_sq, n)),
+                    "std_log_rank" => spread(&|s| std(self.sum_log_rank, s.sum_log_rank_sq, n)),
+                    "top1_rate" => spread(&|s| s.top1 as f64 / n),
+                    "top10_rate" => spread(&|s| s.top10 as f64 / n),
+                    // Fewer than two windows: no spread along the text to measure.
+                    "window_logprob_std" => spread(&|s| {
+                        if s.windows < 2 {
+                            0.0
+                        } else {
+                            let w = s.windows as f64;
+                            std(s.sum_window_mean, s.sum_window_mean_sq, w)
+                        }
+                    }),
+                    PROBE_FEATURE => self.sum_probe.map(|p| p / n),
+                    _ => None,
+                }
+            })
+            .collect()
     }
 
     /// The features of a stretch with these statistics and this text: the seven of one model,
@@ -202,15 +308,14 @@ impl TokenStats {
     }
 }
 
-/// Features of characters `[start, end)` of `text`, from the tokens that begin there (with the
-/// pair's when `pair`).
+/// The named features of characters `[start, end)` of `text`, from the tokens that begin there.
 pub fn features_of(
     text: &str,
     tokens: &[ScoredToken],
     start: usize,
     end: usize,
-    pair: bool,
+    names: &[String],
 ) -> Option<Features> {
     let slice: String = text.chars().skip(start).take(end - start).collect();
-    TokenStats::of(tokens, start, end).features(&slice, pair)
+    TokenStats::of(tokens, start, end).values(&slice, names)
 }

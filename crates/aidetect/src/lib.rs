@@ -10,10 +10,10 @@ pub mod calibration;
 pub mod eval;
 pub mod features;
 
-pub use calibration::{Calibration, fit};
+pub use calibration::{Calibration, FitSpec, ProbeWeights, Sample, fit, fit_samples};
 pub use features::{
-    FEATURE_NAMES, Features, PAIR_FEATURE_NAMES, PairStats, TokenStats, feature_names, features_of,
-    style_features,
+    FEATURE_NAMES, Features, PAIR_FEATURE_NAMES, PROBE_FEATURE, PairStats, SPREAD_FEATURE_NAMES,
+    SpreadStats, TokenStats, feature_names, features_of, style_features,
 };
 
 use llm::{LlmError, LocalScorer, ScoredToken};
@@ -76,6 +76,58 @@ pub struct Detection {
     pub note: String,
 }
 
+/// Zero-width and soft formatting characters: invisible on screen, yet they change what the model
+/// reads. Chat interfaces leave them in copied answers and inserting them is a known way to dodge
+/// detectors, so scoring skips them.
+pub fn is_invisible(c: char) -> bool {
+    matches!(c, '\u{200B}'..='\u{200F}' | '\u{2060}'..='\u{2064}' | '\u{FEFF}' | '\u{00AD}')
+}
+
+/// `text` as the model reads it, and for each of its characters the index of the character of
+/// `text` it came from. Invisible characters are dropped; a run of whitespace becomes one line
+/// break if it holds one, nothing between two characters that are not ASCII (a space between
+/// Chinese sentences is layout, not text), else one space. Layout then cannot tell human from
+/// machine text: in the labelled data the human answers separate sentences by spaces and the
+/// machine answers by blank lines, and a detector must not learn that.
+pub fn scoring_text(text: &str) -> (String, Vec<usize>) {
+    let chars: Vec<char> = text.chars().collect();
+    let mut out = String::with_capacity(text.len());
+    let mut from = Vec::with_capacity(chars.len());
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        if is_invisible(c) {
+            i += 1;
+            continue;
+        }
+        if !c.is_whitespace() {
+            out.push(c);
+            from.push(i);
+            i += 1;
+            continue;
+        }
+        let start = i;
+        let mut newline = false;
+        while i < chars.len() && (chars[i].is_whitespace() || is_invisible(chars[i])) {
+            newline |= chars[i] == '\n';
+            i += 1;
+        }
+        let before = out.chars().next_back();
+        let after = chars.get(i).copied();
+        let (Some(b), Some(a)) = (before, after) else {
+            continue; // leading or trailing whitespace
+        };
+        if newline {
+            out.push('\n');
+            from.push(start);
+        } else if b.is_ascii() || a.is_ascii() {
+            out.push(' ');
+            from.push(start);
+        }
+    }
+    (out, from)
+}
+
 pub fn counted_chars(text: &str) -> usize {
     text.chars().filter(|c| !c.is_whitespace()).count()
 }
@@ -129,6 +181,8 @@ pub struct Detector {
     pub scorer: Arc<LocalScorer>,
     pub observer: Option<Arc<LocalScorer>>,
     pub calibration: Calibration,
+    /// The calibration's hidden-state probe, as the scorer applies it.
+    probe: Option<llm::Probe>,
 }
 
 impl Detector {
@@ -140,7 +194,17 @@ impl Detector {
         } else {
             builtin_calibration()
         };
+        Detector::with_calibration(scorer, observer, calibration)
+    }
+
+    /// The detector with a given calibration (fitted for these models).
+    pub fn with_calibration(
+        scorer: Arc<LocalScorer>,
+        observer: Option<Arc<LocalScorer>>,
+        calibration: Calibration,
+    ) -> Detector {
         Detector {
+            probe: calibration.llm_probe(),
             scorer,
             observer,
             calibration,
@@ -152,21 +216,52 @@ impl Detector {
         model_name(&self.scorer, self.observer.as_deref())
     }
 
-    fn criterion(&self) -> &'static str {
+    fn criterion(&self) -> String {
+        let mut parts = vec![];
         if self.calibration.is_pair() {
-            "Binoculars 交叉困惑度（双模型）+ Fast-DetectGPT 解析判别量 + 困惑度 + 文体特征（逻辑回归校准）"
-        } else {
-            "Fast-DetectGPT 解析判别量 + 困惑度 + 文体特征（逻辑回归校准）"
+            parts.push("Binoculars 交叉困惑度（双模型）");
         }
+        parts.push("Fast-DetectGPT 解析判别量 + 困惑度");
+        if self
+            .calibration
+            .features
+            .iter()
+            .any(|f| SPREAD_FEATURE_NAMES.contains(&f.as_str()))
+        {
+            parts.push("词元得分分布与突发性");
+        }
+        if self.calibration.probe.is_some() {
+            parts.push("隐藏层探针");
+        }
+        parts.push("文体特征（逻辑回归校准）");
+        parts.join(" + ")
     }
 
-    /// The tokens of `text` with their scores (and the pair's terms when there is an observer).
+    /// The tokens of `text` with their scores (and the pair's terms when there is an observer,
+    /// the probe's readings when the calibration has a probe), read as the model sees the text
+    /// (`scoring_text`); offsets are characters of `text`.
     fn score(&self, text: &str) -> Result<Vec<ScoredToken>, LlmError> {
         let observer = self
             .observer
             .as_deref()
             .filter(|_| self.calibration.is_pair());
-        self.scorer.score(text, observer)
+        let (seen, from) = scoring_text(text);
+        let reading = llm::Reading {
+            observer,
+            pool: &[],
+            probe: self.probe.as_ref(),
+        };
+        let mut tokens = self.scorer.read(&seen, reading, &mut |_, _| {})?.tokens;
+        for t in &mut tokens {
+            let (s, e) = (t.start, t.end);
+            t.start = from.get(s).copied().unwrap_or(text.chars().count());
+            t.end = if e > s {
+                from.get(e - 1).map_or(t.start, |&c| c + 1)
+            } else {
+                t.start
+            };
+        }
+        Ok(tokens)
     }
 
     /// Scores `text` and judges it.
@@ -189,7 +284,7 @@ impl Detector {
             chars,
             notice: None,
             model: self.model_name(),
-            criterion: self.criterion().into(),
+            criterion: self.criterion(),
             calibration: calibration.version.clone(),
             high_threshold: calibration.high_threshold,
             medium_threshold: calibration.medium_threshold,
@@ -228,8 +323,8 @@ impl Detector {
     /// each paragraph before and after with this, so that it judges as the report does.
     pub fn paragraph_probability(&self, text: &str) -> Result<Option<f64>, LlmError> {
         let tokens = self.score(text)?;
-        let pair = self.calibration.is_pair();
-        Ok(features_of(text, &tokens, 0, text.chars().count(), pair)
+        let names = &self.calibration.features;
+        Ok(features_of(text, &tokens, 0, text.chars().count(), names)
             .map(|f| self.calibration.probability(&f)))
     }
 }
@@ -253,10 +348,13 @@ pub fn arithmetic_name(scorer: &LocalScorer, observer: Option<&LocalScorer>) -> 
     }
 }
 
-/// What a score cache is keyed by: the models and their arithmetic.
+/// How texts are read for scoring (`eval::score_text`); scores read another way never mix.
+pub const READING: &str = "paragraphs, scoring_text, layer-12 pool";
+
+/// What a score cache is keyed by: the models, their arithmetic and the way texts are read.
 pub fn scores_name(scorer: &LocalScorer, observer: Option<&LocalScorer>) -> String {
     format!(
-        "{} [{}]",
+        "{} [{}] ({READING})",
         model_name(scorer, observer),
         arithmetic_name(scorer, observer)
     )
@@ -270,12 +368,12 @@ pub fn judge(
     mut detection: Detection,
 ) -> Detection {
     let chars: Vec<char> = text.chars().collect();
-    let pair = calibration.is_pair();
-    let whole = features_of(text, tokens, 0, chars.len(), pair);
+    let names = &calibration.features;
+    let whole = features_of(text, tokens, 0, chars.len(), names);
     detection.probability = whole.map(|f| calibration.probability(&f));
     let mut ai_chars = 0;
     for (s, e) in paragraphs(text) {
-        let Some(f) = features_of(text, tokens, s, e, pair) else {
+        let Some(f) = features_of(text, tokens, s, e, names) else {
             continue;
         };
         let p = calibration.probability(&f);

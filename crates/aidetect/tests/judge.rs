@@ -20,6 +20,7 @@ fn tokens(text: &str, machine: bool) -> Vec<ScoredToken> {
             logprob_variance: 2.0,
             cross_entropy: None,
             observer_logprob: None,
+            probe: None,
         })
         .collect()
 }
@@ -141,7 +142,7 @@ proptest! {
         let cal = fit(&synthetic_samples(), "m", "int8", "h", "v");
         let toks: Vec<ScoredToken> = scores
             .into_iter()
-            .map(|(s, lp, rank, h, v)| ScoredToken { start: s, end: s + 1, logprob: lp, rank, entropy: h, logprob_variance: v, cross_entropy: None, observer_logprob: None })
+            .map(|(s, lp, rank, h, v)| ScoredToken { start: s, end: s + 1, logprob: lp, rank, entropy: h, logprob_variance: v, cross_entropy: None, observer_logprob: None, probe: None })
             .collect();
         let mut d = empty(&cal);
         d.chars = aidetect::counted_chars(&text);
@@ -227,4 +228,124 @@ fn a_pair_calibration_judges_with_the_observer_terms() {
     assert_eq!(d.paragraphs.len(), 2);
     assert!(d.paragraphs[0].probability > 0.9, "{:?}", d.paragraphs);
     assert!(d.paragraphs[1].probability < 0.1, "{:?}", d.paragraphs);
+}
+
+#[test]
+fn scoring_text_drops_layout_and_maps_back() {
+    let text = "第一句。 第二句\u{200B}。\n\n  GPT 4.5  模型\n";
+    let (seen, from) = aidetect::scoring_text(text);
+    assert_eq!(seen, "第一句。第二句。\nGPT 4.5 模型");
+    let chars: Vec<char> = text.chars().collect();
+    assert_eq!(from.len(), seen.chars().count());
+    for (c, &i) in seen.chars().zip(&from) {
+        // Every character maps to itself, or a layout run to where that run began.
+        assert!(chars[i] == c || chars[i].is_whitespace(), "{c:?} from {i}");
+    }
+    assert_eq!(aidetect::scoring_text(" \n\u{FEFF} ").0, "");
+}
+
+#[test]
+fn spread_and_probe_features_come_from_the_tokens() {
+    let text = "这是一段用来检验分布特征与探针读数的文字，长度足够检验。".repeat(3);
+    let n = text.chars().count();
+    let toks: Vec<ScoredToken> = (0..40)
+        .map(|i| ScoredToken {
+            start: i,
+            end: i + 1,
+            logprob: if i % 2 == 0 { -1.0 } else { -3.0 },
+            rank: if i % 4 == 0 { 1 } else { 20 },
+            entropy: 2.0,
+            logprob_variance: 1.0,
+            cross_entropy: None,
+            observer_logprob: None,
+            probe: Some(0.5),
+        })
+        .collect();
+    let names: Vec<String> = [
+        "mean_logprob",
+        "std_logprob",
+        "top1_rate",
+        "top10_rate",
+        "window_logprob_std",
+        "probe",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    let f = aidetect::features_of(&text, &toks, 0, n, &names).unwrap();
+    assert!((f[0] - -2.0).abs() < 1e-9, "{f:?}");
+    assert!((f[1] - 1.0).abs() < 1e-9, "{f:?}");
+    assert!((f[2] - 0.25).abs() < 1e-9, "{f:?}");
+    assert!((f[3] - 0.25).abs() < 1e-9, "{f:?}");
+    // Two 16-token windows with the same mean: no burstiness.
+    assert!(f[4].abs() < 1e-9, "{f:?}");
+    assert!((f[5] - 0.5).abs() < 1e-9, "{f:?}");
+    // Tokens scored without a probe give no probe feature; an unknown name gives none either.
+    let plain: Vec<ScoredToken> = toks
+        .iter()
+        .cloned()
+        .map(|mut t| {
+            t.probe = None;
+            t
+        })
+        .collect();
+    assert!(aidetect::features_of(&text, &plain, 0, n, &names).is_none());
+    assert!(aidetect::features_of(&text, &toks, 0, n, &["nonsense".to_string()]).is_none());
+}
+
+#[test]
+fn a_fitted_probe_separates_and_reads_per_token_as_on_the_mean_state() {
+    // Hidden states of 6 dimensions: machine texts lean along the first, the scalar feature is
+    // noise in both classes.
+    let samples: Vec<aidetect::Sample> = (0..60)
+        .map(|i| {
+            let machine = i % 2 == 0;
+            let jitter = (i % 7) as f32 * 0.1;
+            let hidden = vec![
+                if machine { 1.0 } else { -1.0 } + jitter,
+                jitter,
+                0.3,
+                -jitter,
+                0.0,
+                1.0,
+            ];
+            aidetect::Sample {
+                features: vec![(i % 5) as f64],
+                hidden: Some(hidden),
+                machine,
+            }
+        })
+        .collect();
+    let spec = aidetect::FitSpec {
+        features: vec!["mean_logprob".into()],
+        probe_layer: Some(3),
+        l2: 1e-3,
+        l2_hidden: 1e-2,
+    };
+    let cal = aidetect::fit_samples(&samples, &spec, "m", "int8", "h", "v");
+    assert_eq!(cal.features, ["mean_logprob", "probe"]);
+    let probe = cal.probe.clone().expect("a probe");
+    assert_eq!((probe.layer, probe.weights.len()), (3, 6));
+    let scores: Vec<f64> = samples.iter().map(|s| cal.sample_probability(s)).collect();
+    let labels: Vec<bool> = samples.iter().map(|s| s.machine).collect();
+    assert!(auroc(&scores, &labels) > 0.99);
+    // Read per token and averaged, the probe gives the probability of the mean state.
+    let s = &samples[0];
+    let reading: f32 = probe
+        .weights
+        .iter()
+        .zip(s.hidden.as_ref().unwrap())
+        .map(|(w, h)| w * h)
+        .sum();
+    let direct = cal.probability(&[s.features[0], reading as f64]);
+    assert!(
+        (direct - scores[0]).abs() < 1e-6,
+        "{direct} vs {}",
+        scores[0]
+    );
+    // Stored and read back, it is the same calibration; a file without a probe still reads.
+    let back: aidetect::Calibration =
+        serde_json::from_str(&serde_json::to_string(&cal).unwrap()).unwrap();
+    assert_eq!(back.probe, cal.probe);
+    assert!(aidetect::builtin_pair_calibration().probe.is_none());
 }

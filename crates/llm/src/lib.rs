@@ -9,7 +9,7 @@ pub mod generate;
 pub mod int8;
 pub mod qwen2;
 
-use candle_core::Device;
+use candle_core::{Device, Tensor};
 pub use qwen2::Arithmetic;
 use qwen2::{Qwen2, TokenStats};
 use std::path::Path;
@@ -46,6 +46,34 @@ pub struct ScoredToken {
     pub cross_entropy: Option<f32>,
     /// The second model's log p of this token, when scored with a pair.
     pub observer_logprob: Option<f32>,
+    /// The probe's reading of this token's hidden state (`Probe`), when scored with one.
+    pub probe: Option<f32>,
+}
+
+/// A linear read-out of one layer's hidden states (unit root-mean-square rows): each scored
+/// token gets `weights · h`. Averaged over a stretch it equals the read-out of the stretch's
+/// mean hidden state, which is what a probe is fitted on.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Probe {
+    pub layer: usize,
+    pub weights: Vec<f32>,
+}
+
+/// What scoring reads from the model beside the token scores.
+#[derive(Clone, Copy, Default)]
+pub struct Reading<'a> {
+    /// A second model of the same tokenizer (Binoculars terms).
+    pub observer: Option<&'a LocalScorer>,
+    /// Layers whose hidden states are summed over the scored tokens (fitting a probe).
+    pub pool: &'a [usize],
+    pub probe: Option<&'a Probe>,
+}
+
+/// The scored tokens, and per pooled layer the sum of their hidden states.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Scored {
+    pub tokens: Vec<ScoredToken>,
+    pub hidden_sums: Vec<Vec<f32>>,
 }
 
 /// A text as token ids, with each token's character range.
@@ -94,12 +122,17 @@ impl LocalScorer {
         })
     }
 
-    /// Token ids with their character ranges in `text`.
+    /// Number of transformer layers (a probe reads one of them).
+    pub fn layers(&self) -> usize {
+        self.model.layer_count()
+    }
+
     /// The id of one vocabulary entry (special tokens included), when the vocabulary has it.
     pub fn token_id(&self, token: &str) -> Option<u32> {
         self.tokenizer.token_to_id(token)
     }
 
+    /// Token ids with their character ranges in `text`.
     pub fn tokenize(&self, text: &str) -> Result<Tokens, LlmError> {
         let enc = self
             .tokenizer
@@ -143,14 +176,40 @@ impl LocalScorer {
         observer: Option<&LocalScorer>,
         progress: &mut dyn FnMut(usize, usize),
     ) -> Result<Vec<ScoredToken>, LlmError> {
+        let reading = Reading {
+            observer,
+            ..Reading::default()
+        };
+        Ok(self.read(text, reading, progress)?.tokens)
+    }
+
+    /// Scores every token of `text` but the first, with what `reading` asks for beside.
+    pub fn read(
+        &self,
+        text: &str,
+        reading: Reading,
+        progress: &mut dyn FnMut(usize, usize),
+    ) -> Result<Scored, LlmError> {
+        let Reading {
+            observer,
+            pool,
+            probe,
+        } = reading;
+        let mut taps: Vec<usize> = pool.iter().copied().chain(probe.map(|p| p.layer)).collect();
+        taps.sort_unstable();
+        taps.dedup();
+        let probe_weights = probe
+            .map(|p| Tensor::from_slice(&p.weights, (p.weights.len(), 1), &Device::Cpu))
+            .transpose()?;
         let Tokens { ids, offsets } = self.tokenize(text)?;
         let mut out = Vec::with_capacity(ids.len());
+        let mut hidden_sums: Vec<Vec<f32>> = vec![vec![0.0; self.model.config.hidden]; pool.len()];
         let mut next = 1; // the first token has nothing before it to be predicted from
         while next < ids.len() {
             let from = next.saturating_sub(CONTEXT);
             let to = (from + WINDOW).min(ids.len());
             let chunk = &ids[from..to];
-            let hidden = self.model.hidden(chunk)?;
+            let (hidden, tapped) = self.model.hidden_tapped(chunk, &taps)?;
             let observed = observer.map(|o| o.model.hidden(chunk)).transpose()?;
             // Row r predicts chunk token r + 1; rows before `next - from - 1` were only context.
             // All of a window's rows go through the output layer in one product: the matrix
@@ -169,6 +228,23 @@ impl LocalScorer {
                 )?),
                 _ => None,
             };
+            // The hidden state at a scored token's own position (row `first + 1 + i`).
+            let at_tokens = |layer: usize| -> Result<Tensor, LlmError> {
+                let k = taps.iter().position(|&l| l == layer).unwrap_or(0);
+                Ok(tapped[k].narrow(0, first + 1, rows)?)
+            };
+            for (sum, &layer) in hidden_sums.iter_mut().zip(pool) {
+                let window: Vec<f32> = at_tokens(layer)?.sum(0)?.to_vec1()?;
+                for (s, w) in sum.iter_mut().zip(window) {
+                    *s += w;
+                }
+            }
+            let probed: Option<Vec<f32>> = match (probe, &probe_weights) {
+                (Some(p), Some(w)) => {
+                    Some(at_tokens(p.layer)?.matmul(w)?.flatten_all()?.to_vec1()?)
+                }
+                _ => None,
+            };
             for i in 0..stats.logprob.len() {
                 let tok = next + i;
                 out.push(ScoredToken {
@@ -180,12 +256,16 @@ impl LocalScorer {
                     logprob_variance: stats.logprob_variance[i],
                     cross_entropy: pair.as_ref().map(|p| p[i].0),
                     observer_logprob: pair.as_ref().map(|p| p[i].1),
+                    probe: probed.as_ref().map(|p| p[i]),
                 });
             }
             next = to;
             progress(next, ids.len());
         }
-        Ok(out)
+        Ok(Scored {
+            tokens: out,
+            hidden_sums,
+        })
     }
 }
 

@@ -191,7 +191,29 @@ impl Qwen2 {
     /// `project` to turn into logits: the scorer projects only the rows it scores, and a pair of
     /// models each their own.
     pub fn hidden(&self, tokens: &[u32]) -> Result<Tensor, LlmError> {
-        self.forward(tokens, None, false)
+        self.forward(tokens, None, false, &[]).map(|(h, _)| h)
+    }
+
+    /// `hidden`, and the residual stream after each layer in `taps` (0-based, in increasing
+    /// order), each row scaled to unit root-mean-square (`[tokens, hidden]` each): what a probe
+    /// on the model's intermediate representation reads.
+    pub fn hidden_tapped(
+        &self,
+        tokens: &[u32],
+        taps: &[usize],
+    ) -> Result<(Tensor, Vec<Tensor>), LlmError> {
+        if let Some(&bad) = taps.iter().find(|&&l| l >= self.layers.len()) {
+            return Err(LlmError::Input(format!(
+                "模型只有 {} 层，无法读取第 {bad} 层",
+                self.layers.len()
+            )));
+        }
+        self.forward(tokens, None, false, taps)
+    }
+
+    /// Number of transformer layers.
+    pub fn layer_count(&self) -> usize {
+        self.layers.len()
     }
 
     /// Logits (`[rows, vocab]`) of hidden states (`[rows, hidden]`).
@@ -211,7 +233,7 @@ impl Qwen2 {
     /// after them (`[vocab]`); the cache grows by `tokens`.
     pub fn next_logits(&self, tokens: &[u32], cache: &mut KvCache) -> Result<Tensor, LlmError> {
         Ok(self
-            .project(&self.forward(tokens, Some(cache), true)?)?
+            .project(&self.forward(tokens, Some(cache), true, &[])?.0)?
             .squeeze(0)?)
     }
 
@@ -220,7 +242,8 @@ impl Qwen2 {
         tokens: &[u32],
         mut cache: Option<&mut KvCache>,
         last_only: bool,
-    ) -> Result<Tensor, LlmError> {
+        taps: &[usize],
+    ) -> Result<(Tensor, Vec<Tensor>), LlmError> {
         let t = tokens.len();
         let past = cache.as_ref().map_or(0, |c| c.len);
         if t == 0 || past + t > self.max_positions() {
@@ -237,6 +260,7 @@ impl Qwen2 {
         let cos = self.cos.narrow(0, past, t)?;
         let sin = self.sin.narrow(0, past, t)?;
         let scale = 1.0 / (head_dim as f64).sqrt();
+        let mut tapped = Vec::with_capacity(taps.len());
         for (i, layer) in self.layers.iter().enumerate() {
             let h = candle_nn::ops::rms_norm(&x, &layer.attn_norm, c.rms_eps as f32)?;
             let a = &layer.attn;
@@ -268,6 +292,10 @@ impl Qwen2 {
             let h = candle_nn::ops::rms_norm(&x, &layer.ffn_norm, c.rms_eps as f32)?;
             let ff = (candle_nn::ops::silu(&layer.gate.forward(&h)?)? * layer.up.forward(&h)?)?;
             x = (x + layer.down.forward(&ff)?)?;
+            if taps.contains(&i) {
+                let rms = x.sqr()?.mean_keepdim(2)?.sqrt()?;
+                tapped.push(x.broadcast_div(&(rms + 1e-6)?)?.squeeze(0)?);
+            }
         }
         if let Some(cache) = cache {
             cache.len += t;
@@ -276,7 +304,8 @@ impl Qwen2 {
             // Generation needs only the next token: skip the vocabulary product elsewhere.
             x = x.narrow(1, t - 1, 1)?;
         }
-        Ok(candle_nn::ops::rms_norm(&x, &self.norm, c.rms_eps as f32)?.squeeze(0)?)
+        let last = candle_nn::ops::rms_norm(&x, &self.norm, c.rms_eps as f32)?.squeeze(0)?;
+        Ok((last, tapped))
     }
 }
 

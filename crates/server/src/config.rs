@@ -57,7 +57,9 @@ pub struct Config {
     pub paraphrase_layer: bool,
     /// In AI-text detection, let the 1.5B model observe the 0.5B one (Binoculars) when
     /// `wenjian models fetch qwen2.5-1.5b` installed it (its own calibration; about twice the
-    /// scoring time; measured in docs/aidetect.md).
+    /// scoring time; measured in docs/aidetect.md). Off by default: the pair's calibration is
+    /// still the 2023 one (ChatGPT answers only) and does not see modern models' text, which the
+    /// single model's calibration with its hidden-state probe does.
     pub aigc_observer: bool,
     /// Price of rewriting (降重 / 降AIGC) per started 1,000 characters, in fen. Paragraphs left
     /// as they were (the model failed, or no attempt met the rules) are refunded.
@@ -108,7 +110,7 @@ impl Default for Config {
             job_lease_seconds: 60,
             report_font: None,
             paraphrase_layer: true,
-            aigc_observer: true,
+            aigc_observer: false,
             rewrite_price_fen_per_thousand: 500,
             chat_price_fen_per_thousand: 200,
             llm_base_url: None,

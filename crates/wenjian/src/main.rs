@@ -109,7 +109,7 @@ enum DetectCommand {
     Calibrate {
         #[arg(long)]
         data: PathBuf,
-        /// At most this many labelled texts (0: all).
+        /// At most this many labelled texts from each data file (0: all).
         #[arg(long, default_value_t = 0)]
         limit: usize,
         /// Academic abstracts used: half for fitting, half held out to measure false positives.

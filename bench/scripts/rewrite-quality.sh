@@ -3,28 +3,41 @@
 # abstracts as the library, rewrites N of them verbatim with `wenjian rewrite --json`, and prints
 # the mean figures (similarity before/after, meaning, AI probability before/after, accepted share,
 # seconds per 1,000 characters). Figures, never pass/fail.
-#   bench/scripts/rewrite-quality.sh [N] [strength]   (WENJIAN_BIN, WENJIAN_MODELS_DIR, WENJIAN_EVAL_DATA)
+# With GOAL=aigc (降AIGC) the paper is N machine-written answers of 2025 models (GPT-4.5 and
+# DeepSeek-R1, ../shared/data/aigc/agt2025-*.jsonl) instead, rewritten to lower the AI rate.
+#   bench/scripts/rewrite-quality.sh [N] [strength]   (GOAL, OUT_JSON, WENJIAN_BIN, WENJIAN_MODELS_DIR, WENJIAN_EVAL_DATA)
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
 N="${1:-50}"
 STRENGTH="${2:-medium}"
+GOAL="${GOAL:-similarity}"
 BIN="${WENJIAN_BIN:-$ROOT/target/release/wenjian}"
 DATA="${WENJIAN_EVAL_DATA:-$ROOT/../shared/data}"
 WORK="$(mktemp -d)"
 trap 'rm -rf "$WORK"' EXIT
-python3 - "$DATA/corpus/csl-abstracts-a.json" "$WORK" "$N" <<'PY'
-import json, sys
-src, work, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
-items = [x for v in json.load(open(src)).values() for x in v]
+python3 - "$DATA" "$WORK" "$N" "$GOAL" <<'PY'
+import glob, json, random, re, sys
+data, work, n, goal = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
+items = [x for v in json.load(open(f"{data}/corpus/csl-abstracts-a.json")).values() for x in v]
 with open(f"{work}/library.jsonl", "w") as lib:
     for x in items[:400]:
         lib.write(json.dumps({"title": x["title"], "text": x["abstract"]}, ensure_ascii=False) + "\n")
-paper = [x["abstract"].strip() for x in items[:400] if 80 <= len(x["abstract"]) <= 260][:n]
+if goal == "aigc":
+    rows = [json.loads(l) for f in sorted(glob.glob(f"{data}/aigc/agt2025-*.jsonl")) for l in open(f)]
+    # One paragraph per answer: its lines joined, invisible characters dropped.
+    texts = [re.sub(r"\s*\n\s*", "", r["text"].replace("\u200b", "")) for r in rows if r["label"] == 1]
+    texts = [t for t in texts if 80 <= len(t) <= 400]
+    random.Random(20261123).shuffle(texts)
+    paper = texts[:n]
+else:
+    paper = [x["abstract"].strip() for x in items[:400] if 80 <= len(x["abstract"]) <= 260][:n]
 open(f"{work}/paper.txt", "w").write("\n".join(paper) + "\n")
 PY
 export WENJIAN_DATA_DIR="$WORK" WENJIAN_MODELS_DIR="${WENJIAN_MODELS_DIR:-$ROOT/data/models}" WENJIAN_LOG=warn
 "$BIN" corpus import "$WORK/library.jsonl" >/dev/null
-"$BIN" rewrite "$WORK/paper.txt" --goal similarity --strength "$STRENGTH" --json >"$WORK/out.json"
+"$BIN" rewrite "$WORK/paper.txt" --goal "$GOAL" --strength "$STRENGTH" --json >"$WORK/out.json"
+# OUT_JSON keeps every paragraph's rewrite for reading.
+[ -n "${OUT_JSON:-}" ] && cp "$WORK/out.json" "$OUT_JSON"
 python3 - "$WORK/out.json" <<'PY'
 import json, sys
 from collections import Counter

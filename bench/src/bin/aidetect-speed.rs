@@ -74,10 +74,30 @@ fn main() {
         "load_seconds": load_s,
         "windows": throughput(&scorer, &text),
     })];
-    let mut papers = vec![paper_time(
-        &aidetect::Detector::new(scorer.clone(), None),
-        &paper,
-    )];
+    // The shipped detector, and the same scoring without the hidden-state probe (what the probe
+    // costs), run in turn twice because this machine's speed drifts.
+    let shipped = aidetect::Detector::new(scorer.clone(), None);
+    let mut plain = shipped.calibration.clone();
+    if plain.probe.take().is_some() {
+        plain.features.pop();
+        plain.mean.pop();
+        plain.std.pop();
+        plain.weights.pop();
+    }
+    let without_probe = aidetect::Detector::with_calibration(scorer.clone(), None, plain);
+    let mut papers = vec![];
+    for _ in 0..2 {
+        papers.push(paper_time(&shipped, &paper));
+        let mut timing = paper_time(&without_probe, &paper);
+        if let Some(t) = timing.as_object_mut() {
+            t.remove("ai_rate");
+            t.insert(
+                "detector".into(),
+                "qwen2.5-0.5b without the probe (cost comparison)".into(),
+            );
+        }
+        papers.push(timing);
+    }
     // The same model with f32 products, for comparison: throughput and paper time only, since
     // the shipped calibrations were fitted on integer-product scores (its AI rate would mean
     // nothing).

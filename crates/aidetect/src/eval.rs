@@ -811,6 +811,91 @@ pub fn calibrate_with(
     Ok((calibration, quality))
 }
 
+/// How a given calibration judges one generator's texts (or the human ones).
+#[derive(Debug, Clone, Serialize)]
+pub struct Judged {
+    pub generator: String,
+    pub texts: usize,
+    /// Against every human text of the labelled data (absent for the humans themselves).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub auroc: Option<f64>,
+    pub median_probability: f64,
+    pub high_band: f64,
+    pub medium_or_high: f64,
+}
+
+/// Judges every labelled text of `args.data` (at most `args.limit` per file) and the held-out
+/// abstracts with `calibration` as it stands — no fitting — per generator. On data the
+/// calibration was not fitted on (another folder, a new file) these are held-out figures.
+pub fn evaluate(
+    scorer: &LocalScorer,
+    observer: Option<&LocalScorer>,
+    calibration: &Calibration,
+    args: &CalibrateArgs,
+    progress: &mut dyn FnMut(usize, usize),
+) -> Result<Vec<Judged>, EvalError> {
+    let data = read_eval_data(&args.data)?;
+    let labelled = labelled_for_run(data.labelled, args.limit);
+    let (_, held_abs) = split_abstracts(data.abstracts, args.academic);
+    let mut cache = StatsCache::open(&args.cache, &crate::scores_name(scorer, observer))?;
+    let texts: Vec<&str> = labelled
+        .iter()
+        .map(|r| r.text.as_str())
+        .chain(held_abs.iter().map(String::as_str))
+        .collect();
+    let scores = scores_of_all(scorer, observer, &mut cache, &texts, progress)?;
+    let mut judged: Vec<(String, bool, f64)> = vec![];
+    for (i, s) in scores.iter().enumerate() {
+        let Some(features) = s.stats.values(texts[i], calibration.scored_features()) else {
+            continue;
+        };
+        let sample = Sample {
+            features,
+            hidden: s.hidden.clone(),
+            machine: false,
+        };
+        let (generator, machine) = match labelled.get(i) {
+            Some(r) => (r.generator.clone(), r.machine),
+            None => ("academic abstracts (held out)".to_string(), false),
+        };
+        judged.push((generator, machine, calibration.sample_probability(&sample)));
+    }
+    let mut generators: Vec<String> = judged.iter().map(|j| j.0.clone()).collect();
+    generators.sort();
+    generators.dedup();
+    let human: Vec<f64> = judged
+        .iter()
+        .filter(|j| j.0 == HUMAN)
+        .map(|j| j.2)
+        .collect();
+    Ok(generators
+        .into_iter()
+        .map(|g| {
+            let own: Vec<f64> = judged.iter().filter(|j| j.0 == g).map(|j| j.2).collect();
+            let machine = judged.iter().any(|j| j.0 == g && j.1);
+            let auroc = (machine && !human.is_empty()).then(|| {
+                let scores: Vec<f64> = own.iter().chain(&human).copied().collect();
+                let labels: Vec<bool> = own
+                    .iter()
+                    .map(|_| true)
+                    .chain(human.iter().map(|_| false))
+                    .collect();
+                auroc(&scores, &labels)
+            });
+            let mut sorted = own.clone();
+            sorted.sort_by(|a, b| a.total_cmp(b));
+            Judged {
+                generator: g,
+                texts: own.len(),
+                auroc,
+                median_probability: sorted.get(sorted.len() / 2).copied().unwrap_or(0.0),
+                high_band: rate_at_or_above(&own, calibration.high_threshold),
+                medium_or_high: rate_at_or_above(&own, calibration.medium_threshold),
+            }
+        })
+        .collect())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

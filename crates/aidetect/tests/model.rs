@@ -95,3 +95,38 @@ fn the_pair_scores_binoculars_terms_and_judges_with_its_own_calibration() {
     let one = detector.paragraph_probability(text).unwrap().unwrap();
     assert!((one - d.paragraphs[0].probability).abs() < 1e-9);
 }
+
+/// The calibration is fitted on each text's mean hidden state (`eval::score_text`); reports read
+/// the probe token by token. Both must give the same probability for the same text.
+#[test]
+fn the_probe_read_per_token_judges_as_the_mean_state_it_was_fitted_on() {
+    let Some(scorer) = scorer() else { return };
+    let cal = aidetect::builtin_calibration();
+    let layer = cal
+        .probe
+        .as_ref()
+        .expect("the shipped calibration has a probe")
+        .layer;
+    let first = "近年来，随着信息技术的快速发展，高校教学管理模式发生了深刻变化。本文以某高校为例，分析了教学管理信息化建设中存在的问题，梳理了数据标准不统一、业务系统分散和人员信息素养不足三类原因。";
+    let second = "研究发现，制度建设与人员培训同样重要， 而且两者相互促进\u{200B}。调查覆盖了十二个院系的教学秘书和任课教师，访谈结果表明，流程再造比单纯购置软件更能提高效率。最后提出了相应的改进建议，供同类院校参考。";
+    let text = &format!("{first}\n\n{second}");
+    assert!(aidetect::counted_chars(text) >= aidetect::MIN_CHARS);
+    let scores = aidetect::eval::score_text(&scorer, None, Some(layer), text).unwrap();
+    let features = scores.stats.values(text, cal.scored_features()).unwrap();
+    let fitted_view = cal.sample_probability(&aidetect::Sample {
+        features,
+        hidden: scores.hidden,
+        machine: false,
+    });
+    let detector = aidetect::Detector::new(std::sync::Arc::new(scorer), None);
+    let d = detector.detect(text).unwrap();
+    let report_view = d.probability.unwrap();
+    assert!(
+        (fitted_view - report_view).abs() < 1e-3,
+        "{fitted_view} vs {report_view}"
+    );
+    assert!(d.criterion.contains("隐藏层探针"), "{}", d.criterion);
+    // Paragraph offsets stay those of the original text, invisible characters and all.
+    let len = text.chars().count();
+    assert!(d.paragraphs.iter().all(|p| p.start < p.end && p.end <= len));
+}

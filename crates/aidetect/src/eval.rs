@@ -551,31 +551,44 @@ fn in_parallel<T: Send>(jobs: Vec<Box<dyn FnOnce() -> T + Send + '_>>) -> Vec<T>
         .collect()
 }
 
-/// Out-of-fold probabilities of `members` (indices into `entries`): five folds by position.
-fn out_of_fold(entries: &[Entry], members: &[usize], spec: &FitSpec) -> Vec<f64> {
-    let folds = 5;
-    let jobs: Vec<Box<dyn FnOnce() -> Vec<f64> + Send + '_>> = (0..folds)
+/// Folds of cross-validation, by position in the member list.
+const FOLDS: usize = 5;
+
+/// A fit to run: the probabilities of its test texts.
+type FitJob<'a> = Box<dyn FnOnce() -> Vec<f64> + Send + 'a>;
+
+/// The members in fold `fold` (`inside`) or in every other fold.
+fn fold_of(members: &[usize], fold: usize, inside: bool) -> Vec<usize> {
+    members
+        .iter()
+        .enumerate()
+        .filter(|(k, _)| (k % FOLDS == fold) == inside)
+        .map(|(_, &i)| i)
+        .collect()
+}
+
+/// For each fold of `members`: fitted on the other folds, the probabilities of `test(fold)`.
+fn per_fold(
+    entries: &[Entry],
+    members: &[usize],
+    spec: &FitSpec,
+    test: &dyn Fn(usize) -> Vec<usize>,
+) -> Vec<Vec<f64>> {
+    let jobs: Vec<FitJob> = (0..FOLDS)
         .map(|fold| {
-            let train: Vec<usize> = members
-                .iter()
-                .enumerate()
-                .filter(|(k, _)| k % folds != fold)
-                .map(|(_, &i)| i)
-                .collect();
-            let test: Vec<usize> = members
-                .iter()
-                .enumerate()
-                .filter(|(k, _)| k % folds == fold)
-                .map(|(_, &i)| i)
-                .collect();
-            Box::new(move || fit_and_score(entries, &train, &test, spec))
-                as Box<dyn FnOnce() -> Vec<f64> + Send + '_>
+            let (train, test) = (fold_of(members, fold, false), test(fold));
+            Box::new(move || fit_and_score(entries, &train, &test, spec)) as FitJob
         })
         .collect();
-    let results = in_parallel(jobs);
+    in_parallel(jobs)
+}
+
+/// Out-of-fold probabilities of `members` (indices into `entries`).
+fn out_of_fold(entries: &[Entry], members: &[usize], spec: &FitSpec) -> Vec<f64> {
+    let results = per_fold(entries, members, spec, &|fold| fold_of(members, fold, true));
     let mut scores = vec![0.0; members.len()];
     for (fold, r) in results.into_iter().enumerate() {
-        let positions = (0..members.len()).filter(|k| k % folds == fold);
+        let positions = (0..members.len()).filter(|k| k % FOLDS == fold);
         for (k, p) in positions.zip(r) {
             scores[k] = p;
         }
@@ -591,35 +604,14 @@ fn left_out_scores(
     generator: &str,
     spec: &FitSpec,
 ) -> Vec<f64> {
-    let others: Vec<usize> = members
+    let (held, others): (Vec<usize>, Vec<usize>) = members
         .iter()
-        .copied()
-        .filter(|&i| entries[i].generator != generator)
-        .collect();
-    let held: Vec<usize> = members
-        .iter()
-        .copied()
-        .filter(|&i| entries[i].generator == generator)
-        .collect();
+        .partition(|&&i| entries[i].generator == generator);
     let oof = out_of_fold(entries, &others, spec);
-    let folds = 5;
-    let jobs: Vec<Box<dyn FnOnce() -> Vec<f64> + Send + '_>> = (0..folds)
-        .map(|fold| {
-            let train: Vec<usize> = others
-                .iter()
-                .enumerate()
-                .filter(|(k, _)| k % folds != fold)
-                .map(|(_, &i)| i)
-                .collect();
-            let held = held.clone();
-            Box::new(move || fit_and_score(entries, &train, &held, spec))
-                as Box<dyn FnOnce() -> Vec<f64> + Send + '_>
-        })
-        .collect();
-    let per_fold = in_parallel(jobs);
+    let per_fold = per_fold(entries, &others, spec, &|_| held.clone());
     let mut scores: HashMap<usize, f64> = others.iter().copied().zip(oof).collect();
     for (k, &i) in held.iter().enumerate() {
-        let mean = per_fold.iter().map(|r| r[k]).sum::<f64>() / folds as f64;
+        let mean = per_fold.iter().map(|r| r[k]).sum::<f64>() / FOLDS as f64;
         scores.insert(i, mean);
     }
     members.iter().map(|i| scores[i]).collect()

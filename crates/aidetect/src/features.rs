@@ -199,7 +199,7 @@ impl TokenStats {
             spread.top1 += usize::from(t.rank <= 1);
             spread.top10 += usize::from(t.rank <= 10);
             window += logprob;
-            if s.tokens % BURST_WINDOW == 0 {
+            if s.tokens.is_multiple_of(BURST_WINDOW) {
                 let mean = window / BURST_WINDOW as f64;
                 spread.windows += 1;
                 spread.sum_window_mean += mean;

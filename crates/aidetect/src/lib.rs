@@ -26,7 +26,7 @@ pub const MIN_CHARS: usize = 200;
 pub const MIN_PARAGRAPH_CHARS: usize = 60;
 
 /// What a report says about detectors in general, on every report.
-pub const LIMITS_NOTE: &str = "AIGC 检测给出的是统计估计，不是定论：它衡量文本在语言模型看来有多“可预测”。正式、规范或简单的人工写作（如公文、摘要、教材式表述）也可能显得像机器生成，而经过改写的机器文本可能被漏判。请结合写作过程判断，不要仅凭此结果下结论。";
+pub const LIMITS_NOTE: &str = "AIGC 检测给出的是统计估计，不是定论：它衡量文本在语言模型看来有多“可预测”，以及模型对它的内部表示与已知 AI 文本（2023–2025 年 ChatGPT、GPT-4.5、DeepSeek-R1 的回答）有多接近。正式、规范或简单的人工写作（如公文、摘要、教材式表述）也可能显得像机器生成；经过改写的机器文本、以及检测器未见过的新模型写的文本，可能只被判为中度疑似或被漏判。请结合写作过程判断，不要仅凭此结果下结论。";
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]

@@ -31,7 +31,7 @@ export default function AigcCheckPage() {
           showIcon
           className="mb"
           title="逐段估计文本由 AI 生成的概率"
-          description="用本地语言模型衡量每段文字有多“可预测”，并经过校准给出概率与分级。结果是统计估计，不是定论：规范、简洁的人工写作也可能显得像机器生成，报告会写明模型、方法与局限。"
+          description="用本地语言模型衡量每段文字有多“可预测”、其内部表示与 ChatGPT、GPT-4.5、DeepSeek-R1 等模型写的文字有多接近，并经过校准给出概率与分级。结果是统计估计，不是定论：规范、简洁的人工写作也可能显得像机器生成，报告会写明模型、方法与局限。"
         />
         <Form layout="vertical">
           {paper.fields}

@@ -893,6 +893,43 @@ mod tests {
     use super::*;
 
     #[test]
+    fn generators_are_read_and_each_file_is_capped_without_repeats() {
+        let raw = concat!(
+            "{\"text\":\"人工回答一，足够长的文字内容用于检测，人工回答一，足够长的文字内容用于检测，人工回答一。\",\"label\":0}\n",
+            "{\"text\":\"机器回答一，足够长的文字内容用于检测，机器回答一，足够长的文字内容用于检测，机器回答一。\",\"label\":1}\n",
+            "{\"text\":\"机器回答二，足够长的文字内容用于检测，机器回答二，足够长的文字内容用于检测，机器回答二。\",\"label\":1,\"model\":\"DeepSeek R\"}\n",
+            "{\"text\":\"机器回答二，足够长的文字内容用于检测，机器回答二，足够长的文字内容用于检测，机器回答二。\",\"label\":1,\"model\":\"DeepSeek R\"}\n",
+            "{\"text\":\"太短\",\"label\":0,\"model\":\"human\"}\n",
+        );
+        let rows = read_labelled_jsonl(raw).unwrap();
+        let generators: Vec<&str> = rows.iter().map(|r| r.generator.as_str()).collect();
+        assert_eq!(
+            generators,
+            [HUMAN, HC3_GENERATOR, "DeepSeek R", "DeepSeek R", HUMAN]
+        );
+        let tagged = |source: &str| -> Vec<Labelled> {
+            rows.iter()
+                .cloned()
+                .map(|r| Labelled {
+                    source: source.into(),
+                    ..r
+                })
+                .collect()
+        };
+        let mut both = tagged("a");
+        both.extend(tagged("b").into_iter().map(|r| Labelled {
+            text: format!("{}（另一文件）", r.text),
+            ..r
+        }));
+        // The repeat and the short text go; then at most two from each file.
+        let run = labelled_for_run(both.clone(), 0);
+        assert_eq!(run.len(), 6);
+        let capped = labelled_for_run(both, 2);
+        assert_eq!(capped.len(), 4);
+        assert_eq!(capped.iter().filter(|r| r.source == "a").count(), 2);
+    }
+
+    #[test]
     fn threshold_keeps_the_false_positive_rate() {
         let human: Vec<f64> = (0..100).map(|i| i as f64 / 100.0).collect();
         let t = threshold_at_fpr(&human, 0.05);

@@ -109,7 +109,8 @@ fn the_probe_read_per_token_judges_as_the_mean_state_it_was_fitted_on() {
         .layer;
     let first = "近年来，随着信息技术的快速发展，高校教学管理模式发生了深刻变化。本文以某高校为例，分析了教学管理信息化建设中存在的问题，梳理了数据标准不统一、业务系统分散和人员信息素养不足三类原因。";
     let second = "研究发现，制度建设与人员培训同样重要， 而且两者相互促进\u{200B}。调查覆盖了十二个院系的教学秘书和任课教师，访谈结果表明，流程再造比单纯购置软件更能提高效率。最后提出了相应的改进建议，供同类院校参考。";
-    let text = &format!("{first}\n\n{second}");
+    let third = "本研究的不足在于样本只来自一所综合性大学，后续将扩大到师范类和理工类院校，并结合教务系统日志做定量分析，以检验上述结论在不同类型院校中是否成立。";
+    let text = &format!("{first}\n\n{second}\n{third}");
     assert!(aidetect::counted_chars(text) >= aidetect::MIN_CHARS);
     let scores = aidetect::eval::score_text(&scorer, None, Some(layer), text).unwrap();
     let features = scores.stats.values(text, cal.scored_features()).unwrap();

@@ -69,34 +69,28 @@ fn main() {
         if done.contains(&text) || aidetect::counted_chars(&text) < 50 {
             continue;
         }
-        // As the detector reads a text: paragraph by paragraph, each as the model sees it.
-        let chars: Vec<char> = text.chars().collect();
-        let mut scored = llm::Scored {
-            tokens: vec![],
-            hidden_sums: vec![vec![0.0; 896]; pool.len()],
+        // As the detector reads a text; with DUMP_FLAT every paragraph without any whitespace.
+        let read = if flat {
+            let chars: Vec<char> = text.chars().collect();
+            let pieces: Vec<String> = aidetect::paragraphs(&text)
+                .into_iter()
+                .map(|(s, e)| chars[s..e].iter().filter(|c| !c.is_whitespace()).collect())
+                .collect();
+            pieces.join("\n")
+        } else {
+            text.clone()
         };
-        for (s, e) in aidetect::paragraphs(&text) {
-            let piece: String = chars[s..e].iter().collect();
-            let mut piece = aidetect::scoring_text(&piece).0;
-            if flat {
-                piece.retain(|c| !c.is_whitespace());
+        let reading = llm::Reading {
+            pool: &pool,
+            ..Default::default()
+        };
+        let scored = match aidetect::eval::read_paragraphs(&scorer, reading, &read) {
+            Ok(s) => s,
+            Err(e) => {
+                eprintln!("{e}");
+                continue;
             }
-            let reading = llm::Reading {
-                pool: &pool,
-                ..Default::default()
-            };
-            match scorer.read(&piece, reading, &mut |_, _| {}) {
-                Ok(p) => {
-                    scored.tokens.extend(p.tokens);
-                    for (a, b) in scored.hidden_sums.iter_mut().zip(p.hidden_sums) {
-                        for (x, y) in a.iter_mut().zip(b) {
-                            *x += y;
-                        }
-                    }
-                }
-                Err(e) => eprintln!("{e}"),
-            }
-        }
+        };
         let toks: Vec<[f32; 4]> = scored
             .tokens
             .iter()

@@ -368,39 +368,57 @@ pub fn held_out_abstracts(data: &Path, academic: usize) -> Result<Vec<String>, E
 /// and the last layer worst.
 pub const PROBE_LAYER: usize = 12;
 
-/// Scores `text` as the detector reads it — paragraph by paragraph (`crate::paragraphs`), each
-/// as the model sees it (`crate::scoring_text`) — with the observer's terms when there is one,
-/// and the mean hidden state at `pool` when given.
+/// Reads `text` as the detector does — paragraph by paragraph (`crate::paragraphs`), each as the
+/// model sees it (`crate::scoring_text`) — and returns every paragraph's tokens (offsets restart
+/// in each) and, per layer of `reading.pool`, the sum of their hidden states over the text.
+pub fn read_paragraphs(
+    scorer: &LocalScorer,
+    reading: llm::Reading,
+    text: &str,
+) -> Result<llm::Scored, llm::LlmError> {
+    let chars: Vec<char> = text.chars().collect();
+    let mut all = llm::Scored {
+        tokens: vec![],
+        hidden_sums: vec![],
+    };
+    for (s, e) in crate::paragraphs(text) {
+        let piece: String = chars[s..e].iter().collect();
+        let scored = scorer.read(&crate::scoring_text(&piece).0, reading, &mut |_, _| {})?;
+        all.tokens.extend(scored.tokens);
+        if all.hidden_sums.is_empty() {
+            all.hidden_sums = scored.hidden_sums;
+        } else {
+            for (total, h) in all.hidden_sums.iter_mut().zip(scored.hidden_sums) {
+                total.iter_mut().zip(h).for_each(|(a, b)| *a += b);
+            }
+        }
+    }
+    Ok(all)
+}
+
+/// Scores `text` as the detector reads it (`read_paragraphs`), with the observer's terms when
+/// there is one, and the mean hidden state at `pool` when given.
 pub fn score_text(
     scorer: &LocalScorer,
     observer: Option<&LocalScorer>,
     pool: Option<usize>,
     text: &str,
 ) -> Result<TextScores, llm::LlmError> {
-    let chars: Vec<char> = text.chars().collect();
     let layers: Vec<usize> = pool.into_iter().collect();
-    let mut tokens = vec![];
-    let mut sum: Option<Vec<f32>> = None;
-    for (s, e) in crate::paragraphs(text) {
-        let piece: String = chars[s..e].iter().collect();
-        let reading = llm::Reading {
-            observer,
-            pool: &layers,
-            probe: None,
-        };
-        let scored = scorer.read(&crate::scoring_text(&piece).0, reading, &mut |_, _| {})?;
-        tokens.extend(scored.tokens);
-        if let Some(h) = scored.hidden_sums.into_iter().next() {
-            match &mut sum {
-                Some(total) => total.iter_mut().zip(h).for_each(|(a, b)| *a += b),
-                None => sum = Some(h),
-            }
-        }
-    }
+    let reading = llm::Reading {
+        observer,
+        pool: &layers,
+        probe: None,
+    };
+    let scored = read_paragraphs(scorer, reading, text)?;
     // Offsets restart in every paragraph; the statistics take every token.
-    let stats = TokenStats::of(&tokens, 0, usize::MAX);
-    let n = tokens.len().max(1) as f32;
-    let hidden = sum.map(|h| h.into_iter().map(|x| x / n).collect());
+    let stats = TokenStats::of(&scored.tokens, 0, usize::MAX);
+    let n = scored.tokens.len().max(1) as f32;
+    let hidden = scored
+        .hidden_sums
+        .into_iter()
+        .next()
+        .map(|h| h.into_iter().map(|x| x / n).collect());
     Ok(TextScores { stats, hidden })
 }
 

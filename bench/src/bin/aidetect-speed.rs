@@ -84,7 +84,11 @@ fn main() {
         plain.std.pop();
         plain.weights.pop();
     }
-    let without_probe = aidetect::Detector::with_calibration(scorer.clone(), None, plain);
+    let without_probe = aidetect::Detector {
+        scorer: scorer.clone(),
+        observer: None,
+        calibration: plain,
+    };
     let mut papers = vec![];
     for _ in 0..2 {
         papers.push(paper_time(&shipped, &paper));

@@ -25,19 +25,13 @@ pub struct Calibration {
     pub bias: f64,
     pub high_threshold: f64,
     pub medium_threshold: f64,
-    /// The hidden-state probe whose mean reading is the feature `probe` (the last one).
+    /// The hidden-state probe whose mean reading is the feature `probe` (the last one), fitted
+    /// with the calibration: its weights are the calibration's own on the standardised mean
+    /// hidden state, divided by the standard deviations, so that a token's reading `weights · h`
+    /// averaged over a stretch is the stretch's contribution (the standardising mean is the
+    /// feature's `mean`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub probe: Option<ProbeWeights>,
-}
-
-/// A linear read-out of one layer's hidden states, fitted with the calibration: its weights are
-/// the calibration's own on the standardised mean hidden state, divided by the standard
-/// deviations, so that a token's reading `weights · h` averaged over a stretch is the stretch's
-/// contribution (the standardising mean is the feature's `mean`).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ProbeWeights {
-    pub layer: usize,
-    pub weights: Vec<f32>,
+    pub probe: Option<llm::Probe>,
 }
 
 /// One training text: its named features, its mean hidden state at the probe layer (when a
@@ -80,14 +74,6 @@ impl Calibration {
             Some(_) => &self.features[..self.features.len() - 1],
             None => &self.features,
         }
-    }
-
-    /// The probe as the scorer applies it.
-    pub fn llm_probe(&self) -> Option<llm::Probe> {
-        self.probe.as_ref().map(|p| llm::Probe {
-            layer: p.layer,
-            weights: p.weights.clone(),
-        })
     }
 
     /// The probability of a training sample: its features, and the probe's reading of its
@@ -209,7 +195,7 @@ pub fn fit_samples(
         calibration.mean.push(centre);
         calibration.std.push(1.0);
         calibration.weights.push(1.0);
-        calibration.probe = Some(ProbeWeights { layer, weights });
+        calibration.probe = Some(llm::Probe { layer, weights });
     }
     calibration
 }
@@ -271,7 +257,8 @@ fn logistic_regression(xs: &[Vec<f64>], ys: &[f64], penalty: &[f64]) -> (Vec<f64
     (w, b)
 }
 
-/// Fits weights on `(features, is_machine)` samples.
+/// Fits weights on `(features, is_machine)` samples of the 2023 kind: the seven features of one
+/// model, or ten with a pair; no probe.
 pub fn fit(
     samples: &[(Features, bool)],
     model: &str,
@@ -280,57 +267,21 @@ pub fn fit(
     version: &str,
 ) -> Calibration {
     let k = samples.first().map_or(FEATURE_NAMES.len(), |s| s.0.len());
-    let n = samples.len().max(1) as f64;
-    let mean: Vec<f64> = (0..k)
-        .map(|j| samples.iter().map(|(f, _)| f[j]).sum::<f64>() / n)
-        .collect();
-    let std: Vec<f64> = (0..k)
-        .map(|j| {
-            let v = samples
-                .iter()
-                .map(|(f, _)| (f[j] - mean[j]).powi(2))
-                .sum::<f64>()
-                / n;
-            v.sqrt().max(1e-9)
+    let spec = FitSpec {
+        features: feature_names(k > FEATURE_NAMES.len()),
+        probe_layer: None,
+        l2: 1e-3,
+        l2_hidden: 0.0,
+    };
+    let samples: Vec<Sample> = samples
+        .iter()
+        .map(|(features, machine)| Sample {
+            features: features.clone(),
+            hidden: None,
+            machine: *machine,
         })
         .collect();
-    let xs: Vec<Vec<f64>> = samples
-        .iter()
-        .map(|(f, _)| (0..k).map(|j| (f[j] - mean[j]) / std[j]).collect())
-        .collect();
-    let (mut w, mut b) = (vec![0.0; k], 0.0);
-    let (rate, l2) = (0.5, 1e-3);
-    for _ in 0..3000 {
-        let mut gw = vec![0.0; k];
-        let mut gb = 0.0;
-        for (x, (_, y)) in xs.iter().zip(samples) {
-            let p = sigmoid(x.iter().zip(&w).map(|(a, b)| a * b).sum::<f64>() + b);
-            let err = p - if *y { 1.0 } else { 0.0 };
-            for j in 0..k {
-                gw[j] += err * x[j];
-            }
-            gb += err;
-        }
-        for j in 0..k {
-            w[j] -= rate * (gw[j] / n + l2 * w[j]);
-        }
-        b -= rate * gb / n;
-    }
-    Calibration {
-        version: version.to_string(),
-        model: model.to_string(),
-        arithmetic: arithmetic.to_string(),
-        data_sha256: data_sha256.to_string(),
-        samples: samples.len(),
-        features: feature_names(k > FEATURE_NAMES.len()),
-        mean,
-        std,
-        weights: w,
-        bias: b,
-        high_threshold: 0.7,
-        medium_threshold: 0.4,
-        probe: None,
-    }
+    fit_samples(&samples, &spec, model, arithmetic, data_sha256, version)
 }
 
 /// Scores of the positive and of the negative samples.

@@ -3,8 +3,8 @@
 //! is the slow part (seconds per text on two cores), so the model's statistics of every text are
 //! cached by the hash of model and text; features and calibration can then change freely.
 
-use crate::calibration::{Calibration, FitSpec, Sample, auroc, fit, fit_samples, tpr_at_fpr};
-use crate::features::{Features, SPREAD_FEATURE_NAMES, TokenStats, feature_names};
+use crate::calibration::{Calibration, FitSpec, Sample, auroc, fit_samples, tpr_at_fpr};
+use crate::features::{SPREAD_FEATURE_NAMES, TokenStats, feature_names};
 use llm::LocalScorer;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
@@ -137,10 +137,6 @@ impl StatsCache {
         hex::encode(h.finalize())
     }
 
-    pub fn get(&self, text: &str) -> Option<TokenStats> {
-        self.entries.get(&self.key(text)).map(|s| s.stats)
-    }
-
     /// The cached scores of `text`, hidden state included.
     pub fn scores(&self, text: &str) -> Option<&TextScores> {
         self.entries.get(&self.key(text))
@@ -152,21 +148,6 @@ impl StatsCache {
 
     pub fn is_empty(&self) -> bool {
         self.entries.is_empty()
-    }
-
-    /// The cached statistics of `text`, or `score`'s, which are then appended to the file.
-    pub fn stats<E: From<std::io::Error>>(
-        &mut self,
-        text: &str,
-        score: impl FnOnce(&str) -> Result<TokenStats, E>,
-    ) -> Result<TokenStats, E> {
-        self.text_scores(text, |t| {
-            score(t).map(|stats| TextScores {
-                stats,
-                hidden: None,
-            })
-        })
-        .map(|s| s.stats)
     }
 
     /// The cached scores of `text`, or `score`'s, which are then appended to the file.
@@ -198,28 +179,6 @@ impl StatsCache {
         self.entries.insert(key, scores.clone());
         Ok(scores)
     }
-}
-
-/// Out-of-fold probabilities: each sample scored by a calibration fitted without its fold.
-pub fn cross_validated(samples: &[(Features, bool)], folds: usize) -> Vec<f64> {
-    let mut scores = vec![0.0; samples.len()];
-    for fold in 0..folds {
-        let train: Vec<(Features, bool)> = samples
-            .iter()
-            .enumerate()
-            .filter(|(i, _)| i % folds != fold)
-            .map(|(_, s)| s.clone())
-            .collect();
-        let cal: Calibration = fit(&train, "cv", "", "", "cv");
-        for (i, s) in samples
-            .iter()
-            .enumerate()
-            .filter(|(i, _)| i % folds == fold)
-        {
-            scores[i] = cal.probability(&s.0);
-        }
-    }
-    scores
 }
 
 /// The lowest threshold at which at most `fpr` of the human texts' scores reach it.
@@ -356,11 +315,6 @@ fn split_abstracts(mut abstracts: Vec<String>, academic: usize) -> (Vec<String>,
     abstracts.truncate(academic);
     let held = abstracts.split_off(abstracts.len() / 2);
     (abstracts, held)
-}
-
-/// The held-out academic abstracts of a calibration run with `academic` abstracts.
-pub fn held_out_abstracts(data: &Path, academic: usize) -> Result<Vec<String>, EvalError> {
-    Ok(split_abstracts(read_eval_data(data)?.abstracts, academic).1)
 }
 
 /// The layer whose hidden states the probe reads: the middle of the 0.5B model's 24. Measured
@@ -969,9 +923,13 @@ mod tests {
             spread: None,
             sum_probe: None,
         };
+        let scores = TextScores {
+            stats,
+            hidden: Some(vec![0.5, -0.25]),
+        };
         let mut cache = StatsCache::open(&path, "m").unwrap();
-        let got: Result<_, std::io::Error> = cache.stats("文本", |_| Ok(stats));
-        assert_eq!(got.unwrap(), stats);
+        let got: Result<_, std::io::Error> = cache.text_scores("文本", |_| Ok(scores.clone()));
+        assert_eq!(got.unwrap(), scores);
         std::fs::OpenOptions::new()
             .append(true)
             .open(&path)
@@ -979,8 +937,11 @@ mod tests {
             .write_all(b"{\"key\":\"x")
             .unwrap();
         let cache = StatsCache::open(&path, "m").unwrap();
-        assert_eq!(cache.get("文本"), Some(stats));
-        assert_eq!(StatsCache::open(&path, "other").unwrap().get("文本"), None);
+        assert_eq!(cache.scores("文本"), Some(&scores));
+        assert_eq!(
+            StatsCache::open(&path, "other").unwrap().scores("文本"),
+            None
+        );
         std::fs::remove_dir_all(dir).unwrap();
     }
 }

@@ -10,7 +10,7 @@ pub mod calibration;
 pub mod eval;
 pub mod features;
 
-pub use calibration::{Calibration, FitSpec, ProbeWeights, Sample, fit, fit_samples};
+pub use calibration::{Calibration, FitSpec, Sample, fit, fit_samples};
 pub use features::{
     FEATURE_NAMES, Features, PAIR_FEATURE_NAMES, PROBE_FEATURE, PairStats, SPREAD_FEATURE_NAMES,
     SpreadStats, TokenStats, feature_names, features_of, style_features,
@@ -181,8 +181,6 @@ pub struct Detector {
     pub scorer: Arc<LocalScorer>,
     pub observer: Option<Arc<LocalScorer>>,
     pub calibration: Calibration,
-    /// The calibration's hidden-state probe, as the scorer applies it.
-    probe: Option<llm::Probe>,
 }
 
 impl Detector {
@@ -194,17 +192,7 @@ impl Detector {
         } else {
             builtin_calibration()
         };
-        Detector::with_calibration(scorer, observer, calibration)
-    }
-
-    /// The detector with a given calibration (fitted for these models).
-    pub fn with_calibration(
-        scorer: Arc<LocalScorer>,
-        observer: Option<Arc<LocalScorer>>,
-        calibration: Calibration,
-    ) -> Detector {
         Detector {
-            probe: calibration.llm_probe(),
             scorer,
             observer,
             calibration,
@@ -249,7 +237,7 @@ impl Detector {
         let reading = llm::Reading {
             observer,
             pool: &[],
-            probe: self.probe.as_ref(),
+            probe: self.calibration.probe.as_ref(),
         };
         let mut tokens = self.scorer.read(&seen, reading, &mut |_, _| {})?.tokens;
         for t in &mut tokens {

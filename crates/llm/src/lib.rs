@@ -53,7 +53,7 @@ pub struct ScoredToken {
 /// A linear read-out of one layer's hidden states (unit root-mean-square rows): each scored
 /// token gets `weights · h`. Averaged over a stretch it equals the read-out of the stretch's
 /// mean hidden state, which is what a probe is fitted on.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Probe {
     pub layer: usize,
     pub weights: Vec<f32>,

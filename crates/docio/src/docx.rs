@@ -2,38 +2,73 @@
 //! paragraph style or outline level), table cells as paragraphs, then footnotes and endnotes.
 //! Text comes from `w:t` only, so deleted revisions and field codes stay out.
 
-use crate::{DocError, Extracted, Format, Heading};
+use crate::{DocError, Extracted, Format, Heading, Limits};
 use quick_xml::Reader;
 use quick_xml::events::{BytesStart, Event};
 use std::io::Read;
 
-const MAX_PART_BYTES: u64 = 200 * 1024 * 1024;
-
 fn corrupt(detail: impl Into<String>) -> DocError {
     DocError::Corrupt {
-        kind: "Word（.docx）",
+        kind: "Word（.docx）".into(),
         detail: detail.into(),
     }
 }
 
+/// What reading may still take: counted characters and paragraphs, shared by all parts.
+struct Budget<'a> {
+    limits: &'a Limits,
+    chars: usize,
+    paragraphs: usize,
+}
+
+impl Budget<'_> {
+    fn paragraph(&mut self) -> Result<(), DocError> {
+        self.paragraphs += 1;
+        if self.paragraphs > self.limits.max_paragraphs {
+            return Err(DocError::TooComplex {
+                detail: format!("段落超过 {} 个", self.limits.max_paragraphs),
+            });
+        }
+        Ok(())
+    }
+
+    fn text(&mut self, text: &str) -> Result<(), DocError> {
+        self.chars += text.chars().filter(|c| !c.is_whitespace()).count();
+        if self.chars > self.limits.max_chars {
+            return Err(DocError::OverCharLimit {
+                limit: self.limits.max_chars,
+            });
+        }
+        Ok(())
+    }
+}
+
+/// The paragraphs of one part, read as a stream that stops at the part size limit.
 fn read_part(
     archive: &mut zip::ZipArchive<std::io::Cursor<&[u8]>>,
     name: &str,
-) -> Result<Option<Vec<u8>>, DocError> {
-    let mut file = match archive.by_name(name) {
+    budget: &mut Budget<'_>,
+) -> Result<Option<Vec<(String, Option<u8>)>>, DocError> {
+    let limit = budget.limits.max_part_bytes;
+    let file = match archive.by_name(name) {
         Ok(f) => f,
         Err(zip::result::ZipError::FileNotFound) => return Ok(None),
         Err(e) => return Err(corrupt(e.to_string())),
     };
-    if file.size() > MAX_PART_BYTES {
-        return Err(corrupt(format!("{name} 过大")));
+    if file.size() > limit {
+        return Err(DocError::TooComplex {
+            detail: format!("{name} 解压后超过 {} MB", limit / (1024 * 1024)),
+        });
     }
-    let mut out = Vec::with_capacity(file.size() as usize);
-    file.by_ref()
-        .take(MAX_PART_BYTES)
-        .read_to_end(&mut out)
-        .map_err(|e| corrupt(e.to_string()))?;
-    Ok(Some(out))
+    // The declared size may lie; the reader itself stops one byte past the limit.
+    let mut limited = std::io::BufReader::new(file.take(limit + 1));
+    let paragraphs = paragraphs(&mut limited, budget)?;
+    if limited.into_inner().limit() == 0 {
+        return Err(DocError::TooComplex {
+            detail: format!("{name} 解压后超过 {} MB", limit / (1024 * 1024)),
+        });
+    }
+    Ok(Some(paragraphs))
 }
 
 fn attr(e: &BytesStart<'_>, name: &[u8]) -> Option<String> {
@@ -60,7 +95,10 @@ fn style_level(style: &str) -> Option<u8> {
 }
 
 /// Paragraphs of one part, with heading levels.
-fn paragraphs(xml: &[u8]) -> Result<Vec<(String, Option<u8>)>, DocError> {
+fn paragraphs(
+    xml: impl std::io::BufRead,
+    budget: &mut Budget<'_>,
+) -> Result<Vec<(String, Option<u8>)>, DocError> {
     let mut reader = Reader::from_reader(xml);
     reader.config_mut().trim_text(false);
     let mut buf = Vec::new();
@@ -88,16 +126,23 @@ fn paragraphs(xml: &[u8]) -> Result<Vec<(String, Option<u8>)>, DocError> {
                 }
                 b"w:tab" => current.push('\t'),
                 b"w:br" | b"w:cr" => current.push('\n'),
-                b"w:p" => out.push((String::new(), None)),
+                b"w:p" => {
+                    budget.paragraph()?;
+                    out.push((String::new(), None))
+                }
                 _ => {}
             },
             Ok(Event::Text(t)) if in_text => {
                 let text = t.unescape().map_err(|e| corrupt(e.to_string()))?;
+                budget.text(&text)?;
                 current.push_str(&text);
             }
             Ok(Event::End(e)) => match e.name().as_ref() {
                 b"w:t" => in_text = false,
-                b"w:p" => out.push((std::mem::take(&mut current), level.take())),
+                b"w:p" => {
+                    budget.paragraph()?;
+                    out.push((std::mem::take(&mut current), level.take()))
+                }
                 _ => {}
             },
             Ok(Event::Eof) => break,
@@ -109,14 +154,24 @@ fn paragraphs(xml: &[u8]) -> Result<Vec<(String, Option<u8>)>, DocError> {
     Ok(out)
 }
 
-pub fn extract(bytes: &[u8]) -> Result<Extracted, DocError> {
+pub fn extract(bytes: &[u8], limits: &Limits) -> Result<Extracted, DocError> {
     let mut archive =
         zip::ZipArchive::new(std::io::Cursor::new(bytes)).map_err(|e| corrupt(e.to_string()))?;
-    let body = read_part(&mut archive, "word/document.xml")?
+    if archive.len() > limits.max_zip_entries {
+        return Err(DocError::TooComplex {
+            detail: format!("压缩包内文件超过 {} 个", limits.max_zip_entries),
+        });
+    }
+    let mut budget = Budget {
+        limits,
+        chars: 0,
+        paragraphs: 0,
+    };
+    let body = read_part(&mut archive, "word/document.xml", &mut budget)?
         .ok_or_else(|| corrupt("缺少 word/document.xml"))?;
     let mut lines: Vec<String> = Vec::new();
     let mut headings = Vec::new();
-    for (text, level) in paragraphs(&body)? {
+    for (text, level) in body {
         if let Some(level) = level.filter(|_| !text.trim().is_empty()) {
             headings.push(Heading {
                 line: lines.len(),
@@ -129,8 +184,8 @@ pub fn extract(bytes: &[u8]) -> Result<Extracted, DocError> {
         ("word/footnotes.xml", "脚注"),
         ("word/endnotes.xml", "尾注"),
     ] {
-        if let Some(xml) = read_part(&mut archive, part)? {
-            let notes: Vec<String> = paragraphs(&xml)?
+        if let Some(notes) = read_part(&mut archive, part, &mut budget)? {
+            let notes: Vec<String> = notes
                 .into_iter()
                 .map(|(t, _)| t)
                 .filter(|t| !t.trim().is_empty())
@@ -145,7 +200,7 @@ pub fn extract(bytes: &[u8]) -> Result<Extracted, DocError> {
     Ok(Extracted {
         text: lines.join("\n"),
         format: Format::Docx,
-        reader: "docx",
+        reader: "docx".into(),
         headings,
     })
 }

@@ -8,22 +8,38 @@
 
 mod docx;
 mod docx_write;
+pub mod hostile;
+pub mod isolated;
 mod pdf;
 mod text;
 
 pub use docx_write::{OutParagraph, write_docx};
 
+use serde::{Deserialize, Serialize};
 use std::time::Duration;
 
 pub use text::decode_text;
 
-/// Upload limits.
-#[derive(Debug, Clone, Copy)]
+/// Upload limits. Reading stops as soon as one is passed, so a small hostile file (a zip or
+/// deflate bomb, millions of empty paragraphs) costs no more than a real paper.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize)]
 pub struct Limits {
     pub max_bytes: usize,
     /// Counted characters of one paper.
     pub max_chars: usize,
     pub pdftotext_timeout: Duration,
+    /// PDF pages read.
+    pub max_pages: usize,
+    /// Objects in one PDF.
+    pub max_objects: usize,
+    /// Decompressed bytes of one PDF page's content streams.
+    pub max_page_content_bytes: u64,
+    /// Decompressed bytes of one .docx part (word/document.xml, footnotes, endnotes).
+    pub max_part_bytes: u64,
+    /// Entries in one .docx zip.
+    pub max_zip_entries: usize,
+    /// Paragraphs in one document, empty ones included.
+    pub max_paragraphs: usize,
 }
 
 impl Default for Limits {
@@ -32,11 +48,17 @@ impl Default for Limits {
             max_bytes: 50 * 1024 * 1024,
             max_chars: 300_000,
             pdftotext_timeout: Duration::from_secs(30),
+            max_pages: 2_000,
+            max_objects: 1_000_000,
+            max_page_content_bytes: 16 * 1024 * 1024,
+            max_part_bytes: 100 * 1024 * 1024,
+            max_zip_entries: 5_000,
+            max_paragraphs: 100_000,
         }
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Format {
     Text,
     Docx,
@@ -54,30 +76,41 @@ impl Format {
 }
 
 /// A heading found in the document: the index of its line in `text` and its level (1 = chapter).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Heading {
     pub line: usize,
     pub level: u8,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Extracted {
     /// One paragraph per line.
     pub text: String,
     pub format: Format,
     /// How the text was read ("utf-8", "gb18030", "docx", "pdf-extract", "pdftotext", …).
-    pub reader: &'static str,
+    pub reader: String,
     pub headings: Vec<Heading>,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error, Serialize, Deserialize)]
 pub enum DocError {
     #[error("文件过大：{size_mb} MB，单个文件不能超过 {limit_mb} MB")]
     TooLarge { size_mb: usize, limit_mb: usize },
     #[error("论文字数过多：共 {count} 字，单篇不能超过 {limit} 字")]
     TooManyChars { count: usize, limit: usize },
+    /// Reading stopped once the limit was passed, so the total is not known.
+    #[error("论文字数过多：超过 {limit} 字，单篇不能超过 {limit} 字")]
+    OverCharLimit { limit: usize },
     #[error("不支持的文件类型：请上传 .docx、.pdf 或 .txt 文件{hint}")]
-    Unsupported { hint: &'static str },
+    Unsupported { hint: String },
+    #[error(
+        "文档结构异常或过于复杂（{detail}），为安全起见未读取；请在 Word 中另存为新的 .docx 或 PDF 后重新上传"
+    )]
+    TooComplex { detail: String },
+    #[error(
+        "文档读取超时（超过 {seconds} 秒）：文件可能已损坏或结构异常，请另存为新的 .docx 或 PDF 后重新上传"
+    )]
+    TimedOut { seconds: u64 },
     #[error("文档中没有可检测的文字")]
     Empty,
     #[error(
@@ -85,7 +118,7 @@ pub enum DocError {
     )]
     Garbled,
     #[error("文件已损坏或不是有效的 {kind} 文件：{detail}")]
-    Corrupt { kind: &'static str, detail: String },
+    Corrupt { kind: String, detail: String },
     #[error("无法识别文本编码：请将文件另存为 UTF-8 编码后重新上传")]
     Encoding,
 }
@@ -95,8 +128,10 @@ impl DocError {
     pub fn code(&self) -> &'static str {
         match self {
             DocError::TooLarge { .. } => "file_too_large",
-            DocError::TooManyChars { .. } => "too_many_characters",
+            DocError::TooManyChars { .. } | DocError::OverCharLimit { .. } => "too_many_characters",
             DocError::Unsupported { .. } => "unsupported_file_type",
+            DocError::TooComplex { .. } => "document_too_complex",
+            DocError::TimedOut { .. } => "extraction_timeout",
             DocError::Empty => "empty_document",
             DocError::Garbled => "garbled_text_layer",
             DocError::Corrupt { .. } => "corrupt_file",
@@ -108,7 +143,9 @@ impl DocError {
     pub fn is_too_large(&self) -> bool {
         matches!(
             self,
-            DocError::TooLarge { .. } | DocError::TooManyChars { .. }
+            DocError::TooLarge { .. }
+                | DocError::TooManyChars { .. }
+                | DocError::OverCharLimit { .. }
         )
     }
 }
@@ -128,13 +165,15 @@ pub fn detect(bytes: &[u8], file_name: &str) -> Result<Format, DocError> {
     }
     if bytes.starts_with(&[0xD0, 0xCF, 0x11, 0xE0]) {
         return Err(DocError::Unsupported {
-            hint: "（旧版 .doc 请在 Word 中另存为 .docx）",
+            hint: "（旧版 .doc 请在 Word 中另存为 .docx）".into(),
         });
     }
     if lower.ends_with(".txt") || lower.is_empty() || !lower.contains('.') {
         return Ok(Format::Text);
     }
-    Err(DocError::Unsupported { hint: "" })
+    Err(DocError::Unsupported {
+        hint: String::new(),
+    })
 }
 
 /// Extracts the text of an upload. `file_name` may be empty for pasted text.
@@ -152,11 +191,11 @@ pub fn extract(bytes: &[u8], file_name: &str, limits: &Limits) -> Result<Extract
             Extracted {
                 text,
                 format,
-                reader: encoding,
+                reader: encoding.into(),
                 headings: vec![],
             }
         }
-        Format::Docx => docx::extract(bytes)?,
+        Format::Docx => docx::extract(bytes, limits)?,
         Format::Pdf => pdf::extract(bytes, limits)?,
     };
     extracted.text = tidy(&extracted.text);

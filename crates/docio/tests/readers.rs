@@ -179,3 +179,64 @@ proptest! {
         let _ = extract(&doc[..cut], if which == 0 { "a.docx" } else { "a.pdf" }, &Limits::default());
     }
 }
+
+#[test]
+fn a_deflate_bomb_pdf_is_refused_without_expanding_it() {
+    // 2 GB of spaces in a file of about 2 MB; the page limit is 16 MB decompressed.
+    let pdf = docio::hostile::deflate_bomb_pdf(2 << 30);
+    assert!(pdf.len() < 4 << 20, "{}", pdf.len());
+    let err = extract(&pdf, "bomb.pdf", &Limits::default()).unwrap_err();
+    assert_eq!(err.code(), "document_too_complex", "{err}");
+    assert!(err.to_string().contains("第 1 页"), "{err}");
+}
+
+#[test]
+fn millions_of_empty_paragraphs_stop_at_the_paragraph_limit() {
+    let docx = docio::hostile::empty_paragraphs_docx(3_000_000);
+    assert!(docx.len() < 200 * 1024, "{}", docx.len());
+    let err = extract(&docx, "bomb.docx", &Limits::default()).unwrap_err();
+    assert_eq!(err.code(), "document_too_complex", "{err}");
+    assert!(err.to_string().contains("段落"), "{err}");
+}
+
+#[test]
+fn a_docx_part_over_its_size_limit_is_refused() {
+    // 4 MB of whitespace in one part, under a 1 MB part limit.
+    let body = format!(
+        "<w:document {W}><w:body>{}</w:body></w:document>",
+        " ".repeat(4 << 20)
+    );
+    let docx = zip_of(&[("word/document.xml", &body)]);
+    let limits = Limits {
+        max_part_bytes: 1 << 20,
+        ..Limits::default()
+    };
+    let err = extract(&docx, "big.docx", &limits).unwrap_err();
+    assert_eq!(err.code(), "document_too_complex", "{err}");
+}
+
+#[test]
+fn reading_stops_once_the_character_limit_is_passed() {
+    let body = (0..50)
+        .map(|_| para(None, &run(&"论文".repeat(50))))
+        .collect::<String>();
+    let docx = zip_of(&[(
+        "word/document.xml",
+        &format!("<w:document {W}><w:body>{body}</w:body></w:document>"),
+    )]);
+    let limits = Limits {
+        max_chars: 1_000,
+        ..Limits::default()
+    };
+    let err = extract(&docx, "long.docx", &limits).unwrap_err();
+    assert_eq!(err, DocError::OverCharLimit { limit: 1_000 });
+    assert_eq!(err.code(), "too_many_characters");
+    let text = "Limits stop the reader early. ".repeat(20);
+    let pdf = sample_pdf(Some(&text));
+    let limits = Limits {
+        max_chars: 100,
+        ..Limits::default()
+    };
+    let err = extract(&pdf, "long.pdf", &limits).unwrap_err();
+    assert_eq!(err.code(), "too_many_characters", "{err}");
+}

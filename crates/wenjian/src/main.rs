@@ -266,9 +266,23 @@ fn new_password(given: Option<String>) -> anyhow::Result<String> {
     Ok(password)
 }
 
-#[tokio::main]
-async fn main() -> std::process::ExitCode {
-    match run().await {
+fn main() -> std::process::ExitCode {
+    // The upload-reading child (server::extraction) starts before any runtime, configuration
+    // or logging: it caps its own memory and answers on stdout only.
+    if std::env::args_os()
+        .nth(1)
+        .is_some_and(|a| a == server::extraction::CHILD_ARG)
+    {
+        return std::process::ExitCode::from(docio::isolated::child_main() as u8);
+    }
+    let runtime = match tokio::runtime::Runtime::new() {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("错误：{e}");
+            return std::process::ExitCode::FAILURE;
+        }
+    };
+    match runtime.block_on(run()) {
         Ok(()) => std::process::ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("错误：{e:#}");

@@ -2,10 +2,10 @@
 //! submit (charged and queued in one transaction), follow progress, read and download the report.
 
 use super::paper_task::{
-    self, IdForm, ListForm, PastedText, RecordPage, Tariff, TaskCost, WordCount, default_title,
-    extract, read_upload,
+    self, Caller, IdForm, ListForm, PastedText, RecordPage, Tariff, TaskCost, WordCount,
+    default_title, extract, read_upload,
 };
-use crate::auth::{AuthUser, MaybeUser};
+use crate::auth::AuthUser;
 use crate::check_task::{self, CheckInput};
 use crate::envelope::{ApiError, ApiResult, Success};
 use crate::params::{Params, lenient};
@@ -30,11 +30,11 @@ pub const COUNTING_RULE: &str = "字数按除空白（空格、换行）以外�
     ))]
 pub async fn word_count(
     State(state): State<AppState>,
-    _who: MaybeUser,
+    caller: Caller,
     req: Request,
 ) -> ApiResult<WordCount> {
     let upload = read_upload(&state, req).await?;
-    let extracted = extract(&state, &upload)?;
+    let extracted = extract(&state, &upload, &caller).await?;
     Ok(Success(WordCount {
         chars: simcheck::checked_chars(&extracted.text, &simcheck::CheckOptions::default()),
         rule: COUNTING_RULE.into(),
@@ -193,7 +193,7 @@ pub async fn check_init(
     req: Request,
 ) -> ApiResult<CheckRecord> {
     let upload = read_upload(&state, req).await?;
-    let extracted = extract(&state, &upload)?;
+    let extracted = extract(&state, &upload, &Caller::user(session.user.id)).await?;
     let title = default_title(&upload, &extracted.text);
     let task = create_draft(
         &state,

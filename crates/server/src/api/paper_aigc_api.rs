@@ -3,11 +3,11 @@
 //! the report. Shares the task, charging and download machinery of the check journey.
 
 use super::paper_task::{
-    self, IdForm, ListForm, PastedText, Queueing, RecordPage, Tariff, WordCount, default_title,
-    extract, read_upload,
+    self, Caller, IdForm, ListForm, PastedText, Queueing, RecordPage, Tariff, WordCount,
+    default_title, extract, read_upload,
 };
 use crate::aigc_task::{self, AigcInput};
-use crate::auth::{AuthUser, MaybeUser};
+use crate::auth::AuthUser;
 use crate::envelope::{ApiError, ApiResult, Success};
 use crate::params::{Params, lenient};
 use crate::state::AppState;
@@ -144,11 +144,11 @@ pub async fn detection_to_rewrite(
     ))]
 pub async fn word_count(
     State(state): State<AppState>,
-    _who: MaybeUser,
+    caller: Caller,
     req: Request,
 ) -> ApiResult<WordCount> {
     let upload = read_upload(&state, req).await?;
-    let extracted = extract(&state, &upload)?;
+    let extracted = extract(&state, &upload, &caller).await?;
     Ok(Success(WordCount {
         chars: aidetect::counted_chars(&extracted.text),
         rule: COUNTING_RULE.into(),
@@ -175,7 +175,7 @@ pub async fn machine_init(
 ) -> ApiResult<AigcRecord> {
     require_model(&state)?;
     let upload = read_upload(&state, req).await?;
-    let extracted = extract(&state, &upload)?;
+    let extracted = extract(&state, &upload, &Caller::user(session.user.id)).await?;
     let chars = aidetect::counted_chars(&extracted.text);
     if chars < aidetect::MIN_CHARS {
         // A figure would mean little, so we do not take money for one.

@@ -5,10 +5,10 @@
 //! check of the rewritten paper. `machine_api/check_order_id` is its payment state.
 
 use super::paper_task::{
-    self, IdForm, ListForm, PastedText, Queueing, RecordPage, Tariff, WordCount, default_title,
-    extract, read_upload,
+    self, Caller, IdForm, ListForm, PastedText, Queueing, RecordPage, Tariff, WordCount,
+    default_title, extract, read_upload,
 };
-use crate::auth::{AuthUser, MaybeUser};
+use crate::auth::AuthUser;
 use crate::envelope::{ApiError, ApiResult, Success};
 use crate::models::Feature;
 use crate::params::{Params, lenient};
@@ -265,11 +265,11 @@ async fn create_draft(
     ))]
 pub async fn word_count(
     State(state): State<AppState>,
-    _who: MaybeUser,
+    caller: Caller,
     req: Request,
 ) -> ApiResult<WordCount> {
     let upload = read_upload(&state, req).await?;
-    let extracted = extract(&state, &upload)?;
+    let extracted = extract(&state, &upload, &caller).await?;
     let input = input_from(extracted, Goal::Similarity, Strength::Medium);
     Ok(Success(WordCount {
         chars: input.selected_chars(),
@@ -317,7 +317,7 @@ pub async fn machine_init(
 ) -> ApiResult<RewriteRecord> {
     require_model(&state)?;
     let upload = read_upload(&state, req).await?;
-    let extracted = extract(&state, &upload)?;
+    let extracted = extract(&state, &upload, &Caller::user(session.user.id)).await?;
     let title = default_title(&upload, &extracted.text);
     let mut input = input_from(extracted, Goal::Similarity, Strength::Medium);
     input.owner = Some(session.user.id);

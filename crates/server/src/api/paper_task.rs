@@ -2,7 +2,9 @@
 //! share: reading an upload or pasted text, pricing and charging a task in one transaction,
 //! paging records, keeping and removing a task's files, and sending a report file.
 
+use crate::auth::{ClientInfo, MaybeUser};
 use crate::envelope::ApiError;
+use crate::extraction::ExtractError;
 use crate::params::{Params, lenient};
 use crate::state::AppState;
 use axum::extract::{FromRequest, Multipart, Request};
@@ -96,21 +98,87 @@ fn upload_too_large(state: &AppState) -> ApiError {
     )
 }
 
-/// The text of an upload, within the configured size limits.
-pub fn extract(state: &AppState, upload: &Upload) -> Result<docio::Extracted, ApiError> {
+/// The text of an upload, within the configured size limits, read off the request path (see
+/// `extraction`). `caller` is whose reading this is: one document at a time each.
+pub async fn extract(
+    state: &AppState,
+    upload: &Upload,
+    caller: &Caller,
+) -> Result<docio::Extracted, ApiError> {
     let limits = docio::Limits {
         max_bytes: state.config.max_upload_bytes,
         max_chars: state.config.max_paper_chars,
         ..docio::Limits::default()
     };
-    docio::extract(&upload.bytes, &upload.file_name, &limits).map_err(|e| {
-        let status = if e.is_too_large() {
-            StatusCode::PAYLOAD_TOO_LARGE
-        } else {
-            StatusCode::UNPROCESSABLE_ENTITY
-        };
-        ApiError::new(status, e.code(), e.to_string())
-    })
+    state
+        .extractor
+        .extract(&caller.0, upload.bytes.clone(), &upload.file_name, limits)
+        .await
+        .map_err(|e| match e {
+            ExtractError::Document(e) => {
+                let status = if e.is_too_large() {
+                    StatusCode::PAYLOAD_TOO_LARGE
+                } else {
+                    StatusCode::UNPROCESSABLE_ENTITY
+                };
+                ApiError::new(status, e.code(), e.to_string())
+            }
+            ExtractError::Busy => ApiError::new(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "extraction_busy",
+                e.to_string(),
+            ),
+            ExtractError::OnePerCaller => ApiError::new(
+                StatusCode::TOO_MANY_REQUESTS,
+                "extraction_in_progress",
+                e.to_string(),
+            ),
+            ExtractError::Unavailable(detail) => {
+                tracing::error!(%detail, "document reader unavailable");
+                ApiError::new(
+                    StatusCode::SERVICE_UNAVAILABLE,
+                    "extraction_unavailable",
+                    "文档解析服务暂不可用，请稍后重试或直接粘贴文本",
+                )
+            }
+        })
+}
+
+/// Whose upload is being read: a signed-in user, or a visitor's address.
+pub struct Caller(pub String);
+
+impl Caller {
+    pub fn user(id: i64) -> Self {
+        Caller(format!("user:{id}"))
+    }
+}
+
+/// The signed-in user, else the visitor's address, which may count only so many uploads an
+/// hour (`anonymous_counts_per_hour`): reading a file costs a child process.
+impl axum::extract::FromRequestParts<AppState> for Caller {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(
+        parts: &mut axum::http::request::Parts,
+        state: &AppState,
+    ) -> Result<Self, ApiError> {
+        if let MaybeUser(Some(session)) = MaybeUser::from_request_parts(parts, state).await? {
+            return Ok(Caller::user(session.user.id));
+        }
+        let Ok(client) = ClientInfo::from_request_parts(parts, state).await;
+        state.visitor_counts.take(&client.ip).map_err(|wait| {
+            ApiError::new(
+                StatusCode::TOO_MANY_REQUESTS,
+                "too_many_requests",
+                format!(
+                    "未登录时每小时最多统计 {} 次字数，请登录后继续，或约 {} 分钟后再试",
+                    state.config.anonymous_counts_per_hour,
+                    wait.as_secs().div_ceil(60)
+                ),
+            )
+        })?;
+        Ok(Caller(format!("ip:{}", client.ip)))
+    }
 }
 
 /// The title given, else the file name, else the first line of the text.

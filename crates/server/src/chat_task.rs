@@ -94,7 +94,9 @@ impl TaskHandler for ChatHandler {
                 .await
                 .map_err(TaskError::permanent)?;
             ctx.progress(10, "模型书写中").await;
-            let draft = DraftWriter::start(ctx.clone(), String::new());
+            // The message's characters are what was paid for; once the answer is as long, a
+            // cancellation refunds nothing.
+            let draft = DraftWriter::start(ctx.clone(), String::new(), input.chars);
             let on_delta = |piece: &str| draft.update(|text| text.push_str(piece));
             // A failed answer ends the task, which refunds it in full: the user asks again.
             let reply = model

@@ -4,7 +4,9 @@
 //! the model failed on are refunded when the task completes.
 
 use crate::models::{Feature, ModelHub};
-use crate::worker::{DraftWriter, TaskContext, TaskError, TaskFuture, TaskHandler, TaskOutput};
+use crate::worker::{
+    Delivered, DraftWriter, TaskContext, TaskError, TaskFuture, TaskHandler, TaskOutput,
+};
 use rewrite::judged::{ParagraphRewrite, Settings};
 use rewrite::{Goal, Strength};
 use serde::{Deserialize, Serialize};
@@ -27,6 +29,12 @@ pub struct LiveLine {
     pub index: usize,
     /// The current attempt's text so far.
     pub text: String,
+}
+
+impl Delivered for LiveLine {
+    fn delivered_chars(&self) -> usize {
+        self.text.delivered_chars()
+    }
 }
 
 /// The input of a rewriting task, as stored with it.
@@ -267,6 +275,7 @@ impl<L: Library + 'static> TaskHandler for RewriteHandler<L> {
                         text: String::new(),
                     })
                     .collect::<Vec<_>>(),
+                paragraphs.iter().map(|p| p.delivered_chars()).sum(),
             );
             let outcomes = rewrite::judged::rewrite_all(
                 model.as_ref(),

@@ -72,8 +72,14 @@ impl TaskContext {
 
     /// What the task has produced so far (JSON), for pages that show it live; failures to
     /// record it are not fatal.
-    pub async fn draft(&self, draft_json: &str) {
-        if let Err(e) = self.store.task_draft(self.task_id, draft_json).await {
+    /// `delivered_permille` is how much of what was paid for the draft holds (a cancellation
+    /// refunds only the rest).
+    pub async fn draft(&self, draft_json: &str, delivered_permille: i64) {
+        if let Err(e) = self
+            .store
+            .task_draft(self.task_id, draft_json, delivered_permille)
+            .await
+        {
             tracing::warn!(task = self.task_id, error = %e, "draft not recorded");
         }
     }
@@ -83,18 +89,38 @@ impl TaskContext {
 /// show it).
 const DRAFT_FLUSH: Duration = Duration::from_millis(400);
 
+/// A draft's produced text, measured against what was paid for.
+pub trait Delivered {
+    fn delivered_chars(&self) -> usize;
+}
+
+impl Delivered for String {
+    fn delivered_chars(&self) -> usize {
+        self.chars().filter(|c| !c.is_whitespace()).count()
+    }
+}
+
+impl<T: Delivered> Delivered for Vec<T> {
+    fn delivered_chars(&self) -> usize {
+        self.iter().map(Delivered::delivered_chars).sum()
+    }
+}
+
 /// Keeps a running task's draft in the store: `update` changes it in memory, and it is
-/// written every `DRAFT_FLUSH` while it changes; writing stops when this is dropped.
+/// written every `DRAFT_FLUSH` while it changes; writing stops when this is dropped. Each write
+/// also records the share of `paid_chars` the draft has shown so far (never decreasing: text
+/// once shown stays delivered even when an attempt is replaced).
 pub struct DraftWriter<T> {
     state: Arc<std::sync::Mutex<(bool, T)>>,
     task: tokio::task::JoinHandle<()>,
 }
 
-impl<T: serde::Serialize + Send + 'static> DraftWriter<T> {
-    pub fn start(ctx: TaskContext, initial: T) -> Self {
+impl<T: serde::Serialize + Delivered + Send + 'static> DraftWriter<T> {
+    pub fn start(ctx: TaskContext, initial: T, paid_chars: usize) -> Self {
         let state = Arc::new(std::sync::Mutex::new((false, initial)));
         let shared = state.clone();
         let task = tokio::spawn(async move {
+            let mut delivered_permille = 0i64;
             loop {
                 tokio::time::sleep(DRAFT_FLUSH).await;
                 let json = {
@@ -103,9 +129,11 @@ impl<T: serde::Serialize + Send + 'static> DraftWriter<T> {
                         continue;
                     }
                     guard.0 = false;
+                    delivered_permille =
+                        delivered_permille.max(permille(guard.1.delivered_chars(), paid_chars));
                     serde_json::to_string(&guard.1).unwrap_or_default()
                 };
-                ctx.draft(&json).await;
+                ctx.draft(&json, delivered_permille).await;
             }
         });
         DraftWriter { state, task }
@@ -116,6 +144,14 @@ impl<T: serde::Serialize + Send + 'static> DraftWriter<T> {
         change(&mut guard.1);
         guard.0 = true;
     }
+}
+
+/// `part` of `whole` in thousandths, at most 1000; nothing paid for counts as all delivered.
+pub fn permille(part: usize, whole: usize) -> i64 {
+    if whole == 0 {
+        return 1000;
+    }
+    ((part as u128 * 1000 / whole as u128).min(1000)) as i64
 }
 
 impl<T> Drop for DraftWriter<T> {

@@ -127,19 +127,43 @@ pub fn backoff_ms(attempt: i64) -> i64 {
     (5_000i64 << (attempt - 1).clamp(0, 7)).min(600_000)
 }
 
-async fn refund(conn: &mut AnyConnection, task: &Task, why: &str) -> Result<()> {
-    if task.charged_fen == 0 && task.charged_free == 0 {
+/// Refunds what a task was charged, less the share of its output already delivered
+/// (`delivered_permille`, rounded in the user's favour by a fen at most).
+async fn refund(
+    conn: &mut AnyConnection,
+    task: &Task,
+    why: &str,
+    delivered_permille: i64,
+) -> Result<()> {
+    let delivered_permille = delivered_permille.clamp(0, 1000);
+    let kept_fen = task.charged_fen * delivered_permille / 1000;
+    let (fen, free) = if delivered_permille == 0 {
+        (task.charged_fen, task.charged_free)
+    } else {
+        (task.charged_fen - kept_fen, 0)
+    };
+    if fen == 0 && free == 0 {
         return Ok(());
     }
-    let reason = format!("退款：{}（{}）", task.title, why);
+    let reason = if delivered_permille == 0 {
+        format!("退款：{}（{}）", task.title, why)
+    } else {
+        format!(
+            "部分退款：{}（{}；已输出 {}.{}% 的内容，按比例计费）",
+            task.title,
+            why,
+            delivered_permille / 10,
+            delivered_permille % 10
+        )
+    };
     let id = task.id.to_string();
     apply_movement(
         conn,
         Movement {
             user_id: task.user_id,
             kind: LedgerKind::TaskRefund,
-            delta_fen: task.charged_fen,
-            delta_free_checks: task.charged_free,
+            delta_fen: fen,
+            delta_free_checks: free,
             reason: &reason,
             reference: Some(("task", &id)),
         },
@@ -184,7 +208,16 @@ async fn end_unsuccessfully(
         .execute(&mut *conn)
         .await?;
     let task = load_task(conn, task_id).await?;
-    refund(conn, &task, why).await?;
+    // A failure is ours and refunds everything; a cancellation keeps what was already shown.
+    let delivered_permille = if status == TaskStatus::Cancelled {
+        sqlx::query_scalar::<_, i64>("SELECT delivered_permille FROM tasks WHERE id = $1")
+            .bind(task_id)
+            .fetch_one(&mut *conn)
+            .await?
+    } else {
+        0
+    };
+    refund(conn, &task, why, delivered_permille).await?;
     Ok(true)
 }
 
@@ -468,11 +501,22 @@ impl Store {
         Ok(())
     }
 
-    /// What a running task has produced so far (JSON); ignored once it has ended.
-    pub async fn task_draft(&self, task_id: i64, draft_json: &str) -> Result<()> {
-        sqlx::query("UPDATE tasks SET draft = $1 WHERE id = $2 AND status = 'running'")
-            .bind(draft_json)
-            .bind(task_id)
+    /// What a running task has produced so far (JSON) and how much of its paid output that is
+    /// (thousandths, never lowered); ignored once it has ended.
+    pub async fn task_draft(
+        &self,
+        task_id: i64,
+        draft_json: &str,
+        delivered_permille: i64,
+    ) -> Result<()> {
+        sqlx::query(
+            "UPDATE tasks SET draft = $1, \
+             delivered_permille = CASE WHEN delivered_permille > $2 THEN delivered_permille ELSE $2 END \
+             WHERE id = $3 AND status = 'running'",
+        )
+        .bind(draft_json)
+        .bind(delivered_permille.clamp(0, 1000))
+        .bind(task_id)
             .execute(&self.pool)
             .await?;
         Ok(())
@@ -532,7 +576,7 @@ impl Store {
                     charged_free: 0,
                     ..task
                 };
-                refund(&mut tx, &part, why).await?;
+                refund(&mut tx, &part, why, 0).await?;
             }
         }
         tx.commit().await?;

@@ -396,7 +396,7 @@ mod tasks {
         let running = store.task(t.id, user).await.unwrap();
         assert_eq!((running.progress, running.phase.as_str()), (40, "比对中"));
         assert_eq!(running.draft, None);
-        store.task_draft(t.id, r#"["改写中"]"#).await.unwrap();
+        store.task_draft(t.id, r#"["改写中"]"#, 0).await.unwrap();
         assert_eq!(
             store.task(t.id, user).await.unwrap().draft.as_deref(),
             Some(r#"["改写中"]"#)
@@ -418,7 +418,7 @@ mod tasks {
         assert_eq!(done.progress, 100);
         assert_eq!(done.result.as_deref(), Some(r#"{"ratio_total":12.5}"#));
         assert_eq!(done.draft, None, "the draft goes once the result is in");
-        store.task_draft(t.id, r#"["迟到"]"#).await.unwrap();
+        store.task_draft(t.id, r#"["迟到"]"#, 0).await.unwrap();
         assert_eq!(store.task(t.id, user).await.unwrap().draft, None);
         assert_eq!(ledger_sum(&store, user).await, (700, 0));
     });
@@ -615,6 +615,32 @@ mod tasks {
                 1000,
                 "refunded"
             );
+        }
+    );
+
+    store_test!(
+        a_cancel_refunds_only_what_the_stream_had_not_yet_shown,
+        |store: Store| async move {
+            let user = funded_user(&store, "stream_reader", 1000, 0).await;
+            let t = queued(&store, user, "润色", charge(300, 0), 3).await;
+            store
+                .claim_job("check", "w", 30_000)
+                .await
+                .unwrap()
+                .unwrap();
+            store.task_draft(t.id, "\"前四成\"", 400).await.unwrap();
+            // A later, shorter attempt does not take back what was shown.
+            store.task_draft(t.id, "\"短\"", 100).await.unwrap();
+            assert!(store.cancel_task(t.id, user).await.unwrap());
+            // 40 % of 300 fen was delivered and stays paid; 180 fen come back.
+            assert_eq!(store.account(user).await.unwrap().balance_fen, 1000 - 120);
+            let refund = &store.ledger(user, 1).await.unwrap()[0];
+            assert_eq!(refund.delta_fen, 180);
+            assert!(refund.reason.contains("40.0%"), "{}", refund.reason);
+            // Nothing shown: a cancellation refunds in full, as before.
+            let t2 = queued(&store, user, "未开始", charge(300, 0), 3).await;
+            assert!(store.cancel_task(t2.id, user).await.unwrap());
+            assert_eq!(store.account(user).await.unwrap().balance_fen, 1000 - 120);
         }
     );
 

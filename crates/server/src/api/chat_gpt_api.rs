@@ -2,7 +2,8 @@
 //! chat task and relays the answer as the model writes it, over server-sent events; a message
 //! with `parent` continues that conversation. The task is durable: a closed browser loses
 //! nothing, and `load_by_id` shows the answer later. A message the model cannot answer is
-//! refunded in full.
+//! refunded in full; deleting one while it streams refunds only the share of the paid
+//! characters not yet shown (text already read is paid for).
 
 use super::paper_task::{self, IdForm, ListForm, RecordPage, Tariff};
 use crate::auth::AuthUser;
@@ -435,7 +436,8 @@ pub async fn load_by_id(
     )))
 }
 
-/// Deletes a message (cancelled and refunded first when it is still being answered).
+/// Deletes a message; one still being answered is cancelled first, refunding the share of the
+/// paid characters its answer had not yet shown.
 #[utoipa::path(post, path = "/api/base/chat_gpt_api/delete", tag = "chat_gpt_api", security(("bearer" = [])),
     params(IdForm),
     responses(

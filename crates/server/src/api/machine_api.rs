@@ -364,7 +364,8 @@ pub async fn load_by_id(
     }))
 }
 
-/// Deletes a paragraph or smart rewrite (cancelled and refunded first when unfinished).
+/// Deletes a paragraph or smart rewrite; an unfinished one is cancelled first, refunding the
+/// share of the paid characters its streamed text had not yet shown.
 #[utoipa::path(post, path = "/api/base/machine_api/delete", tag = "machine_api", security(("bearer" = [])),
     params(IdForm), request_body = IdForm,
     responses(

@@ -1032,7 +1032,8 @@ pub async fn submit_check(
     Ok(Success(super::check_api::record_of(&check)))
 }
 
-/// Deletes a rewriting task (cancelled and refunded first when unfinished).
+/// Deletes a rewriting task; an unfinished one is cancelled first, refunding the share of the
+/// paid characters its streamed text had not yet shown.
 #[utoipa::path(post, path = "/api/base/paper_machine_api/delete", tag = "paper_machine_api", security(("bearer" = [])),
     params(IdForm), request_body = IdForm,
     responses(

@@ -99,7 +99,7 @@ export default function ChatPanel() {
             新对话
           </Button>
         )}
-        <Typography.Text type="secondary">每条消息按字数计费，模型未能回答时全额退回；回答由模型生成，请核对后使用。</Typography.Text>
+        <Typography.Text type="secondary">每条消息按字数计费，模型未能回答时全额退回，中途删除只退回尚未生成部分的费用；回答由模型生成，请核对后使用。</Typography.Text>
       </Space>
       <div className="chat-log" data-testid="chat-log">
         {bubbles.length === 0 ? (

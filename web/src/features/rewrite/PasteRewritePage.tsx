@@ -33,7 +33,7 @@ const COPY = {
 /** The paragraphs as they stream in, then as judged. */
 function Outcome({ detail, onChanged, onRerun }: { detail: MachineDetail; onChanged: () => void; onRerun: (index: number) => void }) {
   const rec = detail.record
-  if (rec.status === 'failed' || rec.status === 'cancelled') return <Alert type="error" showIcon title={rec.error ?? '改写未完成，费用已退回'} />
+  if (rec.status === 'failed' || rec.status === 'cancelled') return <Alert type="error" showIcon title={rec.error ?? (rec.status === 'cancelled' ? '改写已取消，尚未生成部分的费用已退回' : '改写未完成，费用已退回')} />
   if (rec.status === 'done') {
     return (
       <div data-testid="paste-result">

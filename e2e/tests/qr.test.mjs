@@ -58,3 +58,23 @@ test('QR login: phone registers and confirms, desktop signs in within 4 s with o
   await phone.goto(url)
   await phone.getByText('该二维码已使用').waitFor()
 })
+
+test('QR login: confirming in the same browser that asked is refused', async () => {
+  const context = await env.browser.newContext(DESKTOP)
+  const desktop = await context.newPage()
+  await desktop.goto(`${env.server.base}/papercheck/check`)
+  const url = await decodeQr(desktop)
+
+  // The same browser (same address, same User-Agent) opens the link and tries to confirm.
+  const same = await context.newPage()
+  await same.goto(url)
+  await same.getByText('您正在登录文鉴网页版').waitFor()
+  await same.getByText('立即注册').click()
+  await same.getByPlaceholder('用户名（4–32 个字符）').fill('同机扫码02')
+  await same.getByPlaceholder('密码（至少 8 位）').fill('qr-password-2')
+  await same.getByRole('button', { name: '注册' }).click()
+  await same.getByText('当前账号：').waitFor()
+  await same.getByRole('button', { name: '确认登录' }).click()
+  await same.getByText('请使用另一台设备（手机）扫码确认').first().waitFor()
+  assert.equal(await same.getByText('已确认登录').count(), 0)
+})

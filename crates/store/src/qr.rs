@@ -53,6 +53,14 @@ pub enum QrClaim {
     AlreadyUsed,
 }
 
+impl QrLogin {
+    /// Whether a request from `ip` with `user_agent` comes from the very client that asked for
+    /// this QR login (same address and same browser), as stored on the row.
+    pub fn same_client(&self, ip: &str, user_agent: &str) -> bool {
+        self.requester_ip == ip && self.requester_agent == truncate(user_agent, 300)
+    }
+}
+
 fn qr_from_row(row: &AnyRow, now: i64) -> Result<QrLogin> {
     let stored: String = row.try_get("status")?;
     let expires_at: i64 = row.try_get("expires_at")?;
@@ -134,7 +142,8 @@ impl Store {
     }
 
     /// The desktop's poll: collects the session once the QR is confirmed. Exactly one poll can
-    /// collect it; the first QR login of an account also grants its free check, in the same transaction.
+    /// collect it; the first QR login of an account also grants its free check, in the same
+    /// transaction, unless the requesting IP already had a free check granted today.
     pub async fn claim_qr_login(
         &self,
         id: &str,
@@ -146,7 +155,7 @@ impl Store {
         let mut tx = self.begin_write().await?;
         let row = sqlx::query(
             "UPDATE qr_logins SET status = 'consumed', consumed_at = $1 \
-             WHERE id = $2 AND status = 'confirmed' AND expires_at > $1 RETURNING user_id, provider",
+             WHERE id = $2 AND status = 'confirmed' AND expires_at > $1 RETURNING user_id, provider, requester_ip",
         )
         .bind(now)
         .bind(id)
@@ -162,6 +171,7 @@ impl Store {
         };
         let user_id: i64 = row.try_get("user_id")?;
         let provider: String = row.try_get("provider")?;
+        let requester_ip: String = row.try_get("requester_ip")?;
         let via = format!("qr:{provider}");
         let token = insert_session(
             &mut tx,
@@ -174,7 +184,7 @@ impl Store {
             },
         )
         .await?;
-        let first_login_bonus = grant_first_qr_bonus(&mut tx, user_id).await?;
+        let first_login_bonus = grant_first_qr_bonus(&mut tx, user_id, &requester_ip).await?;
         tx.commit().await?;
         let user = self.user_by_id(user_id).await?;
         Ok(QrClaim::LoggedIn {

@@ -60,9 +60,10 @@ export interface SiteConfig {
   version: string
 }
 
-// Login failures are shown by the form itself, so these calls stay silent.
+// Login failures are shown by the form itself, so these calls stay silent. Credentials go in
+// the JSON body, never the query string (the server refuses that: `credentials_in_url`).
 export const login = (username: string, password: string) =>
-  post<LoginResult>('api/base/login_api/f/login', { params: { username, password }, silent: true })
+  post<LoginResult>('api/base/login_api/f/login', { data: { username, password }, silent: true })
 
 export const register = (username: string, password: string) =>
   post<LoginResult>('api/base/login_api/f/register', { data: { username, password }, silent: true })

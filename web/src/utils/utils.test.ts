@@ -49,6 +49,11 @@ describe('validation', () => {
     expect(validNewUsername('abc')).toBe(false)
     expect(validNewUsername('has space')).toBe(false)
     expect(validNewUsername('x'.repeat(33))).toBe(false)
+    // Look-alikes: Cyrillic а, Greek ο, full-width letters.
+    expect(validNewUsername('\u0430dmin_01')).toBe(false)
+    expect(validNewUsername('stud\u03bfnt')).toBe(false)
+    expect(validNewUsername('ｓｔｕｄｅｎｔ')).toBe(false)
+    expect(validNewUsername('a.b-c_d@x')).toBe(true)
   })
 
   it('caps lock', () => {

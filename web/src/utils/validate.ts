@@ -8,10 +8,15 @@ export function validUsername(name: string): boolean {
   return ['admin', 'editor'].includes(name.trim())
 }
 
-/** The rule the server enforces on registration: 4–32 letters (any script), digits or _ - . @ */
+/**
+ * The rule the server enforces on registration: 4–32 ASCII letters, digits, CJK ideographs or
+ * _ - . @ (full-width forms and look-alike letters of other scripts are refused).
+ */
 export function validNewUsername(name: string): boolean {
   const chars = Array.from(name.trim())
-  return chars.length >= 4 && chars.length <= 32 && chars.every((c) => /[\p{L}\p{N}_\-.@]/u.test(c))
+  return (
+    chars.length >= 4 && chars.length <= 32 && chars.every((c) => /^(?:[A-Za-z0-9_\-.@]|\p{Unified_Ideograph})$/u.test(c))
+  )
 }
 
 /** Caps-lock state from a keyboard event, for password fields. */

@@ -1,5 +1,7 @@
 //! `login_api`: password login, registration, logout, password change, current user and QR login.
 
+use crate::account_policy::{CredentialsInBody, check_new_password, check_new_username};
+pub use crate::account_policy::{USERNAME_RULE, valid_username};
 use crate::auth::{AuthUser, ClientInfo, public_base};
 use crate::envelope::{ApiError, ApiResult, Success};
 use crate::params::Params;
@@ -10,8 +12,9 @@ use serde::{Deserialize, Serialize};
 use store::{NewSession, QrClaim, QrStatus, User};
 use utoipa::{IntoParams, ToSchema};
 
-#[derive(Debug, Deserialize, ToSchema, IntoParams)]
-#[into_params(parameter_in = Query)]
+/// Sent in the request body, as JSON or as a form; a password in the query string is refused
+/// (`credentials_in_url`).
+#[derive(Debug, Deserialize, ToSchema)]
 pub struct LoginForm {
     /// Trimmed before use.
     pub username: String,
@@ -68,40 +71,47 @@ fn login_result(state: &AppState, token: String) -> LoginResult {
     }
 }
 
-/// Password login. Repeated failures from one IP for one username (or from one IP overall)
-/// lock further attempts for a while.
+/// Password login. Credentials travel in the body (JSON or form) only; a password in the query
+/// string is refused with 400 `credentials_in_url`, because addresses end up in proxy logs and
+/// browser history. Failed logins are counted in the database (a restart forgets nothing) in
+/// three buckets: this IP with this username (`login_max_failures`), this username from any IP
+/// (`login_max_failures_per_account`) and this IP for any username
+/// (`login_max_failures_per_ip`); a full bucket locks further attempts, right password or not,
+/// for `login_lock_minutes`.
 #[utoipa::path(post, path = "/api/base/login_api/f/login", tag = "login_api",
-    params(LoginForm), request_body(content = LoginForm, description = "Also accepted as query or form"),
+    request_body(content = LoginForm, description = "JSON or form body; never the query string"),
     responses(
         (status = 200, body = inline(crate::envelope::Envelope<LoginResult>)),
-        (status = 400, description = "用户名或密码为空", body = crate::envelope::ErrorBody),
+        (status = 400, description = "invalid_input: 用户名或密码为空; credentials_in_url: 密码放在了网址中", body = crate::envelope::ErrorBody),
         (status = 401, description = "invalid_credentials: 用户名或密码错误", body = crate::envelope::ErrorBody),
-        (status = 429, description = "too_many_attempts, with Retry-After", body = crate::envelope::ErrorBody),
+        (status = 429, description = "too_many_attempts, with Retry-After (seconds, also in the message)", body = crate::envelope::ErrorBody),
     ))]
 pub async fn login(
     State(state): State<AppState>,
     client: ClientInfo,
+    _: CredentialsInBody,
     Params(form): Params<LoginForm>,
 ) -> ApiResult<LoginResult> {
     let username = form.username.trim();
     if username.is_empty() || form.password.is_empty() {
         return Err(ApiError::bad_request("invalid_input", "请输入用户名和密码"));
     }
-    if let Err(secs) = state.login_limiter.check(&client.ip, username) {
-        return Err(ApiError::too_many_requests(
-            secs,
-            format!("登录失败次数过多，请 {} 分钟后再试", secs.div_ceil(60)),
-        ));
-    }
+    state.login_limiter.check(&client.ip, username).await?;
     let Some(user) = state.store.verify_login(username, &form.password).await? else {
-        state.login_limiter.record_failure(&client.ip, username);
+        state
+            .login_limiter
+            .record_failure(&client.ip, username)
+            .await?;
         return Err(ApiError::new(
             StatusCode::UNAUTHORIZED,
             "invalid_credentials",
             "用户名或密码错误",
         ));
     };
-    state.login_limiter.record_success(&client.ip, username);
+    state
+        .login_limiter
+        .record_success(&client.ip, username)
+        .await?;
     let token = start_session(&state, &client, user.id, "password").await?;
     Ok(Success(login_result(&state, token)))
 }
@@ -124,52 +134,31 @@ async fn start_session(
         .await?)
 }
 
-pub const USERNAME_RULE: &str = "用户名需为 4–32 个字符，可使用字母、数字、汉字及 _ - . @";
-
-/// A username of 4–32 characters: letters (any script), digits and `_ - . @`.
-pub fn valid_username(name: &str) -> bool {
-    let count = name.chars().count();
-    (4..=32).contains(&count)
-        && name
-            .chars()
-            .all(|c| c.is_alphanumeric() || matches!(c, '_' | '-' | '.' | '@'))
-}
-
-fn check_new_password(password: &str) -> Result<(), ApiError> {
-    let count = password.chars().count();
-    if count < 8 {
-        return Err(ApiError::bad_request(
-            "weak_password",
-            "密码至少需要 8 个字符",
-        ));
-    }
-    if count > 128 {
-        return Err(ApiError::bad_request(
-            "invalid_password",
-            "密码不能超过 128 个字符",
-        ));
-    }
-    Ok(())
-}
-
-/// Creates an account and signs it in.
+/// Creates an account and signs it in. The name is 4–32 ASCII letters, digits, CJK ideographs
+/// or `_ - . @` (full-width forms and letters of other scripts, which can pass for Latin ones,
+/// are refused), and not a reserved name (`admin`, `root`, `system`, `support`, `wenjian`, `文鉴`,
+/// `管理员`, `客服`, …). The password is 8–128 characters, not only spaces, does not contain the
+/// name (ignoring case) and is not a common password. Registrations are limited per client IP
+/// (`register_max_per_ip_per_hour`) and for everyone together (`register_max_per_minute`),
+/// counted in the database once the input is valid. Credentials in the query string are refused.
 #[utoipa::path(post, path = "/api/base/login_api/f/register", tag = "login_api",
-    params(LoginForm), request_body = LoginForm,
+    request_body(content = LoginForm, description = "JSON or form body; never the query string"),
     responses(
         (status = 200, body = inline(crate::envelope::Envelope<LoginResult>)),
-        (status = 400, description = "invalid_username / weak_password", body = crate::envelope::ErrorBody),
+        (status = 400, description = "invalid_username (length, characters, full-width or look-alike letters) / reserved_username / weak_password (under 8) / invalid_password (over 128) / blank_password / password_contains_username / common_password / credentials_in_url", body = crate::envelope::ErrorBody),
         (status = 409, description = "username_taken: 该用户名已被注册", body = crate::envelope::ErrorBody),
+        (status = 429, description = "too_many_registrations, with Retry-After (seconds, also in the message)", body = crate::envelope::ErrorBody),
     ))]
 pub async fn register(
     State(state): State<AppState>,
     client: ClientInfo,
+    _: CredentialsInBody,
     Params(form): Params<LoginForm>,
 ) -> ApiResult<LoginResult> {
     let username = form.username.trim();
-    if !valid_username(username) {
-        return Err(ApiError::bad_request("invalid_username", USERNAME_RULE));
-    }
-    check_new_password(&form.password)?;
+    check_new_username(username)?;
+    check_new_password(&form.password, username)?;
+    crate::rate_limit::check_registration(&state.store, &state.config, &client.ip).await?;
     let user = match state
         .store
         .create_user(username, &form.password, false)
@@ -215,27 +204,35 @@ pub struct ChangePasswordForm {
     pub new_password: String,
 }
 
-/// Changes the password; every other session of the user is signed out.
+/// Changes the password; every other session of the user is signed out. A wrong old password
+/// counts as a failed login of this account from this IP, and the same lockouts apply (429
+/// `too_many_attempts`), so a stolen session cannot be used to guess the password. The new
+/// password follows the registration rules. Passwords in the query string are refused.
 #[utoipa::path(post, path = "/api/base/login_api/change_password", tag = "login_api",
-    security(("bearer" = [])), request_body = ChangePasswordForm,
+    security(("bearer" = [])),
+    request_body(content = ChangePasswordForm, description = "JSON or form body; never the query string"),
     responses(
         (status = 200, body = inline(crate::envelope::Envelope<bool>)),
-        (status = 400, description = "wrong_password / weak_password", body = crate::envelope::ErrorBody),
+        (status = 400, description = "wrong_password / weak_password / invalid_password / blank_password / password_contains_username / common_password / credentials_in_url", body = crate::envelope::ErrorBody),
         (status = 401, description = "not_logged_in", body = crate::envelope::ErrorBody),
+        (status = 429, description = "too_many_attempts, with Retry-After", body = crate::envelope::ErrorBody),
     ))]
 pub async fn change_password(
     State(state): State<AppState>,
     AuthUser(session): AuthUser,
+    client: ClientInfo,
+    _: CredentialsInBody,
     Params(form): Params<ChangePasswordForm>,
 ) -> ApiResult<bool> {
-    let verified = state
-        .store
-        .verify_login(&session.user.login_name, &form.old_password)
-        .await?;
+    let name = &session.user.login_name;
+    state.login_limiter.check(&client.ip, name).await?;
+    let verified = state.store.verify_login(name, &form.old_password).await?;
     if verified.is_none() {
+        state.login_limiter.record_failure(&client.ip, name).await?;
         return Err(ApiError::bad_request("wrong_password", "原密码不正确"));
     }
-    check_new_password(&form.new_password)?;
+    state.login_limiter.record_success(&client.ip, name).await?;
+    check_new_password(&form.new_password, name)?;
     state
         .store
         .set_password(
@@ -259,13 +256,20 @@ pub struct QrCodeResult {
 }
 
 /// Starts a QR login; the desktop shows `qrCode` as a QR image and polls `val_login_qr_code`.
+/// The asking client's IP and User-Agent are recorded on the QR (shown on the phone, and
+/// compared in `qr_confirm`). Limited per client IP (`qr_max_per_ip_per_minute`); expired QR
+/// logins are swept from the database periodically.
 #[utoipa::path(post, path = "/api/base/login_api/f/login_qr_code", tag = "login_api",
-    responses((status = 200, body = inline(crate::envelope::Envelope<QrCodeResult>))))]
+    responses(
+        (status = 200, body = inline(crate::envelope::Envelope<QrCodeResult>)),
+        (status = 429, description = "too_many_qr_codes, with Retry-After (seconds, also in the message)", body = crate::envelope::ErrorBody),
+    ))]
 pub async fn login_qr_code(
     State(state): State<AppState>,
     headers: HeaderMap,
     client: ClientInfo,
 ) -> ApiResult<QrCodeResult> {
+    crate::rate_limit::check_qr_creation(&state.store, &state.config, &client.ip).await?;
     let qr = state
         .store
         .create_qr_login(
@@ -315,7 +319,10 @@ fn map_qr_missing(err: store::StoreError) -> ApiError {
 }
 
 /// The desktop's poll. `false` while waiting; once confirmed on a phone, the new session's
-/// token (handed out once only).
+/// token (handed out once only). The first QR login of an account grants one free similarity
+/// check, but at most one such grant per requesting IP per day (China Standard Time, kept in
+/// the database): further accounts from the same address that day sign in without it and stay
+/// eligible on a later day.
 #[utoipa::path(post, path = "/api/base/login_api/f/val_login_qr_code", tag = "login_api",
     params(QrIdForm),
     responses(
@@ -396,12 +403,18 @@ pub async fn qr_info(
     }))
 }
 
-/// The signed-in phone user approves the QR login (built-in provider).
+/// The signed-in phone user approves the QR login (built-in provider). The confirmation must
+/// come from another device than the one that asked: a request with the same IP **and**
+/// User-Agent as recorded on the QR is refused with 403 `qr_same_device` (a phone on the same
+/// Wi-Fi shares the IP but not the browser, and is accepted). Together with the per-IP daily
+/// cap on the first-login free check and the registration limits, this keeps a script from
+/// minting free checks by confirming its own codes.
 #[utoipa::path(post, path = "/api/base/login_api/qr_confirm", tag = "login_api",
     security(("bearer" = [])), params(QrIdForm),
     responses(
         (status = 200, body = inline(crate::envelope::Envelope<bool>)),
         (status = 401, description = "not_logged_in", body = crate::envelope::ErrorBody),
+        (status = 403, description = "qr_same_device: 请使用另一台设备（手机）扫码确认", body = crate::envelope::ErrorBody),
         (status = 404, description = "qr_not_found", body = crate::envelope::ErrorBody),
         (status = 409, description = "qr_used", body = crate::envelope::ErrorBody),
         (status = 410, description = "qr_expired", body = crate::envelope::ErrorBody),
@@ -409,8 +422,24 @@ pub async fn qr_info(
 pub async fn qr_confirm(
     State(state): State<AppState>,
     AuthUser(session): AuthUser,
+    client: ClientInfo,
     Params(form): Params<QrIdForm>,
 ) -> ApiResult<bool> {
+    let qr = state
+        .store
+        .qr_login(&form.id)
+        .await
+        .map_err(map_qr_missing)?;
+    if qr.status != QrStatus::Pending {
+        return Err(qr_state_error(qr.status));
+    }
+    if qr.same_client(&client.ip, &client.user_agent) {
+        return Err(ApiError::new(
+            StatusCode::FORBIDDEN,
+            "qr_same_device",
+            "请使用另一台设备（手机）扫码确认：二维码不能在请求登录的同一浏览器中确认",
+        ));
+    }
     state
         .store
         .confirm_qr_login(&form.id, session.user.id)
@@ -418,20 +447,4 @@ pub async fn qr_confirm(
         .map_err(map_qr_missing)?
         .map_err(qr_state_error)?;
     Ok(Success(true))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::valid_username;
-
-    #[test]
-    fn username_rules() {
-        assert!(valid_username("abcd"));
-        assert!(valid_username("张三同学"));
-        assert!(valid_username("a.b-c_d@x"));
-        assert!(!valid_username("abc"));
-        assert!(!valid_username("has space"));
-        assert!(!valid_username(&"x".repeat(33)));
-        assert!(valid_username(&"x".repeat(32)));
-    }
 }

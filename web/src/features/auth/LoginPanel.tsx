@@ -55,7 +55,7 @@ export default function LoginPanel({ active, onSuccess, onDismiss }: Props) {
             刷新二维码
           </Button>
         </div>
-        <div className="login-qr-gift">首次扫码登录赠送 1 次免费查重</div>
+        <div className="login-qr-gift">首次扫码登录赠送 1 次免费查重（同一网络每天限 1 次）</div>
       </div>
       <div className="login-form">
         {mode === 'login' ? (
@@ -141,7 +141,7 @@ function RegisterForm({ onSuccess, onLogin }: { onSuccess: () => void; onLogin: 
               validator: (_, v: string) =>
                 !v || validNewUsername(v)
                   ? Promise.resolve()
-                  : Promise.reject(new Error('4–32 个字符，可使用字母、数字、汉字及 _ - . @')),
+                  : Promise.reject(new Error('4–32 个字符，可使用英文字母、数字、汉字及 _ - . @')),
             },
           ]}
         >

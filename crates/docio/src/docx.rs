@@ -14,6 +14,9 @@ fn corrupt(detail: impl Into<String>) -> DocError {
     }
 }
 
+/// A paragraph's text and its heading level, if it is a heading.
+type Paragraph = (String, Option<u8>);
+
 /// What reading may still take: counted characters and paragraphs, shared by all parts.
 struct Budget<'a> {
     limits: &'a Limits,
@@ -48,7 +51,7 @@ fn read_part(
     archive: &mut zip::ZipArchive<std::io::Cursor<&[u8]>>,
     name: &str,
     budget: &mut Budget<'_>,
-) -> Result<Option<Vec<(String, Option<u8>)>>, DocError> {
+) -> Result<Option<Vec<Paragraph>>, DocError> {
     let limit = budget.limits.max_part_bytes;
     let file = match archive.by_name(name) {
         Ok(f) => f,
@@ -98,7 +101,7 @@ fn style_level(style: &str) -> Option<u8> {
 fn paragraphs(
     xml: impl std::io::BufRead,
     budget: &mut Budget<'_>,
-) -> Result<Vec<(String, Option<u8>)>, DocError> {
+) -> Result<Vec<Paragraph>, DocError> {
     let mut reader = Reader::from_reader(xml);
     reader.config_mut().trim_text(false);
     let mut buf = Vec::new();

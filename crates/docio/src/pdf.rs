@@ -137,7 +137,6 @@ fn in_process(bytes: &[u8], limits: &Limits) -> Result<Option<String>, DocError>
             Ok(Err(_)) | Err(_) => return Ok(None),
         }
     }
-    drop(output);
     Ok(Some(text))
 }
 

@@ -38,6 +38,56 @@ fn yes() -> bool {
 /// The key under which the result records the private-library document made from the paper.
 pub const PRIVATE_LIBRARY_DOC: &str = "private_library_doc";
 
+/// The queue that removes a deleted check's paper from its owner's private library. A job, not
+/// a call in the request: the library belongs to the workers (and survives their restarts).
+pub const FORGET_KIND: &str = "library_forget";
+
+/// The input of a removal: the private-library document to remove.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct ForgetInput {
+    pub doc: simcheck::DocId,
+    pub owner: i64,
+}
+
+/// Removes a deleted check's paper from the private library.
+pub struct ForgetHandler<L: Library + 'static> {
+    library: Arc<L>,
+}
+
+impl<L: Library + 'static> ForgetHandler<L> {
+    pub fn new(library: Arc<L>) -> Self {
+        ForgetHandler { library }
+    }
+}
+
+impl<L: Library + 'static> TaskHandler for ForgetHandler<L> {
+    fn kind(&self) -> &'static str {
+        FORGET_KIND
+    }
+
+    fn run(&self, ctx: TaskContext) -> TaskFuture<'_> {
+        Box::pin(async move {
+            let input: ForgetInput = serde_json::from_str(&ctx.input)
+                .map_err(|e| TaskError::permanent(format!("任务数据无法读取：{e}")))?;
+            // Only the owner's private documents: a forged input cannot reach the public library.
+            let meta = self
+                .library
+                .meta(input.doc)
+                .await
+                .map_err(|e| TaskError::retryable(format!("比对库暂时不可用：{e}")))?;
+            if let Some(meta) =
+                meta.filter(|m| m.owner == Some(input.owner) && m.scope == Scope::Private)
+            {
+                self.library
+                    .remove(meta.id)
+                    .await
+                    .map_err(|e| TaskError::retryable(format!("比对库暂时不可用：{e}")))?;
+            }
+            Ok("{}".to_string().into())
+        })
+    }
+}
+
 pub struct CheckHandler<L: Library + 'static> {
     library: Arc<L>,
     /// The paraphrase layer's sentence encoder, when its model is installed.

@@ -20,6 +20,9 @@ pub struct Config {
     pub library_dir: Option<PathBuf>,
     /// Price of a similarity check per started 1,000 characters, in fen.
     pub check_price_fen_per_thousand: i64,
+    /// The longest paper (counted characters) a free similarity check pays for; longer ones are
+    /// paid from the balance. Stated on the price dialog.
+    pub free_check_max_chars: usize,
     /// Price of an AI-text detection per started 1,000 characters, in fen.
     pub aigc_price_fen_per_thousand: i64,
     /// Largest upload in bytes.
@@ -33,7 +36,9 @@ pub struct Config {
     /// `embedded` (memory-mapped segments under `library_dir`) or `database` (postings table in
     /// the configured database, for PostgreSQL scale-out).
     pub library_backend: String,
-    /// The address users reach this server at, used in QR codes. Defaults to the request's Host.
+    /// The address users reach this server at (`https://…`), printed in reports' verification
+    /// links and QR codes. Without it, reports name the verification page without an address
+    /// (a request's Host is anyone's to set) and QR codes use the request's Host.
     pub public_url: Option<String>,
     pub site_title: String,
     /// The marketing site opened by the "首页" menu entry.
@@ -44,9 +49,35 @@ pub struct Config {
     pub login_max_failures: u32,
     /// Failed logins allowed per IP (all usernames together) before a temporary lock.
     pub login_max_failures_per_ip: u32,
+    /// Failed logins allowed for one username from any address before a temporary lock (so
+    /// rotating addresses does not help a guesser). Wrong old passwords in `change_password`
+    /// count as failed logins.
+    pub login_max_failures_per_account: u32,
+    /// Minutes a login lock lasts; failures are also counted in windows of this length.
     pub login_lock_minutes: u64,
-    /// Take the client address from `X-Forwarded-For` (only behind a trusted reverse proxy).
+    /// Registrations allowed from one client address per hour.
+    pub register_max_per_ip_per_hour: u32,
+    /// Registrations allowed from all addresses together per minute.
+    pub register_max_per_minute: u32,
+    /// Login QR codes one client address may ask for per minute.
+    pub qr_max_per_ip_per_minute: u32,
+    /// Seconds between sweeps of expired QR logins, sessions and throttle windows.
+    pub sweep_interval_seconds: u64,
+    /// Take the client address from `X-Forwarded-For` (only behind a trusted reverse proxy):
+    /// the rightmost address that is not one of `trusted_proxies` (the direct peer counts as
+    /// trusted when that list is empty). Also lets the proxy's `X-Forwarded-Host` and
+    /// `X-Forwarded-Proto` name this server in QR links when `public_url` is not set.
     pub trust_forwarded_for: bool,
+    /// Reverse proxies (addresses or CIDR ranges, e.g. `10.0.0.0/8`) whose forwarding headers
+    /// are believed.
+    pub trusted_proxies: Vec<String>,
+    /// Open connections served at once; more wait to be accepted.
+    pub max_connections: usize,
+    /// Seconds a client has to send a request's headers (and the longest a kept-alive
+    /// connection may sit idle).
+    pub header_read_timeout_seconds: u64,
+    /// Seconds a request body may go without sending anything before it is refused.
+    pub body_read_timeout_seconds: u64,
     /// Seconds a worker holds a job without a heartbeat; a job whose worker died is claimed
     /// again after this long.
     pub job_lease_seconds: u64,
@@ -81,6 +112,17 @@ pub struct Config {
     pub chat_provider: String,
     /// Paragraphs of one task rewritten at the same time.
     pub rewrite_concurrency: usize,
+    /// Uploaded documents read at the same time, each in its own child process.
+    pub extract_concurrency: usize,
+    /// Address-space cap of one reading child, in MiB.
+    pub extract_memory_mb: u64,
+    /// Longest reading of one document, in seconds; the child is killed after it.
+    pub extract_timeout_seconds: u64,
+    /// The program run as the reading child (with the argument `extract-child`); defaults to
+    /// this executable.
+    pub extractor: Option<PathBuf>,
+    /// Uploads counted (`word_count`) per hour by one visitor's address without signing in.
+    pub anonymous_counts_per_hour: u32,
 }
 
 impl Default for Config {
@@ -96,6 +138,7 @@ impl Default for Config {
             workers_per_queue: 1,
             check_price_fen_per_thousand: 300,
             aigc_price_fen_per_thousand: 200,
+            free_check_max_chars: 30_000,
             max_upload_bytes: 50 * 1024 * 1024,
             max_paper_chars: 300_000,
             public_url: None,
@@ -105,8 +148,17 @@ impl Default for Config {
             qr_ttl_seconds: 300,
             login_max_failures: 5,
             login_max_failures_per_ip: 30,
+            login_max_failures_per_account: 10,
             login_lock_minutes: 15,
+            register_max_per_ip_per_hour: 5,
+            register_max_per_minute: 20,
+            qr_max_per_ip_per_minute: 10,
+            sweep_interval_seconds: 600,
             trust_forwarded_for: false,
+            trusted_proxies: Vec::new(),
+            max_connections: 4096,
+            header_read_timeout_seconds: 10,
+            body_read_timeout_seconds: 30,
             job_lease_seconds: 60,
             report_font: None,
             paraphrase_layer: true,
@@ -120,6 +172,11 @@ impl Default for Config {
             rewrite_provider: "auto".into(),
             chat_provider: "auto".into(),
             rewrite_concurrency: 2,
+            extract_concurrency: 2,
+            extract_memory_mb: 1024,
+            extract_timeout_seconds: 60,
+            extractor: None,
+            anonymous_counts_per_hour: 30,
         }
     }
 }

@@ -1,5 +1,6 @@
 //! The HTTP server: the spec's API families, auth, the response envelope and the embedded web app.
 
+pub mod account_policy;
 pub mod aigc_task;
 pub mod api;
 pub mod auth;
@@ -7,6 +8,8 @@ pub mod chat_task;
 pub mod check_task;
 pub mod config;
 pub mod envelope;
+pub mod extraction;
+pub mod http;
 pub mod models;
 pub mod openapi;
 pub mod params;
@@ -14,6 +17,7 @@ pub mod qr_provider;
 pub mod rate_limit;
 pub mod rewrite_task;
 pub mod state;
+pub mod sweeper;
 pub mod web_assets;
 pub mod worker;
 
@@ -21,17 +25,21 @@ pub use config::Config;
 pub use state::AppState;
 
 use axum::Router;
-use std::net::SocketAddr;
 use std::sync::Arc;
+use std::time::Duration;
 use tokio::net::TcpListener;
 use tokio::sync::watch;
 use tower_http::trace::TraceLayer;
 
 pub fn router(state: AppState) -> Router {
-    api::routes()
+    let app = api::routes()
         .fallback(web_assets::serve_web)
-        .layer(TraceLayer::new_for_http())
-        .with_state(state)
+        .layer(
+            TraceLayer::new_for_http()
+                .make_span_with(account_policy::request_span::<axum::body::Body>),
+        )
+        .with_state(state);
+    http::with_security_headers(app)
 }
 
 /// Serves until `shutdown` resolves, then finishes the requests in flight.
@@ -40,12 +48,17 @@ pub async fn serve_on(
     state: AppState,
     shutdown: impl std::future::Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
-    axum::serve(
-        listener,
-        router(state).into_make_service_with_connect_info::<SocketAddr>(),
-    )
-    .with_graceful_shutdown(shutdown)
-    .await
+    let front = http::Front {
+        max_connections: state.config.max_connections,
+        header_read_timeout: Duration::from_secs(state.config.header_read_timeout_seconds.max(1)),
+        body_read_timeout: Duration::from_secs(state.config.body_read_timeout_seconds.max(1)),
+    };
+    let (tx, rx) = watch::channel(false);
+    tokio::spawn(async move {
+        shutdown.await;
+        let _ = tx.send(true);
+    });
+    http::serve(listener, router(state), front, rx).await
 }
 
 /// The task handlers this deployment runs, over the configured library backend; `models` is
@@ -69,9 +82,10 @@ pub fn task_handlers(
         models: Arc<models::ModelHub>,
         concurrency: usize,
     ) -> Vec<Arc<dyn worker::TaskHandler>> {
-        let mut handlers: Vec<Arc<dyn worker::TaskHandler>> = vec![Arc::new(
-            check_task::CheckHandler::new(library.clone(), encoder),
-        )];
+        let mut handlers: Vec<Arc<dyn worker::TaskHandler>> = vec![
+            Arc::new(check_task::CheckHandler::new(library.clone(), encoder)),
+            Arc::new(check_task::ForgetHandler::new(library.clone())),
+        ];
         // Papers, paragraphs and smart rewrites queue apart, so a long paper does not hold up
         // a paragraph someone is watching stream in.
         for kind in rewrite_task::KINDS {
@@ -116,10 +130,28 @@ fn shutdown_channel() -> watch::Receiver<bool> {
     rx
 }
 
+/// Papers are private: whatever this process creates (the embedded database, uploads, the
+/// library, reports) is readable by its own user only, and so is the data folder.
+pub fn private_files(config: &Config) {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        rustix::process::umask(rustix::fs::Mode::from_raw_mode(0o077));
+        let _ = std::fs::create_dir_all(&config.data_dir);
+        let _ = std::fs::set_permissions(&config.data_dir, std::fs::Permissions::from_mode(0o700));
+    }
+}
+
 /// `wenjian serve`: opens the store, prepares the folders, runs the workers in-process and
 /// serves until Ctrl-C or SIGTERM, finishing requests and jobs in flight.
 pub async fn run(config: Config) -> anyhow::Result<()> {
+    private_files(&config);
     std::fs::create_dir_all(config.files_dir())?;
+    if config.public_url.is_none() {
+        tracing::warn!(
+            "public_url 未设置：报告中的核验链接只写页面名称，二维码使用请求的 Host；生产环境请设置 WENJIAN_PUBLIC_URL"
+        );
+    }
     let store = store::Store::open(&config.database_url()).await?;
     let listener = TcpListener::bind(&config.listen).await.map_err(|e| {
         anyhow::anyhow!(
@@ -131,6 +163,7 @@ pub async fn run(config: Config) -> anyhow::Result<()> {
     tracing::info!(database = ?store.backend(), "文鉴 listening on http://{addr}");
     let shutdown = shutdown_channel();
     let state = AppState::new(store.clone(), config.clone());
+    let _sweeper = sweeper::start(&store, &config, &shutdown);
     let workers = worker::WorkerPool::new(
         store.clone(),
         task_handlers(&config, &store, state.models.clone())?,
@@ -150,14 +183,15 @@ pub async fn run(config: Config) -> anyhow::Result<()> {
 
 /// `wenjian worker`: workers only, against the configured database (scale-out).
 pub async fn run_workers(config: Config) -> anyhow::Result<()> {
+    private_files(&config);
     let store = store::Store::open(&config.database_url()).await?;
     tracing::info!(database = ?store.backend(), "文鉴 worker started");
     let models = Arc::new(models::ModelHub::new(&config));
+    let shutdown = shutdown_channel();
+    let _sweeper = sweeper::start(&store, &config, &shutdown);
     let workers = worker::WorkerPool::new(store.clone(), task_handlers(&config, &store, models)?)
         .with_lease(config.job_lease(), worker::IDLE_POLL);
-    workers
-        .run(config.workers_per_queue, shutdown_channel())
-        .await;
+    workers.run(config.workers_per_queue, shutdown).await;
     store.close().await;
     tracing::info!("worker stopped");
     Ok(())

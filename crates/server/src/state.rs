@@ -1,6 +1,6 @@
 use crate::config::Config;
 use crate::qr_provider::QrLoginProvider;
-use crate::rate_limit::LoginLimiter;
+use crate::rate_limit::{LoginGuard, MemoryLimiter};
 use std::sync::Arc;
 use store::Store;
 
@@ -8,32 +8,38 @@ use store::Store;
 pub struct AppState {
     pub store: Store,
     pub config: Arc<Config>,
-    pub login_limiter: Arc<LoginLimiter>,
+    /// Failed-login lockouts, kept in the database.
+    pub login_limiter: Arc<LoginGuard>,
     pub qr_provider: Arc<dyn QrLoginProvider>,
     /// The PDF report font, loaded on first use (a CJK font is tens of megabytes).
     pub pdf_font: Arc<tokio::sync::OnceCell<Result<report::PdfFont, (&'static str, String)>>>,
-    /// Slows down guessing of report verification codes.
-    pub verify_limiter: Arc<LoginLimiter>,
+    /// Slows down guessing of report verification codes (in memory, bounded).
+    pub verify_limiter: Arc<MemoryLimiter>,
     /// The models this process shares with its workers (loaded on first use).
     pub models: Arc<crate::models::ModelHub>,
+    /// Reads uploads in child processes with limits.
+    pub extractor: Arc<crate::extraction::Extractor>,
+    /// Uploads a visitor may have counted without signing in.
+    pub visitor_counts: Arc<crate::extraction::HourlyQuota>,
 }
 
 impl AppState {
     pub fn new(store: Store, config: Config) -> Self {
-        let limiter = LoginLimiter::new(
-            config.login_max_failures,
-            config.login_max_failures_per_ip,
-            std::time::Duration::from_secs(config.login_lock_minutes * 60),
-        );
+        let limiter = LoginGuard::new(store.clone(), &config);
         let models = Arc::new(crate::models::ModelHub::new(&config));
+        let extractor = Arc::new(crate::extraction::Extractor::new(&config));
         AppState {
+            extractor,
+            visitor_counts: Arc::new(crate::extraction::HourlyQuota::new(
+                config.anonymous_counts_per_hour,
+            )),
             models,
             store,
             config: Arc::new(config),
             login_limiter: Arc::new(limiter),
             qr_provider: Arc::new(crate::qr_provider::LocalPageProvider),
             pdf_font: Arc::default(),
-            verify_limiter: Arc::new(LoginLimiter::new(
+            verify_limiter: Arc::new(MemoryLimiter::new(
                 20,
                 20,
                 std::time::Duration::from_secs(15 * 60),

@@ -22,7 +22,7 @@ api_test!(
         assert_eq!(body["code"], json!(200));
         assert_eq!(body["success"], json!(true));
         let token = body["result"]["access_token"].as_str().unwrap().to_string();
-        // Query string, as the spec's client sends it.
+        // Never in the query string: addresses end up in proxy logs and browser history.
         let res = s
             .http
             .post(format!(
@@ -32,7 +32,15 @@ api_test!(
             .send()
             .await
             .unwrap();
-        assert_eq!(res.status(), StatusCode::OK);
+        let status = res.status();
+        let body: Value = res.json().await.unwrap();
+        assert_error(status, &body, 400, "credentials_in_url");
+        assert!(
+            body["message"]
+                .as_str()
+                .unwrap()
+                .contains("密码不能放在网址中")
+        );
         // Form body.
         let res = s
             .http
@@ -246,14 +254,16 @@ api_test!(
             )
             .await;
         assert_error(status, &body, 401, "not_logged_in");
-        let (status, _) = s
-            .post(
-                &format!("/api/base/login_api/qr_confirm?id={id}"),
-                Some(&phone),
-                json!({}),
-            )
-            .await;
-        assert_eq!(status, StatusCode::OK);
+        // Confirmed from another device: the phone's browser, not the desktop's.
+        let res = s
+            .http
+            .post(format!("{}/api/base/login_api/qr_confirm?id={id}", s.base))
+            .bearer_auth(&phone)
+            .header("user-agent", "Mozilla/5.0 (iPhone) Mobile Safari")
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(res.status(), StatusCode::OK);
 
         let (status, done) = s.post(&poll, None, json!({})).await;
         assert_eq!(status, StatusCode::OK);
@@ -1762,6 +1772,46 @@ mod rewrite_journey {
         assert_eq!(follow["history"][0]["content"], json!(SOURCE));
         assert_eq!(follow["history"][1]["role"], json!("assistant"));
         assert_eq!(follow["history"][1]["content"], json!(reply));
+
+        // Pay, read, cancel: deleting a message once its answer has started to show refunds
+        // only the part not yet shown.
+        let mut response = s
+            .http
+            .post(format!("{}/api/base/chat_gpt_api/completions", s.base))
+            .bearer_auth(token)
+            .json(&json!({"message": SOURCE, "mode": "polish"}))
+            .send()
+            .await
+            .unwrap();
+        let mut parser = llm::chat::SseParser::default();
+        let (mut id, mut shown) = (None, String::new());
+        while shown.is_empty() {
+            let chunk = response.chunk().await.unwrap().expect("the answer streams");
+            for event in parser.push(&chunk) {
+                let event: Value = serde_json::from_str(&event).unwrap();
+                if event["type"] == json!("created") {
+                    id = event["record"]["id"].as_i64();
+                }
+                if event["type"] == json!("delta") {
+                    shown.push_str(event["text"].as_str().unwrap());
+                }
+            }
+        }
+        drop(response);
+        let (status, body) = post("delete", json!({"id": id.unwrap()})).await;
+        assert_eq!(status, StatusCode::OK, "{body}");
+        let (_, account) = s
+            .get("/api/base/account_info_api/account", Some(token))
+            .await;
+        // The newest ledger row: a partial refund, or the charge itself when the answer had
+        // already grown as long as the message (nothing left to refund).
+        let newest = &account["result"]["ledger"][0];
+        let delta = newest["deltaFen"].as_i64().unwrap();
+        assert!(delta < 200, "shown {shown:?}, yet refunded {newest}");
+        assert!(
+            delta == -200 || newest["reason"].as_str().unwrap().contains("按比例"),
+            "{newest}"
+        );
 
         let (_, list) = post("query_list", json!({})).await;
         assert_eq!(list["result"]["total"], json!(2));

@@ -73,18 +73,30 @@ pub(crate) struct Movement<'a> {
     pub reference: Option<(&'a str, &'a str)>,
 }
 
-/// Applies a movement inside the caller's transaction. Refuses to take an account below zero.
+/// The largest balance (fen) or number of free checks an account may hold, and so the largest
+/// single movement: far beyond any real account, far below where the arithmetic could overflow
+/// (SQLite would silently turn an overflowing sum into a float).
+pub const MAX_ACCOUNT_AMOUNT: i64 = 1_000_000_000_000;
+
+/// Applies a movement inside the caller's transaction. Refuses to take an account below zero or
+/// above `MAX_ACCOUNT_AMOUNT`.
 pub(crate) async fn apply_movement(conn: &mut AnyConnection, m: Movement<'_>) -> Result<Account> {
+    let cap = MAX_ACCOUNT_AMOUNT as u64;
+    if m.delta_fen.unsigned_abs() > cap || m.delta_free_checks.unsigned_abs() > cap {
+        return Err(StoreError::Conflict("amount_out_of_range"));
+    }
     let now = now_ms();
     let row = sqlx::query(
         "UPDATE accounts SET balance_fen = balance_fen + $1, free_checks = free_checks + $2, updated_at = $3 \
          WHERE user_id = $4 AND balance_fen + $1 >= 0 AND free_checks + $2 >= 0 \
+         AND balance_fen + $1 <= $5 AND free_checks + $2 <= $5 \
          RETURNING user_id, balance_fen, free_checks, qr_bonus_granted_at",
     )
     .bind(m.delta_fen)
     .bind(m.delta_free_checks)
     .bind(now)
     .bind(m.user_id)
+    .bind(MAX_ACCOUNT_AMOUNT)
     .fetch_optional(&mut *conn)
     .await?;
     let Some(row) = row else {
@@ -92,10 +104,12 @@ pub(crate) async fn apply_movement(conn: &mut AnyConnection, m: Movement<'_>) ->
             .bind(m.user_id)
             .fetch_optional(&mut *conn)
             .await?;
-        return Err(if exists.is_some() {
-            StoreError::InsufficientFunds
-        } else {
-            StoreError::NotFound
+        return Err(match exists {
+            None => StoreError::NotFound,
+            Some(_) if m.delta_fen > 0 || m.delta_free_checks > 0 => {
+                StoreError::Conflict("amount_out_of_range")
+            }
+            Some(_) => StoreError::InsufficientFunds,
         });
     };
     let account = account_from_row(&row)?;
@@ -119,16 +133,41 @@ pub(crate) async fn apply_movement(conn: &mut AnyConnection, m: Movement<'_>) ->
     Ok(account)
 }
 
-/// Grants the first-QR-login free check once per account; returns whether it was granted now.
-pub(crate) async fn grant_first_qr_bonus(conn: &mut AnyConnection, user_id: i64) -> Result<bool> {
+/// Grants the first-QR-login free check once per account and at most once per requesting IP per
+/// day (China Standard Time); returns whether it was granted now. An account refused only because
+/// its IP already had the day's grant stays eligible for a later QR login.
+pub(crate) async fn grant_first_qr_bonus(
+    conn: &mut AnyConnection,
+    user_id: i64,
+    requester_ip: &str,
+) -> Result<bool> {
+    let now = now_ms();
     let marked = sqlx::query(
         "UPDATE accounts SET qr_bonus_granted_at = $1 WHERE user_id = $2 AND qr_bonus_granted_at IS NULL",
     )
-    .bind(now_ms())
+    .bind(now)
     .bind(user_id)
     .execute(&mut *conn)
     .await?;
     if marked.rows_affected() == 0 {
+        return Ok(false);
+    }
+    let per_ip = sqlx::query(
+        "INSERT INTO qr_bonus_grants (requester_ip, day, user_id, granted_at) VALUES ($1, $2, $3, $4) \
+         ON CONFLICT (requester_ip, day) DO NOTHING",
+    )
+    .bind(requester_ip)
+    .bind(crate::throttle::cst_day(now))
+    .bind(user_id)
+    .bind(now)
+    .execute(&mut *conn)
+    .await?;
+    if per_ip.rows_affected() == 0 {
+        // This IP already had today's free check: leave the account eligible for another day.
+        sqlx::query("UPDATE accounts SET qr_bonus_granted_at = NULL WHERE user_id = $1")
+            .bind(user_id)
+            .execute(&mut *conn)
+            .await?;
         return Ok(false);
     }
     apply_movement(

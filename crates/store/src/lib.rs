@@ -12,15 +12,17 @@ pub mod secrets;
 mod sessions;
 mod tasks;
 pub mod testing;
+mod throttle;
 mod users;
 
-pub use accounts::{Account, LedgerEntry, LedgerKind};
+pub use accounts::{Account, LedgerEntry, LedgerKind, MAX_ACCOUNT_AMOUNT};
 pub use error::StoreError;
 pub use library::SqlLibrary;
 pub use qr::{QrClaim, QrLogin, QrStatus};
 pub use reports::{format_report_code, normalize_report_code};
 pub use sessions::{NewSession, SessionUser};
 pub use tasks::{Charge, ClaimedJob, Task, TaskStatus, backoff_ms};
+pub use throttle::{QR_SWEEP_GRACE_MS, RateDecision, Swept};
 pub use users::User;
 
 use sqlx::any::{AnyPoolOptions, install_default_drivers};

@@ -103,6 +103,13 @@ pub(crate) fn task_from_row(row: &AnyRow) -> Result<Task> {
     })
 }
 
+/// A task's first run (from `pending`) or another (from an ended state), with the input that
+/// replaces the task's when given.
+enum Run<'a> {
+    First(Option<&'a str>),
+    Again(Option<&'a str>),
+}
+
 /// What a submission costs: balance in fen and/or free check credits.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Charge {
@@ -302,8 +309,38 @@ impl Store {
         charge: &Charge,
         max_attempts: i64,
     ) -> Result<Task> {
-        self.queue_task(task_id, user_id, queue, charge, max_attempts, None)
-            .await
+        self.queue_task(
+            task_id,
+            user_id,
+            queue,
+            charge,
+            max_attempts,
+            Run::First(None),
+        )
+        .await
+    }
+
+    /// `submit_task` with the input chosen at submission (options that change the price) written
+    /// in the same transaction as the charge, so concurrent submissions cannot be charged for
+    /// one input and run another.
+    pub async fn submit_task_with_input(
+        &self,
+        task_id: i64,
+        user_id: i64,
+        queue: &str,
+        charge: &Charge,
+        max_attempts: i64,
+        input_json: &str,
+    ) -> Result<Task> {
+        self.queue_task(
+            task_id,
+            user_id,
+            queue,
+            charge,
+            max_attempts,
+            Run::First(Some(input_json)),
+        )
+        .await
     }
 
     /// Runs an ended task (done, failed or cancelled) again, charged anew, all or nothing: its
@@ -325,7 +362,7 @@ impl Store {
             queue,
             charge,
             max_attempts,
-            Some(new_input),
+            Run::Again(new_input),
         )
         .await
     }
@@ -337,20 +374,24 @@ impl Store {
         queue: &str,
         charge: &Charge,
         max_attempts: i64,
-        // `Some` for a rerun, with the input that replaces the task's when given.
-        rerun: Option<Option<&str>>,
+        run: Run<'_>,
     ) -> Result<Task> {
         let now = now_ms();
         let mut tx = self.begin_write().await?;
+        let (rerun, new_input) = match run {
+            Run::First(input) => (false, input),
+            Run::Again(input) => (true, input),
+        };
         let query = match rerun {
-            Some(_) => sqlx::query(
+            true => sqlx::query(
                 "UPDATE tasks SET status = 'queued', charged_fen = $1, charged_free = $2, updated_at = $3, \
                  result = NULL, error = NULL, progress = 0, phase = '', started_at = NULL, finished_at = NULL, \
                  input = COALESCE($6, input) \
                  WHERE id = $4 AND user_id = $5 AND status IN ('done', 'failed', 'cancelled')",
             ),
-            None => sqlx::query(
-                "UPDATE tasks SET status = 'queued', charged_fen = $1, charged_free = $2, updated_at = $3 \
+            false => sqlx::query(
+                "UPDATE tasks SET status = 'queued', charged_fen = $1, charged_free = $2, updated_at = $3, \
+                 input = COALESCE($6, input) \
                  WHERE id = $4 AND user_id = $5 AND status = 'pending'",
             ),
         };
@@ -360,10 +401,7 @@ impl Store {
             .bind(now)
             .bind(task_id)
             .bind(user_id);
-        let query = match rerun {
-            Some(new_input) => query.bind(new_input.map(str::to_string)),
-            None => query,
-        };
+        let query = query.bind(new_input.map(str::to_string));
         let moved = query.execute(&mut *tx).await?;
         if moved.rows_affected() == 0 {
             let exists = sqlx::query("SELECT status FROM tasks WHERE id = $1 AND user_id = $2")
@@ -631,21 +669,6 @@ impl Store {
         };
         tx.commit().await?;
         Ok(status)
-    }
-
-    /// Replaces a draft task's input (options chosen at submission).
-    pub async fn set_task_input(&self, task_id: i64, user_id: i64, input_json: &str) -> Result<()> {
-        let updated = sqlx::query("UPDATE tasks SET input = $1, updated_at = $2 WHERE id = $3 AND user_id = $4 AND status = 'pending'")
-            .bind(input_json)
-            .bind(now_ms())
-            .bind(task_id)
-            .bind(user_id)
-            .execute(&self.pool)
-            .await?;
-        if updated.rows_affected() == 0 {
-            return Err(StoreError::Conflict("task_not_pending"));
-        }
-        Ok(())
     }
 
     /// Replaces a finished task's result (a user's choices recorded in it); only `done` tasks.

@@ -619,6 +619,26 @@ mod tasks {
     );
 
     store_test!(
+        amounts_beyond_any_real_account_are_refused,
+        |store: Store| async move {
+            let user = funded_user(&store, "big_spender", 0, 0).await;
+            let max = store::MAX_ACCOUNT_AMOUNT;
+            store.operator_credit(user, max, 0, "上限").await.unwrap();
+            for (fen, free) in [(1, 0), (i64::MAX, 0), (0, i64::MAX), (i64::MIN, 0)] {
+                let err = store
+                    .operator_credit(user, fen, free, "溢出")
+                    .await
+                    .unwrap_err();
+                assert!(
+                    matches!(err, store::StoreError::Conflict("amount_out_of_range")),
+                    "{fen} {free}: {err:?}"
+                );
+            }
+            assert_eq!(store.account(user).await.unwrap().balance_fen, max);
+        }
+    );
+
+    store_test!(
         a_cancel_refunds_only_what_the_stream_had_not_yet_shown,
         |store: Store| async move {
             let user = funded_user(&store, "stream_reader", 1000, 0).await;

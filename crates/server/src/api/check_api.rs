@@ -308,16 +308,11 @@ pub async fn check_submit(
             },
         );
     }
-    state
-        .store
-        .set_task_input(
-            task.id,
-            user,
-            &serde_json::to_string(&input).map_err(ApiError::internal)?,
-        )
-        .await?;
+    let input_json = serde_json::to_string(&input).map_err(ApiError::internal)?;
     let cost = paper_task::quote(&state, user, task.id, input.chars, &tariff(&state)).await?;
-    let task = paper_task::charge_and_queue(&state, &task, &cost, "论文查重").await?;
+    let queueing = paper_task::Queueing::Submit(Some(input_json));
+    let task =
+        paper_task::charge_and_queue_with(&state, &task, &cost, "论文查重", queueing).await?;
     Ok(Success(record(&task)))
 }
 
@@ -477,7 +472,6 @@ pub struct DownloadForm {
 pub async fn download_report(
     State(state): State<AppState>,
     AuthUser(session): AuthUser,
-    headers: axum::http::HeaderMap,
     Params(form): Params<DownloadForm>,
 ) -> Result<Response, ApiError> {
     let format = paper_task::report_format(form.format.as_deref())?;
@@ -489,11 +483,7 @@ pub async fn download_report(
     let number = report::report_number(task.id, task.created_at);
     let doc = report::ReportDoc {
         number: number.clone(),
-        verify_url: format!(
-            "{}/verify?code={}",
-            crate::auth::public_base(&headers, &state),
-            code
-        ),
+        verify_url: crate::auth::report_verify_url(&state, &code),
         verify_code: code,
         title: rec.title.clone(),
         author: rec.author.clone(),
@@ -616,7 +606,8 @@ pub async fn update_title(
     AuthUser(session): AuthUser,
     Params(form): Params<TitleForm>,
 ) -> ApiResult<bool> {
-    let title = form.title.trim();
+    let title = paper_task::plain_line(&form.title);
+    let title = title.as_str();
     if title.is_empty() || title.chars().count() > 200 {
         return Err(ApiError::bad_request(
             "invalid_title",
@@ -631,7 +622,8 @@ pub async fn update_title(
     Ok(Success(true))
 }
 
-/// Deletes a check and its files; an unfinished one is cancelled and refunded first.
+/// Deletes a check and its files; an unfinished one is cancelled and refunded first, and a paper
+/// it kept in the user's private library is removed from it (by a queued job, within seconds).
 #[utoipa::path(post, path = "/api/base/check_api/delete", tag = "check_api", security(("bearer" = [])),
     params(IdForm), request_body = IdForm,
     responses(
@@ -643,8 +635,33 @@ pub async fn delete(
     AuthUser(session): AuthUser,
     Params(form): Params<IdForm>,
 ) -> ApiResult<bool> {
-    pending_check(&state, form.id, session.user.id).await?;
-    paper_task::delete_task(&state, FILES, form.id, session.user.id).await?;
+    let user = session.user.id;
+    let (task, _) = pending_check(&state, form.id, user).await?;
+    paper_task::delete_task(&state, FILES, form.id, user).await?;
+    // A paper kept in the private library goes with its check.
+    let kept = task
+        .result
+        .as_deref()
+        .and_then(|r| serde_json::from_str::<serde_json::Value>(r).ok())
+        .and_then(|r| r[check_task::PRIVATE_LIBRARY_DOC].as_u64());
+    if let Some(doc) = kept {
+        let input = check_task::ForgetInput { doc, owner: user };
+        let input = serde_json::to_string(&input).map_err(ApiError::internal)?;
+        let forget = state
+            .store
+            .create_task(user, check_task::FORGET_KIND, "移出私有比对库", &input)
+            .await?;
+        state
+            .store
+            .submit_task(
+                forget.id,
+                user,
+                check_task::FORGET_KIND,
+                &store::Charge::default(),
+                5,
+            )
+            .await?;
+    }
     Ok(Success(true))
 }
 

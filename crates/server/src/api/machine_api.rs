@@ -75,11 +75,14 @@ fn pasted(text: String) -> RewriteInput {
 }
 
 fn title_of(form: &PasteForm, text: &str) -> String {
-    let given = form.title.trim();
+    let given = super::paper_task::plain_line(&form.title);
     if !given.is_empty() {
         return given.chars().take(100).collect();
     }
-    let head: String = text.chars().take(20).collect();
+    let head: String = super::paper_task::plain_line(text)
+        .chars()
+        .take(20)
+        .collect();
     if text.chars().count() > 20 {
         format!("{head}…")
     } else {

@@ -147,11 +147,11 @@ pub fn routes() -> Router<AppState> {
         )
         .route(
             "/api/base/paper_machine_api/word_count",
-            post(paper_machine_api::word_count),
+            post(paper_machine_api::word_count).layer(DefaultBodyLimit::max(UPLOAD_BODY_LIMIT)),
         )
         .route(
             "/api/base/paper_machine_api/machine_init",
-            post(paper_machine_api::machine_init),
+            post(paper_machine_api::machine_init).layer(DefaultBodyLimit::max(UPLOAD_BODY_LIMIT)),
         )
         .route(
             "/api/base/paper_machine_api/check_machine_submit",

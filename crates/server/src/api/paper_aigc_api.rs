@@ -248,7 +248,7 @@ pub async fn submit_check(
     AuthUser(session): AuthUser,
     Params(form): Params<IdForm>,
 ) -> ApiResult<AigcRecord> {
-    pay_and_queue(&state, form.id, session.user.id, Queueing::Submit).await
+    pay_and_queue(&state, form.id, session.user.id, Queueing::Submit(None)).await
 }
 
 /// Runs an ended detection again with the current model and calibration, charged like a new
@@ -280,7 +280,7 @@ async fn pay_and_queue(
     require_model(state)?;
     let task = owned(state, id, user_id).await?;
     let service = match queueing {
-        Queueing::Submit if task.status != TaskStatus::Pending => {
+        Queueing::Submit(_) if task.status != TaskStatus::Pending => {
             return Err(ApiError::conflict("already_submitted", "该文本已提交检测"));
         }
         Queueing::Rerun(_) if !task.status.is_final() => {
@@ -289,7 +289,7 @@ async fn pay_and_queue(
                 "该检测尚未结束，结束后才能重新检测",
             ));
         }
-        Queueing::Submit => "AIGC检测",
+        Queueing::Submit(_) => "AIGC检测",
         Queueing::Rerun(_) => "AIGC重新检测",
     };
     let cost = paper_task::quote(

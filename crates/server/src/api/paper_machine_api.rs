@@ -649,17 +649,10 @@ pub async fn submit_draft(
         form.strength.as_deref(),
         form.frozen.as_deref(),
     )?;
-    state
-        .store
-        .set_task_input(
-            task.id,
-            user_id,
-            &serde_json::to_string(&input).map_err(ApiError::internal)?,
-        )
-        .await?;
+    let input_json = serde_json::to_string(&input).map_err(ApiError::internal)?;
     let cost = paper_task::quote(state, user_id, task.id, input.chars, &tariff(state)).await?;
-    let task = owned(state, task.id, user_id).await?;
-    let task = paper_task::charge_and_queue(state, &task, &cost, service).await?;
+    let queueing = paper_task::Queueing::Submit(Some(input_json));
+    let task = paper_task::charge_and_queue_with(state, &task, &cost, service, queueing).await?;
     Ok(record(&task))
 }
 

@@ -43,7 +43,7 @@ pub async fn read_upload(state: &AppState, req: Request) -> Result<Upload, ApiEr
         let Params(p) = Params::<PastedText>::from_request(req, state).await?;
         return Ok(Upload {
             title: p.title,
-            author: p.author,
+            author: plain_line(&p.author),
             file_name: String::new(),
             bytes: p.text.into_bytes(),
         });
@@ -60,7 +60,7 @@ pub async fn read_upload(state: &AppState, req: Request) -> Result<Upload, ApiEr
     while let Some(field) = multipart
         .next_field()
         .await
-        .map_err(|_| upload_too_large(state))?
+        .map_err(|e| upload_error(state, e))?
     {
         let name = field.name().unwrap_or("").to_string();
         match name.as_str() {
@@ -69,22 +69,30 @@ pub async fn read_upload(state: &AppState, req: Request) -> Result<Upload, ApiEr
                 upload.bytes = field
                     .bytes()
                     .await
-                    .map_err(|_| upload_too_large(state))?
+                    .map_err(|e| upload_error(state, e))?
                     .to_vec();
             }
             "text" if upload.bytes.is_empty() => {
                 upload.bytes = field
                     .bytes()
                     .await
-                    .map_err(|_| upload_too_large(state))?
+                    .map_err(|e| upload_error(state, e))?
                     .to_vec()
             }
             "title" => upload.title = field.text().await.unwrap_or_default(),
-            "author" => upload.author = field.text().await.unwrap_or_default(),
+            "author" => upload.author = plain_line(&field.text().await.unwrap_or_default()),
             _ => {}
         }
     }
     Ok(upload)
+}
+
+/// A multipart read that failed: too large (413), or malformed or cut off (400).
+fn upload_error(state: &AppState, error: axum::extract::multipart::MultipartError) -> ApiError {
+    if error.status() == StatusCode::PAYLOAD_TOO_LARGE {
+        return upload_too_large(state);
+    }
+    ApiError::bad_request("bad_upload", "上传内容格式错误或不完整，请重新上传")
 }
 
 fn upload_too_large(state: &AppState) -> ApiError {
@@ -181,28 +189,44 @@ impl axum::extract::FromRequestParts<AppState> for Caller {
     }
 }
 
+/// A title or name as one plain line: no control characters (NUL, line breaks), no invisible
+/// or direction-changing format characters (which can make a title read as something else in
+/// lists and reports), surrounding spaces trimmed.
+pub fn plain_line(text: &str) -> String {
+    text.chars()
+        .filter(|&c| {
+            !c.is_control()
+                && !matches!(c,
+                    '\u{061C}' | '\u{200B}'..='\u{200F}' | '\u{202A}'..='\u{202E}'
+                    | '\u{2060}'..='\u{2069}' | '\u{FEFF}' | '\u{FFF9}'..='\u{FFFB}')
+        })
+        .collect::<String>()
+        .trim()
+        .to_string()
+}
+
 /// The title given, else the file name, else the first line of the text.
 pub fn default_title(upload: &Upload, text: &str) -> String {
-    let title = upload.title.trim();
+    let title = plain_line(&upload.title);
+    let title = title.trim();
     if !title.is_empty() {
         return title.chars().take(200).collect();
     }
-    let stem = upload
-        .file_name
+    let name = plain_line(&upload.file_name);
+    let stem = name
         .rsplit_once('.')
         .map(|(s, _)| s)
-        .unwrap_or(&upload.file_name)
+        .unwrap_or(&name)
         .trim();
     if !stem.is_empty() {
         return stem.chars().take(200).collect();
     }
-    text.lines()
-        .find(|l| !l.trim().is_empty())
-        .unwrap_or("未命名论文")
-        .trim()
-        .chars()
-        .take(40)
-        .collect()
+    let first = text
+        .lines()
+        .map(plain_line)
+        .find(|l| !l.is_empty())
+        .unwrap_or_else(|| "未命名论文".into());
+    first.chars().take(40).collect()
 }
 
 #[derive(Debug, Serialize, ToSchema)]
@@ -262,7 +286,7 @@ pub async fn list_records<T>(
         .map(TaskStatus::parse);
     let (tasks, total) = state
         .store
-        .list_tasks(user_id, kind, status, (page - 1) * size, size)
+        .list_tasks(user_id, kind, status, (page - 1).saturating_mul(size), size)
         .await?;
     Ok(RecordPage {
         records: tasks.iter().map(record).collect(),
@@ -304,6 +328,9 @@ pub struct TaskCost {
     pub pays_with: String,
     pub free_checks: i64,
     pub balance_fen: i64,
+    /// The longest paper (counted characters) a free check pays for, where free checks apply;
+    /// a longer one is paid from the balance even when free checks remain.
+    pub free_check_max_chars: Option<usize>,
 }
 
 /// How a task of `chars` characters is priced: per started 1,000 characters, at least one.
@@ -323,7 +350,8 @@ pub async fn quote(
 ) -> Result<TaskCost, ApiError> {
     let account = state.store.account(user_id).await?;
     let price_fen = (chars as u64).div_ceil(1000).max(1) as i64 * tariff.fen_per_thousand;
-    let pays_with = if tariff.free_checks_apply && account.free_checks > 0 {
+    let free_cap = state.config.free_check_max_chars;
+    let pays_with = if tariff.free_checks_apply && account.free_checks > 0 && chars <= free_cap {
         "free_check"
     } else if account.balance_fen >= price_fen {
         "balance"
@@ -339,6 +367,7 @@ pub async fn quote(
         pays_with: pays_with.into(),
         free_checks: account.free_checks,
         balance_fen: account.balance_fen,
+        free_check_max_chars: tariff.free_checks_apply.then_some(free_cap),
     })
 }
 
@@ -350,12 +379,13 @@ pub async fn charge_and_queue(
     cost: &TaskCost,
     service: &str,
 ) -> Result<Task, ApiError> {
-    charge_and_queue_with(state, task, cost, service, Queueing::Submit).await
+    charge_and_queue_with(state, task, cost, service, Queueing::Submit(None)).await
 }
 
-/// A draft's first run, or an ended task's new one (with the input that replaces its own).
+/// A draft's first run (with the input chosen at submission, written with the charge), or an
+/// ended task's new one (with the input that replaces its own).
 pub enum Queueing {
-    Submit,
+    Submit(Option<String>),
     Rerun(Option<String>),
 }
 
@@ -379,10 +409,16 @@ pub async fn charge_and_queue_with(
         },
     };
     let queued = match queueing {
-        Queueing::Submit => {
+        Queueing::Submit(None) => {
             state
                 .store
                 .submit_task(task.id, task.user_id, &task.kind, &charge, 3)
+                .await
+        }
+        Queueing::Submit(Some(input)) => {
+            state
+                .store
+                .submit_task_with_input(task.id, task.user_id, &task.kind, &charge, 3, &input)
                 .await
         }
         Queueing::Rerun(input) => {

@@ -16,7 +16,11 @@ pub struct TestServer {
 }
 
 impl TestServer {
-    pub async fn start(db: TestDb, config: Config) -> Self {
+    pub async fn start(db: TestDb, mut config: Config) -> Self {
+        // The test binary is not `wenjian`; uploads are read by the same child on its own.
+        config
+            .extractor
+            .get_or_insert_with(|| env!("CARGO_BIN_EXE_wenjian-extract").into());
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr = listener.local_addr().unwrap();
         let state = AppState::new(db.store.clone(), config);
@@ -35,6 +39,11 @@ impl TestServer {
             shutdown: Some(tx),
             task: Some(task),
         }
+    }
+
+    /// The server's store, for what no API does yet (crediting an account).
+    pub fn store(&self) -> &store::Store {
+        &self.db.as_ref().expect("running").store
     }
 
     pub async fn stop(mut self) {

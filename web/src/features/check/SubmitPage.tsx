@@ -58,6 +58,12 @@ export default function SubmitPage() {
           <Descriptions.Item label="账户余额">{formatFen(c.balanceFen)}</Descriptions.Item>
         </Descriptions>
         <div className="muted">{c.rule}</div>
+        {c.freeCheckMaxChars != null && (
+          <div className="muted" data-testid="free-check-cap">
+            免费查重次数仅适用于 {c.freeCheckMaxChars.toLocaleString('zh-CN')} 字以内的论文
+            {c.freeChecks > 0 && c.chars > c.freeCheckMaxChars ? '；本文超出该字数，将从账户余额支付。' : '。'}
+          </div>
+        )}
         {c.paysWith === 'insufficient' && (
           <Alert
             className="mt"

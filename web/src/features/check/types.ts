@@ -38,6 +38,8 @@ export interface CheckCost {
   paysWith: 'free_check' | 'balance' | 'insufficient'
   freeChecks: number
   balanceFen: number
+  /** The longest paper a free check pays for (null where free checks do not apply). */
+  freeCheckMaxChars: number | null
 }
 
 export interface CheckPage {

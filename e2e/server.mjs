@@ -1,3 +1,4 @@
+import assert from 'node:assert/strict'
 import { before, after } from 'node:test'
 import { launch } from './lib.mjs'
 // Starts the real `wenjian serve` binary on a free port with a fresh SQLite database.
@@ -74,15 +75,38 @@ export async function registerViaApi(base, username, password) {
  * added to the server's environment.
  */
 export function useServerAndBrowser(setup, extraEnv = {}) {
-  const env = {}
+  const env = { cspViolations: [] }
   before(async () => {
     env.server = await startServer(extraEnv)
-    env.browser = await launch()
+    env.browser = watchContentSecurityPolicy(await launch(), env.cspViolations)
     await setup?.(env)
   })
   after(async () => {
     await env.browser?.close()
     await env.server?.stop()
+    // The server's Content-Security-Policy must not block anything the app itself does.
+    assert.deepEqual(env.cspViolations, [], 'the page broke its own Content-Security-Policy')
   })
   return env
+}
+
+/** Records every Content-Security-Policy violation reported in any page of `browser`. */
+function watchContentSecurityPolicy(browser, violations) {
+  const watch = (page) =>
+    page.on('console', (message) => {
+      if (message.type() === 'error' && /Content Security Policy/i.test(message.text())) violations.push(message.text())
+    })
+  const newContext = browser.newContext.bind(browser)
+  browser.newContext = async (...args) => {
+    const context = await newContext(...args)
+    context.on('page', watch)
+    return context
+  }
+  const newPage = browser.newPage.bind(browser)
+  browser.newPage = async (...args) => {
+    const page = await newPage(...args)
+    watch(page)
+    return page
+  }
+  return browser
 }

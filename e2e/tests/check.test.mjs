@@ -72,6 +72,8 @@ test('check journey: upload .docx → price → submit → report with the copie
   await page.waitForURL(/\/paper\/submit\/\d+/)
   await page.getByText(`${chars} 字`).first().waitFor()
   assert.match(await page.getByTestId('pays-with').innerText(), /账户余额/)
+  // The free-check size cap is stated before payment.
+  assert.match(await page.getByTestId('free-check-cap').innerText(), /免费查重次数仅适用于 30,000 字以内的论文/)
   await page.screenshot({ path: 'artifacts/check-submit.png' }).catch(() => {})
   await page.getByRole('button', { name: '确认并提交检测' }).click()
   await page.waitForURL(/\/paper\/report$/)

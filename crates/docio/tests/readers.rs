@@ -56,38 +56,13 @@ pub fn sample_docx() -> Vec<u8> {
     ])
 }
 
-/// A one-page PDF with Helvetica text, or no text at all; the cross-reference table is exact.
+/// A one-page PDF with Helvetica text, or no text at all.
 pub fn sample_pdf(text: Option<&str>) -> Vec<u8> {
     let content = match text {
         Some(t) => format!("BT /F1 12 Tf 72 720 Td ({t}) Tj ET"),
         None => "0 0 1 rg 72 72 200 200 re f".to_string(),
     };
-    let objects = [
-        "<< /Type /Catalog /Pages 2 0 R >>".to_string(),
-        "<< /Type /Pages /Kids [3 0 R] /Count 1 >>".to_string(),
-        "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R /Resources << /Font << /F1 5 0 R >> >> >>".to_string(),
-        format!("<< /Length {} >>\nstream\n{content}\nendstream", content.len()),
-        "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>".to_string(),
-    ];
-    let mut pdf = b"%PDF-1.4\n".to_vec();
-    let mut offsets = Vec::new();
-    for (i, body) in objects.iter().enumerate() {
-        offsets.push(pdf.len());
-        pdf.extend(format!("{} 0 obj\n{body}\nendobj\n", i + 1).as_bytes());
-    }
-    let xref = pdf.len();
-    pdf.extend(format!("xref\n0 {}\n0000000000 65535 f \n", objects.len() + 1).as_bytes());
-    for o in offsets {
-        pdf.extend(format!("{o:010} 00000 n \n").as_bytes());
-    }
-    pdf.extend(
-        format!(
-            "trailer\n<< /Size {} /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n",
-            objects.len() + 1
-        )
-        .as_bytes(),
-    );
-    pdf
+    docio::hostile::pdf_with_content(content.as_bytes(), "")
 }
 
 #[test]

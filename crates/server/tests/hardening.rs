@@ -359,6 +359,8 @@ async fn deleting_a_check_forgets_its_kept_paper(db: TestDb) {
         db,
         Config {
             files_dir: Some(dir.path().join("files")),
+            // No public address configured: links must not come from request headers.
+            public_url: None,
             ..test_config()
         },
     )
@@ -414,6 +416,46 @@ async fn deleting_a_check_forgets_its_kept_paper(db: TestDb) {
         );
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
+    // A genuine report downloaded with a forged Host names no forger's site for verification.
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let report = loop {
+        let res = s
+            .http
+            .get(format!(
+                "{}/api/base/check_api/download_report?id={id}&format=html",
+                s.base
+            ))
+            .bearer_auth(&token)
+            .header("host", "evil.example")
+            .header("x-forwarded-host", "evil.example")
+            .send()
+            .await
+            .unwrap();
+        if res.status() == StatusCode::OK {
+            break res.text().await.unwrap();
+        }
+        assert!(Instant::now() < deadline, "the report never became ready");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
+    assert!(!report.contains("evil.example"), "{report}");
+    assert!(
+        report.contains("报告验证"),
+        "the report names the verification page"
+    );
+    // A QR link follows the request's Host (shown only to whoever asked), never an
+    // untrusted X-Forwarded-Host.
+    let qr: Value = s
+        .http
+        .post(format!("{}/api/base/login_api/f/login_qr_code", s.base))
+        .header("x-forwarded-host", "evil.example")
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let link = qr["result"]["qrCode"].as_str().unwrap();
+    assert!(link.starts_with(&s.base), "{link}");
     let (status, _) = s
         .post(
             "/api/base/check_api/delete",

@@ -27,27 +27,6 @@ pub fn verify_password(password: &str, stored_hash: &str) -> bool {
         .unwrap_or(false)
 }
 
-/// Argon2 costs tens of milliseconds of CPU and 19 MiB per call: run it on the blocking pool,
-/// never on the threads that serve requests, and only a few at a time so a burst of logins or
-/// registrations cannot take gigabytes.
-static HASHING: tokio::sync::Semaphore = tokio::sync::Semaphore::const_new(4);
-
-pub async fn hash_password_async(password: &str) -> Result<String> {
-    let password = password.to_string();
-    let _turn = HASHING.acquire().await;
-    tokio::task::spawn_blocking(move || hash_password(&password))
-        .await
-        .map_err(|e| StoreError::Hash(e.to_string()))?
-}
-
-pub async fn verify_password_async(password: &str, stored_hash: &str) -> bool {
-    let (password, stored_hash) = (password.to_string(), stored_hash.to_string());
-    let _turn = HASHING.acquire().await;
-    tokio::task::spawn_blocking(move || verify_password(&password, &stored_hash))
-        .await
-        .unwrap_or(false)
-}
-
 /// A fresh random token of 32 bytes, URL-safe base64.
 pub fn new_token() -> String {
     let mut bytes = [0u8; 32];

@@ -39,7 +39,7 @@ impl Store {
         password: &str,
         is_operator: bool,
     ) -> Result<User> {
-        let hash = secrets::hash_password_async(password).await?;
+        let hash = secrets::hash_password(password)?;
         let now = now_ms();
         let mut tx = self.begin_write().await?;
         let row = sqlx::query(&format!(
@@ -101,12 +101,12 @@ impl Store {
         .await?;
         let Some(row) = row else {
             // Spend about the same time as a real check so timing does not reveal names.
-            let _ = secrets::verify_password_async(password, dummy_hash()).await;
+            let _ = secrets::verify_password(password, dummy_hash());
             return Ok(None);
         };
         let hash: Option<String> = row.try_get("password_hash")?;
         match hash {
-            Some(hash) if secrets::verify_password_async(password, &hash).await => {
+            Some(hash) if secrets::verify_password(password, &hash) => {
                 Ok(Some(user_from_row(&row)?))
             }
             _ => Ok(None),
@@ -120,7 +120,7 @@ impl Store {
         new_password: &str,
         keep_session_hash: Option<&str>,
     ) -> Result<()> {
-        let hash = secrets::hash_password_async(new_password).await?;
+        let hash = secrets::hash_password(new_password)?;
         let now = now_ms();
         let mut tx = self.begin_write().await?;
         let updated =

@@ -460,16 +460,7 @@ fn hostile_loop(
                 .multipart(form)
                 .send()
                 .await;
-            let answer = match result {
-                Ok(response) => {
-                    let status = response.status();
-                    let body = response.bytes().await.unwrap_or_default();
-                    format!("{} {}", status.as_u16(), error_code(&body))
-                        .trim()
-                        .to_string()
-                }
-                Err(e) => format!("transport: {}", transport_kind(&e)),
-            };
+            let answer = describe(result).await;
             let failed = answer.starts_with("transport");
             answers.lock().unwrap().push(HostileAnswer {
                 finished: Instant::now(),
@@ -482,6 +473,20 @@ fn hostile_loop(
             }
         }
     })
+}
+
+/// An answer as "status error_code" (or "status" alone), or the transport failure.
+async fn describe(result: reqwest::Result<reqwest::Response>) -> String {
+    match result {
+        Ok(response) => {
+            let status = response.status();
+            let body = response.bytes().await.unwrap_or_default();
+            format!("{} {}", status.as_u16(), error_code(&body))
+                .trim()
+                .to_string()
+        }
+        Err(e) => format!("transport: {}", transport_kind(&e)),
+    }
 }
 
 /// Logs in as `benchuser<i>` with the right password, again and again until aborted.
@@ -500,16 +505,7 @@ fn login_loop(
                 .json(&form)
                 .send()
                 .await;
-            let answer = match result {
-                Ok(response) => {
-                    let status = response.status();
-                    let body = response.bytes().await.unwrap_or_default();
-                    format!("{} {}", status.as_u16(), error_code(&body))
-                        .trim()
-                        .to_string()
-                }
-                Err(e) => format!("transport: {}", transport_kind(&e)),
-            };
+            let answer = describe(result).await;
             let failed = answer != "200";
             answers.lock().unwrap().push(HostileAnswer {
                 finished: Instant::now(),

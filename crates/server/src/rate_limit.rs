@@ -167,6 +167,34 @@ pub async fn check_qr_creation(store: &Store, config: &Config, ip: &str) -> Resu
     }
 }
 
+/// Word counts of uploads by visitors who are not signed in: at most
+/// `anonymous_counts_per_hour` from one address an hour (reading a file costs a child process);
+/// 429 `too_many_requests`.
+pub async fn check_visitor_counts(
+    store: &Store,
+    config: &Config,
+    ip: &str,
+) -> Result<(), ApiError> {
+    match store
+        .rate_take(
+            &format!("count:ip:{ip}"),
+            config.anonymous_counts_per_hour,
+            3_600_000,
+        )
+        .await?
+    {
+        RateDecision::Allowed => Ok(()),
+        RateDecision::Refused { retry_after_ms } => Err(too_many(
+            "too_many_requests",
+            ms_to_secs(retry_after_ms),
+            &format!(
+                "未登录时每小时最多统计 {} 次字数，请登录后继续",
+                config.anonymous_counts_per_hour
+            ),
+        )),
+    }
+}
+
 #[derive(Debug)]
 struct Window {
     started: Instant,

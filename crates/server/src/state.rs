@@ -19,8 +19,6 @@ pub struct AppState {
     pub models: Arc<crate::models::ModelHub>,
     /// Reads uploads in child processes with limits.
     pub extractor: Arc<crate::extraction::Extractor>,
-    /// Uploads a visitor may have counted without signing in.
-    pub visitor_counts: Arc<crate::extraction::HourlyQuota>,
 }
 
 impl AppState {
@@ -30,9 +28,6 @@ impl AppState {
         let extractor = Arc::new(crate::extraction::Extractor::new(&config));
         AppState {
             extractor,
-            visitor_counts: Arc::new(crate::extraction::HourlyQuota::new(
-                config.anonymous_counts_per_hour,
-            )),
             models,
             store,
             config: Arc::new(config),

@@ -174,17 +174,7 @@ impl axum::extract::FromRequestParts<AppState> for Caller {
             return Ok(Caller::user(session.user.id));
         }
         let Ok(client) = ClientInfo::from_request_parts(parts, state).await;
-        state.visitor_counts.take(&client.ip).map_err(|wait| {
-            ApiError::new(
-                StatusCode::TOO_MANY_REQUESTS,
-                "too_many_requests",
-                format!(
-                    "未登录时每小时最多统计 {} 次字数，请登录后继续，或约 {} 分钟后再试",
-                    state.config.anonymous_counts_per_hour,
-                    wait.as_secs().div_ceil(60)
-                ),
-            )
-        })?;
+        crate::rate_limit::check_visitor_counts(&state.store, &state.config, &client.ip).await?;
         Ok(Caller(format!("ip:{}", client.ip)))
     }
 }

@@ -61,4 +61,25 @@ impl<L: Library + 'static> Judge for EngineJudge<L> {
             Ok(embed::cosine(&encoder.embed(&a), &encoder.embed(&b)) as f64)
         }))
     }
+
+    /// Under the detector's own scoring model, so no further model is loaded for it.
+    fn surprisal<'a>(&'a self, text: &'a str) -> BoxFuture<'a, Result<Option<Vec<f32>>, String>> {
+        let (scorer, text) = (self.detector.scorer.clone(), text.to_string());
+        Box::pin(blocking(move || {
+            let tokens = scorer
+                .score(&text, None)
+                .map_err(|e| format!("通顺度无法计算：{e}"))?;
+            Ok(Some(tokens.iter().map(|t| -t.logprob).collect()))
+        }))
+    }
+
+    fn sentence_vectors<'a>(
+        &'a self,
+        sentences: Vec<String>,
+    ) -> BoxFuture<'a, Result<Option<Vec<Vec<f32>>>, String>> {
+        let encoder = self.encoder.clone();
+        Box::pin(blocking(move || {
+            Ok(Some(sentences.iter().map(|s| encoder.embed(s)).collect()))
+        }))
+    }
 }

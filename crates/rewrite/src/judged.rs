@@ -4,6 +4,7 @@
 //! reason. Nothing here trusts the model's word: a paragraph counts as improved only when the
 //! measured figures say so.
 
+use crate::review::{self, Doubt, Measured, Reading, Reviewer, Thresholds};
 use crate::thesaurus::{self, Thesaurus};
 use crate::{Goal, Strength, missing_items, request};
 use futures_util::StreamExt;
@@ -23,6 +24,18 @@ pub trait Judge: Send + Sync {
         original: &'a str,
         rewritten: &'a str,
     ) -> BoxFuture<'a, Result<f64, String>>;
+    /// Per-token surprisal (nats) of `text` under the fluency model; `None` without one.
+    fn surprisal<'a>(&'a self, _text: &'a str) -> BoxFuture<'a, Result<Option<Vec<f32>>, String>> {
+        Box::pin(async { Ok(None) })
+    }
+    /// Unit sentence vectors of `sentences`, in order; `None` without an encoder (the review then
+    /// aligns sentences by shared characters).
+    fn sentence_vectors<'a>(
+        &'a self,
+        _sentences: Vec<String>,
+    ) -> BoxFuture<'a, Result<Option<Vec<Vec<f32>>>, String>> {
+        Box::pin(async { Ok(None) })
+    }
 }
 
 /// What a rewrite run is asked to do.
@@ -42,8 +55,11 @@ pub struct Settings {
     /// Paragraphs rewritten at the same time.
     pub concurrency: usize,
     /// Synonym substitution for similarity rewrites: tried alone first at light strength, and
-    /// on a model's rewrite whose copy ratio did not fall enough.
+    /// on a model's rewrite whose copy ratio did not fall enough. Also the true synonyms the
+    /// review accepts in place of a key term.
     pub thesaurus: Option<Arc<Thesaurus>>,
+    /// What the teacher's review (`review`) requires of a rewrite.
+    pub thresholds: Thresholds,
 }
 
 /// The least sentence-embedding cosine between a paragraph and its rewrite, measured on the
@@ -64,6 +80,7 @@ impl Settings {
             ai_target: 0.36,
             concurrency: 2,
             thesaurus: None,
+            thresholds: Thresholds::default(),
         }
     }
 }
@@ -90,6 +107,13 @@ pub struct ParagraphRewrite {
     pub strength: Strength,
     pub model: String,
     pub usage: Usage,
+    /// Why the review does not trust `rewritten` (术语被改, 语句不通, 漏译句子, 意思相反, 与原文雷同);
+    /// a doubted rewrite is never adopted by default.
+    #[serde(default)]
+    pub doubts: Vec<Doubt>,
+    /// What the review measured of `rewritten`.
+    #[serde(default)]
+    pub reading: Option<Reading>,
 }
 
 impl ParagraphRewrite {
@@ -113,15 +137,34 @@ struct Verdict {
     similarity: f64,
     ai: Option<f64>,
     meaning: f64,
+    /// The goal not met or a protected item lost.
     faults: Vec<String>,
+    /// What the review doubts.
+    doubts: Vec<Doubt>,
+    reading: Reading,
 }
 
 impl Verdict {
+    fn accepted(&self) -> bool {
+        self.faults.is_empty() && self.doubts.is_empty()
+    }
+
+    /// Every reason the candidate is not used, in words for the user.
+    fn reasons(&self) -> Vec<String> {
+        let mut out = self.faults.clone();
+        out.extend(
+            self.doubts
+                .iter()
+                .map(|d| format!("{}：{}", d.label, d.detail)),
+        );
+        out
+    }
+
     /// Fewer faults first, then a lower copy ratio and AI probability, then closer meaning.
     fn better_than(&self, other: &Verdict) -> bool {
         let key = |v: &Verdict| {
             (
-                v.faults.len(),
+                v.faults.len() + v.doubts.len(),
                 (v.similarity * 100.0) as i64 + (v.ai.unwrap_or(0.0) * 100.0) as i64,
                 -(v.meaning * 1000.0) as i64,
             )
@@ -171,16 +214,65 @@ fn strip_wrapping(answer: &str) -> String {
     }
 }
 
+/// The original paragraph's figures, measured once.
+struct Before {
+    similarity: f64,
+    ai: Option<f64>,
+    surprisal: Option<Vec<f32>>,
+}
+
+/// The teacher's review of `candidate`, with the models' measures (surprisal, sentence vectors).
+async fn review_candidate(
+    judge: &dyn Judge,
+    settings: &Settings,
+    original: &str,
+    candidate: &str,
+    before: &Before,
+) -> Result<review::Review, String> {
+    let surprisal = judge.surprisal(candidate).await?;
+    let mut texts = review::sentences(original);
+    texts.extend(review::counterpart_spans(candidate));
+    let vectors = judge.sentence_vectors(texts.clone()).await?;
+    let table: Option<std::collections::HashMap<&str, &[f32]>> = vectors.as_ref().map(|v| {
+        texts
+            .iter()
+            .map(String::as_str)
+            .zip(v.iter().map(Vec::as_slice))
+            .collect()
+    });
+    let cosine = |a: &str, b: &str| -> f64 {
+        match table.as_ref().and_then(|t| Some((t.get(a)?, t.get(b)?))) {
+            Some((x, y)) => x.iter().zip(y.iter()).map(|(p, q)| (p * q) as f64).sum(),
+            None => 0.0,
+        }
+    };
+    let reviewer = Reviewer {
+        thresholds: settings.thresholds,
+        thesaurus: settings.thesaurus.as_deref(),
+        frozen: &settings.frozen,
+        wants_new_wording: matches!(settings.goal, Goal::Similarity | Goal::Both),
+    };
+    let measured = Measured {
+        surprisal_before: before.surprisal.as_deref(),
+        surprisal_after: surprisal.as_deref(),
+        sentence_similarity: table
+            .is_some()
+            .then_some(&cosine as &dyn Fn(&str, &str) -> f64),
+    };
+    Ok(reviewer.review(original, candidate, &measured))
+}
+
 async fn measure(
     judge: &dyn Judge,
     settings: &Settings,
     original: &str,
     candidate: &str,
-    before: (f64, Option<f64>),
+    before: &Before,
 ) -> Result<Verdict, String> {
     let similarity = judge.similarity(candidate).await?;
     let ai = judge.ai_probability(candidate).await?;
     let meaning = judge.meaning(original, candidate).await?;
+    let review = review_candidate(judge, settings, original, candidate, before).await?;
     let mut faults = vec![];
     let lost = missing_items(original, candidate, &settings.frozen);
     if !lost.is_empty() {
@@ -196,7 +288,7 @@ async fn measure(
             meaning, settings.meaning_min
         ));
     }
-    let (sim_before, ai_before) = before;
+    let (sim_before, ai_before) = (before.similarity, before.ai);
     let wants_similarity = matches!(settings.goal, Goal::Similarity | Goal::Both);
     let wants_ai = matches!(settings.goal, Goal::Aigc | Goal::Both);
     // A copied paragraph must lose at least a fifth of its copy ratio: shaving a point off is
@@ -236,6 +328,8 @@ async fn measure(
         ai,
         meaning,
         faults,
+        doubts: review.doubts,
+        reading: review.reading,
     })
 }
 
@@ -261,7 +355,7 @@ async fn consider(
     settings: &Settings,
     original: &str,
     candidate: String,
-    before: (f64, Option<f64>),
+    before: &Before,
     strength: Strength,
     engine: String,
 ) -> Result<Verdict, String> {
@@ -291,7 +385,19 @@ pub async fn rewrite_paragraph(
 ) -> Result<ParagraphRewrite, String> {
     let similarity_before = judge.similarity(original).await?;
     let ai_before = judge.ai_probability(original).await?;
-    let before = (similarity_before, ai_before);
+    let before = &Before {
+        similarity: similarity_before,
+        ai: ai_before,
+        surprisal: judge.surprisal(original).await?,
+    };
+    // The field's key terms are locked like the user's kept terms: the model is told to copy
+    // them and the copy guard lets it, so the guard no longer forces it to mangle them.
+    let mut locked = settings.frozen.clone();
+    for term in review::key_terms(original) {
+        if !locked.contains(&term) {
+            locked.push(term);
+        }
+    }
     let mut out = ParagraphRewrite {
         original: original.to_string(),
         rewritten: None,
@@ -306,6 +412,8 @@ pub async fn rewrite_paragraph(
         strength: settings.strength,
         model: model.id(),
         usage: Usage::default(),
+        doubts: vec![],
+        reading: None,
     };
     // Synonyms lower a copy ratio; an AI-trace rewrite alone or the writing goals get nothing
     // from them.
@@ -320,7 +428,7 @@ pub async fn rewrite_paragraph(
     // At light strength the thesaurus alone goes first: no model call when it is enough. It
     // costs no model attempt, so the model keeps all of its tries when it is not.
     if let Some(t) = thesaurus.filter(|_| strength == Strength::Light) {
-        let p = t.paraphrase(original, &settings.frozen, strength);
+        let p = t.paraphrase(original, &locked, strength);
         if p.text != original {
             out.attempts += 1;
             if let Some(live) = live {
@@ -337,13 +445,13 @@ pub async fn rewrite_paragraph(
                 thesaurus::ENGINE_NAME.to_string(),
             )
             .await?;
-            accepted = verdict.faults.is_empty();
+            accepted = verdict.accepted();
         }
     }
     while !accepted && attempt < settings.attempts.max(1) {
         attempt += 1;
         out.attempts += 1;
-        let req = request(original, settings.goal, strength, &settings.frozen);
+        let req = request(original, settings.goal, strength, &locked);
         let so_far = std::sync::Mutex::new(String::new());
         let on_delta = |piece: &str| {
             if let Some(live) = live {
@@ -369,14 +477,14 @@ pub async fn rewrite_paragraph(
                         model.id(),
                     )
                     .await?;
-                    if verdict.faults.is_empty() {
+                    if verdict.accepted() {
                         break;
                     }
                     // The model kept too much of the source: synonyms on top of its rewrite.
                     if let Some(t) = thesaurus
                         && verdict.similarity > similarity_before * (1.0 - MIN_RELATIVE_DROP)
                     {
-                        let p = t.paraphrase(&candidate, &settings.frozen, strength);
+                        let p = t.paraphrase(&candidate, &locked, strength);
                         if p.text != candidate {
                             if let Some(live) = live {
                                 live(&p.text);
@@ -387,7 +495,7 @@ pub async fn rewrite_paragraph(
                                 engine,
                             )
                             .await?;
-                            if verdict.faults.is_empty() {
+                            if verdict.accepted() {
                                 break;
                             }
                         }
@@ -410,9 +518,11 @@ pub async fn rewrite_paragraph(
             engine,
         }) => {
             out.model = engine;
-            out.accepted = verdict.faults.is_empty();
+            out.accepted = verdict.accepted();
             out.reason =
-                (!out.accepted).then(|| format!("保留原文：{}", verdict.faults.join("；")));
+                (!out.accepted).then(|| format!("保留原文：{}", verdict.reasons().join("；")));
+            out.doubts = verdict.doubts;
+            out.reading = Some(verdict.reading);
             out.rewritten = Some(text);
             out.similarity_after = Some(verdict.similarity);
             out.ai_after = verdict.ai;
@@ -614,7 +724,7 @@ mod tests {
     #[tokio::test]
     async fn a_rewrite_that_loses_a_figure_is_tried_again_stronger() {
         let model = ScriptedModel::new(vec![drop_number, reorder]);
-        let settings = Settings::new(Goal::Similarity, Strength::Light);
+        let settings = lenient(Settings::new(Goal::Similarity, Strength::Light));
         let r = rewrite_paragraph(&model, &PhraseJudge(COPIED), &settings, PARAGRAPH, None)
             .await
             .unwrap();
@@ -634,6 +744,51 @@ mod tests {
         assert_eq!(r.usage.completion_tokens, 10);
     }
 
+    /// These toy rewrites change a word or two, so they keep long runs of the original, which
+    /// the review doubts (`a_paragraph_handed_back_is_caught_without_a_library`); tests about
+    /// the loop itself let that pass.
+    fn lenient(mut settings: Settings) -> Settings {
+        settings.thresholds.copied_max = 1.0;
+        settings
+    }
+
+    /// A judge whose library holds nothing: every copy ratio is 0, as with an empty library.
+    struct EmptyLibrary;
+
+    impl Judge for EmptyLibrary {
+        fn similarity<'a>(&'a self, _: &'a str) -> BoxFuture<'a, Result<f64, String>> {
+            Box::pin(async { Ok(0.0) })
+        }
+
+        fn ai_probability<'a>(&'a self, _: &'a str) -> BoxFuture<'a, Result<Option<f64>, String>> {
+            Box::pin(async { Ok(None) })
+        }
+
+        fn meaning<'a>(&'a self, _: &'a str, _: &'a str) -> BoxFuture<'a, Result<f64, String>> {
+            Box::pin(async { Ok(0.99) })
+        }
+    }
+
+    fn drop_one_character(p: &str) -> Result<String, ChatError> {
+        Ok(p.replacen("了", "", 1))
+    }
+
+    #[tokio::test]
+    async fn a_paragraph_handed_back_is_caught_without_a_library() {
+        // What an endpoint model did: it "rewrote" by dropping one character, and with an empty
+        // library the copy ratio could not fall because it was 0 already.
+        let model = ScriptedModel::new(vec![drop_one_character]);
+        let settings = Settings::new(Goal::Similarity, Strength::Medium);
+        let r = rewrite_paragraph(&model, &EmptyLibrary, &settings, PARAGRAPH, None)
+            .await
+            .unwrap();
+        assert!(!r.accepted, "{r:?}");
+        assert_eq!(r.doubts[0].label, "与原文雷同");
+        assert!(r.reason.as_deref().unwrap().contains("与原文雷同"), "{r:?}");
+        assert!(r.reading.as_ref().unwrap().copied > 0.9);
+        assert_eq!(r.chosen(), PARAGRAPH);
+    }
+
     /// One real Cilin synonym group: 显著 / 明显.
     fn small_thesaurus() -> Arc<Thesaurus> {
         Arc::new(
@@ -645,7 +800,7 @@ mod tests {
     #[tokio::test]
     async fn at_light_strength_synonyms_go_first_and_the_model_is_not_asked_when_they_suffice() {
         let model = ScriptedModel::new(vec![unreachable]);
-        let mut settings = Settings::new(Goal::Similarity, Strength::Light);
+        let mut settings = lenient(Settings::new(Goal::Similarity, Strength::Light));
         settings.thesaurus = Some(small_thesaurus());
         let r = rewrite_paragraph(&model, &PhraseJudge(COPIED), &settings, PARAGRAPH, None)
             .await
@@ -665,7 +820,7 @@ mod tests {
     #[tokio::test]
     async fn a_model_rewrite_that_still_copies_gets_synonyms_and_is_measured_again() {
         let model = ScriptedModel::new(vec![same]);
-        let mut settings = Settings::new(Goal::Similarity, Strength::Medium);
+        let mut settings = lenient(Settings::new(Goal::Similarity, Strength::Medium));
         settings.thesaurus = Some(small_thesaurus());
         let r = rewrite_paragraph(&model, &PhraseJudge(COPIED), &settings, PARAGRAPH, None)
             .await

@@ -6,6 +6,7 @@
 
 pub mod engines;
 pub mod judged;
+pub mod review;
 pub mod thesaurus;
 
 use llm::chat::{ChatRequest, CopyGuard, Message};

@@ -138,6 +138,14 @@ impl Thesaurus {
         })
     }
 
+    /// The members of `word`'s synonym group ("=" in Cilin) when it has a single sense there;
+    /// empty otherwise. The review accepts these in place of a key term.
+    pub fn true_synonyms(&self, word: &str) -> &[String] {
+        self.sense
+            .get(word)
+            .map_or(&[], |&g| self.groups[g].members.as_slice())
+    }
+
     /// The part of speech jieba gives `word` standing alone, when it is one dictionary word.
     fn class_alone(&self, word: &str) -> Option<WordClass> {
         if !self.jieba.has_word(word) {

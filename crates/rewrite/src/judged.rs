@@ -55,9 +55,11 @@ pub struct Settings {
     /// Paragraphs rewritten at the same time.
     pub concurrency: usize,
     /// Synonym substitution for similarity rewrites: tried alone first at light strength, and
-    /// on a model's rewrite whose copy ratio did not fall enough. Also the true synonyms the
-    /// review accepts in place of a key term.
+    /// on a model's rewrite whose copy ratio did not fall enough.
     pub thesaurus: Option<Arc<Thesaurus>>,
+    /// The true synonyms the review accepts in place of a key term (Cilin, whichever model
+    /// rewrites: every model is judged the same way).
+    pub synonyms: Option<Arc<Thesaurus>>,
     /// What the teacher's review (`review`) requires of a rewrite.
     pub thresholds: Thresholds,
 }
@@ -80,6 +82,7 @@ impl Settings {
             ai_target: 0.36,
             concurrency: 2,
             thesaurus: None,
+            synonyms: None,
             thresholds: Thresholds::default(),
         }
     }
@@ -248,7 +251,7 @@ async fn review_candidate(
     };
     let reviewer = Reviewer {
         thresholds: settings.thresholds,
-        thesaurus: settings.thesaurus.as_deref(),
+        thesaurus: settings.synonyms.as_deref(),
         frozen: &settings.frozen,
         wants_new_wording: matches!(settings.goal, Goal::Similarity | Goal::Both),
     };

@@ -113,6 +113,9 @@ pub struct Reading {
     pub hard_items_kept: usize,
     /// Words of the rewrite that are neither in the dictionary nor in the original.
     pub non_words: Vec<String>,
+    /// English words of the rewrite that the original did not have.
+    #[serde(default)]
+    pub new_english: Vec<String>,
     /// Mean surprisal per token (nats) of the original and of the rewrite, when a model scored.
     pub surprisal_before: Option<f64>,
     pub surprisal_after: Option<f64>,
@@ -493,6 +496,7 @@ impl Reviewer<'_> {
             ));
         }
         reading.non_words = non_words;
+        reading.new_english = new_latin;
         if !fluency.is_empty() {
             doubts.push(Doubt::new(DoubtKind::Fluency, fluency.join("；")));
         }

@@ -37,6 +37,18 @@ pub struct ModelHub {
     thesaurus: Loaded<rewrite::thesaurus::Thesaurus>,
 }
 
+/// Which model rewrites on this server.
+#[derive(Debug, Clone, serde::Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct RewriteEngine {
+    /// `endpoint` (an OpenAI-compatible service), `local` (the small local model) or `none`.
+    pub source: String,
+    /// The model's name (`qwen2.5-0.5b`, or the endpoint's `llm_model`).
+    pub model: Option<String>,
+    /// Why nothing can rewrite here, when `source` is `none`.
+    pub unavailable: Option<String>,
+}
+
 /// Whether `wenjian models fetch NAME` has installed a local language model.
 pub fn installed(models_dir: &Path, name: &str) -> bool {
     let dir = models_dir.join(name);
@@ -146,13 +158,20 @@ impl ModelHub {
         if self.uses_endpoint(Feature::Rewrite) {
             return None;
         }
+        self.synonyms().await
+    }
+
+    /// HIT Cilin as the review's list of true synonyms, whichever model rewrites.
+    pub async fn synonyms(&self) -> Option<Arc<rewrite::thesaurus::Thesaurus>> {
         let path = self.models_dir.join("cilin").join(rewrite::thesaurus::FILE);
         let loaded = load_once(&self.thesaurus, move || {
             rewrite::thesaurus::Thesaurus::load(&path)
         })
         .await;
         loaded
-            .inspect_err(|why| tracing::warn!("同义词词林不可用，本地改写不做同义词替换：{why}"))
+            .inspect_err(|why| {
+                tracing::warn!("同义词词林不可用，不做同义词替换，术语只认原词：{why}")
+            })
             .ok()
     }
 
@@ -176,6 +195,28 @@ impl ModelHub {
             });
         }
         local_model_missing(&self.models_dir)
+    }
+
+    /// Which model rewrites here, for the rewrite pages: the operator and the student see
+    /// whether only the small local model is available and what an endpoint would give.
+    pub fn rewrite_engine(&self) -> RewriteEngine {
+        let source = if self.unavailable(Feature::Rewrite).is_some() {
+            "none"
+        } else if self.uses_endpoint(Feature::Rewrite) {
+            "endpoint"
+        } else {
+            "local"
+        };
+        let model = match source {
+            "endpoint" => self.endpoint.as_ref().map(|e| e.model.clone()),
+            "local" => Some(LOCAL_MODEL.to_string()),
+            _ => None,
+        };
+        RewriteEngine {
+            source: source.to_string(),
+            model,
+            unavailable: self.unavailable(Feature::Rewrite),
+        }
     }
 
     /// The chat model that serves `feature`.

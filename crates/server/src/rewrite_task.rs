@@ -7,6 +7,8 @@ use crate::models::{Feature, ModelHub};
 use crate::worker::{
     Delivered, DraftWriter, TaskContext, TaskError, TaskFuture, TaskHandler, TaskOutput,
 };
+use llm::chat::ChatModel;
+use rewrite::engines::EngineJudge;
 use rewrite::judged::{ParagraphRewrite, Settings};
 use rewrite::{Goal, Strength};
 use serde::{Deserialize, Serialize};
@@ -221,6 +223,32 @@ impl<L: Library + 'static> RewriteHandler<L> {
     }
 }
 
+/// The model, the judge and the settings of a judged rewrite of `input`, as the task and the
+/// command line use them: the chat model for rewriting, our engines as the judge, Cilin for
+/// substitution (local model only) and as the review's true synonyms (every model).
+pub async fn judged_setup<L: Library + 'static>(
+    models: &ModelHub,
+    library: Arc<L>,
+    options: CheckOptions,
+    input: &RewriteInput,
+    concurrency: usize,
+) -> Result<(Arc<dyn ChatModel>, EngineJudge<L>, Settings), String> {
+    let model = models.chat(Feature::Rewrite).await?;
+    let judge = EngineJudge {
+        library,
+        options,
+        detector: models.detector().await?,
+        encoder: models.encoder().await?,
+    };
+    let mut settings = Settings::new(input.goal, input.strength);
+    settings.frozen = input.frozen.clone();
+    settings.concurrency = concurrency.max(1);
+    settings.ai_target = judge.detector.calibration.medium_threshold;
+    settings.thesaurus = models.thesaurus().await;
+    settings.synonyms = models.synonyms().await;
+    Ok((model, judge, settings))
+}
+
 impl<L: Library + 'static> TaskHandler for RewriteHandler<L> {
     fn kind(&self) -> &'static str {
         self.kind
@@ -232,28 +260,22 @@ impl<L: Library + 'static> TaskHandler for RewriteHandler<L> {
             let input: RewriteInput = serde_json::from_str(&ctx.input)
                 .map_err(|e| TaskError::permanent(format!("任务数据无法读取：{e}")))?;
             ctx.progress(3, "加载模型").await;
-            let model = self
-                .models
-                .chat(Feature::Rewrite)
-                .await
-                .map_err(TaskError::permanent)?;
-            let judge = rewrite::engines::EngineJudge {
-                library: self.library.clone(),
-                options: CheckOptions {
-                    scope: ScopeFilter { owner: input.owner },
-                    ..CheckOptions::default()
-                },
-                detector: self.models.detector().await.map_err(TaskError::permanent)?,
-                encoder: self.models.encoder().await.map_err(TaskError::permanent)?,
+            let options = CheckOptions {
+                scope: ScopeFilter { owner: input.owner },
+                ..CheckOptions::default()
             };
+            let (model, judge, settings) = judged_setup(
+                &self.models,
+                self.library.clone(),
+                options,
+                &input,
+                self.concurrency,
+            )
+            .await
+            .map_err(TaskError::permanent)?;
             let lines = input.lines();
             let selected = input.selected();
             let paragraphs: Vec<String> = selected.iter().map(|&i| lines[i].to_string()).collect();
-            let mut settings = Settings::new(input.goal, input.strength);
-            settings.frozen = input.frozen.clone();
-            settings.concurrency = self.concurrency.max(1);
-            settings.ai_target = judge.detector.calibration.medium_threshold;
-            settings.thesaurus = self.models.thesaurus().await;
             ctx.progress(5, &format!("逐段改写并复测（共 {} 段）", paragraphs.len()))
                 .await;
             let runtime = tokio::runtime::Handle::current();

@@ -2,11 +2,11 @@
 //! paragraph's measured figures (the same judged loop as the web app's rewriting task).
 
 use anyhow::{Context, bail};
-use rewrite::judged::{ParagraphRewrite, Settings};
+use rewrite::judged::ParagraphRewrite;
 use rewrite::{Goal, Strength};
 use serde::Serialize;
 use server::Config;
-use server::models::{Feature, ModelHub};
+use server::models::ModelHub;
 use std::path::Path;
 use std::sync::Arc;
 
@@ -66,21 +66,15 @@ pub async fn run<L: simcheck::Library + 'static>(
         bail!("没有需要改写的段落（不足 20 字的行不改写）");
     }
     let hub = ModelHub::new(config);
-    let model = hub
-        .chat(Feature::Rewrite)
-        .await
-        .map_err(anyhow::Error::msg)?;
-    let judge = rewrite::engines::EngineJudge {
+    let (model, judge, settings) = server::rewrite_task::judged_setup(
+        &hub,
         library,
-        options: simcheck::CheckOptions::default(),
-        detector: hub.detector().await.map_err(anyhow::Error::msg)?,
-        encoder: hub.encoder().await.map_err(anyhow::Error::msg)?,
-    };
-    let mut settings = Settings::new(goal, strength);
-    settings.frozen = args.frozen;
-    settings.concurrency = config.rewrite_concurrency.max(1);
-    settings.ai_target = judge.detector.calibration.medium_threshold;
-    settings.thesaurus = hub.thesaurus().await;
+        simcheck::CheckOptions::default(),
+        &input,
+        config.rewrite_concurrency,
+    )
+    .await
+    .map_err(anyhow::Error::msg)?;
     let paragraphs: Vec<String> = selected.iter().map(|&i| lines[i].to_string()).collect();
     let started = std::time::Instant::now();
     let json = args.json;

@@ -206,6 +206,10 @@ pub fn routes() -> Router<AppState> {
             post(paper_machine_api::delete),
         )
         .route(
+            "/api/base/paper_machine_api/engine",
+            get(paper_machine_api::engine),
+        )
+        .route(
             "/api/base/machine_api/check_order_id",
             post(paper_machine_api::check_order_id),
         )

@@ -53,6 +53,16 @@ pub fn require_model(state: &AppState) -> Result<(), ApiError> {
     }
 }
 
+/// Which model rewrites on this server: `endpoint` (an OpenAI-compatible service the operator
+/// configured with `llm_base_url` and `llm_model`), `local` (the small local Qwen2.5-0.5B: many
+/// paragraphs fail the review and are refunded for the student to rewrite by hand) or `none`.
+/// Every model's rewrites go through the same judges.
+#[utoipa::path(get, path = "/api/base/paper_machine_api/engine", tag = "paper_machine_api",
+    responses((status = 200, body = inline(crate::envelope::Envelope<crate::models::RewriteEngine>))))]
+pub async fn engine(State(state): State<AppState>) -> ApiResult<crate::models::RewriteEngine> {
+    Ok(Success(state.models.rewrite_engine()))
+}
+
 /// A rewriting task as the records and comparison pages show it.
 #[derive(Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
@@ -804,7 +814,12 @@ pub struct ComparedLine {
     pub heading: Option<u8>,
     /// The judged rewrite (rewritten lines only): `original`, `rewritten`, `accepted`,
     /// `reason`, `similarity_before`, `similarity_after`, `ai_before`, `ai_after`, `meaning`,
-    /// `attempts`, `strength`, `model`, `usage`.
+    /// `attempts`, `strength`, `model`, `usage`; `doubts` (each `{kind, label, detail}`, kind one
+    /// of `terms` 术语被改, `fluency` 语句不通, `dropped` 漏译句子, `reversed` 意思相反, `copied`
+    /// 与原文雷同: a doubted rewrite is not adopted by default and its characters are refunded)
+    /// and `reading` (the review's figures: `key_terms`, `key_terms_kept`, `hard_items`,
+    /// `hard_items_kept`, `non_words`, `new_english`, `surprisal_before`, `surprisal_after`,
+    /// `sentences`, `sentences_covered`, `weakest_sentence`, `copied`).
     #[schema(value_type = Option<Object>)]
     pub rewrite: Option<ParagraphRewrite>,
     /// The user's decision (`null`: the measured verdict stands).
@@ -965,12 +980,25 @@ pub async fn choose(
     Ok(Success(compared(i, &result.lines[i])))
 }
 
-/// The rewritten paper as .docx: every paragraph in order, headings kept, each paragraph the
-/// text the comparison says the paper uses.
+/// The response header that says which Word file `download` sent.
+pub const WORD_FORM_HEADER: &str = "x-wenjian-word-form";
+
+/// The rewritten paper as .docx, each paragraph the text the comparison says the paper uses.
+/// A paper uploaded as .docx (here, or for the check or detection the rewrite came from) comes
+/// back as that same file with only the changed paragraphs' text replaced: styles, headings,
+/// numbering, tables, images, footnotes, headers and footers stay as the student made them, and
+/// the file is named after the upload (`论文.docx` → `论文（改写稿）.docx`). Pasted text and
+/// .pdf / .txt uploads get a new document in thesis styles (宋体 小四, 1.5 lines, headings kept).
+/// When the uploaded file is gone or no longer reads as the rewritten text, the new document is
+/// sent instead and the header says why.
 #[utoipa::path(post, path = "/api/base/paper_machine_api/download", tag = "paper_machine_api", security(("bearer" = [])),
     params(IdForm), request_body = IdForm,
     responses(
-        (status = 200, description = "the .docx", content_type = "application/vnd.openxmlformats-officedocument.wordprocessingml.document"),
+        (status = 200, description = "the .docx", content_type = "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
+            headers(
+                ("x-wenjian-word-form" = String, description = "`original`: the uploaded .docx with the new text; `clean`: a new document in thesis styles (pasted text, .pdf or .txt upload); `clean; fallback=CODE`: the uploaded .docx could not be used (`original_missing`, `document_mismatch`, `corrupt_file`, …) and a new document was sent"),
+                ("content-disposition" = String, description = "attachment; the upload's name with （改写稿）, else the title's"),
+            )),
         (status = 404, description = "rewrite_not_found", body = crate::envelope::ErrorBody),
         (status = 409, description = "rewrite_not_finished", body = crate::envelope::ErrorBody),
     ))]
@@ -980,22 +1008,131 @@ pub async fn download(
     Params(form): Params<IdForm>,
 ) -> Result<Response, ApiError> {
     let (task, result) = finished(&state, form.id, session.user.id).await?;
-    let paragraphs: Vec<docio::OutParagraph> = result
-        .lines
-        .iter()
-        .filter(|l| !l.text.trim().is_empty())
-        .map(|l| docio::OutParagraph {
-            text: l.final_text().to_string(),
-            heading: l.heading,
-        })
-        .collect();
-    let bytes = docio::write_docx(&paragraphs).map_err(ApiError::internal)?;
-    Ok(paper_task::attachment(
+    let original = original_upload(&state, &task, session.user.id).await;
+    let stem = original
+        .as_ref()
+        .map(|(name, _)| file_stem(name))
+        .filter(|stem| !stem.is_empty())
+        .unwrap_or_else(|| task.title.clone());
+    let edited = match original {
+        Some((file_name, path)) => {
+            let lines: Vec<String> = result.lines.iter().map(|l| l.text.clone()).collect();
+            let replacements: Vec<(usize, String)> = result
+                .lines
+                .iter()
+                .enumerate()
+                .filter(|(_, l)| l.final_text() != l.text)
+                .map(|(i, l)| (i, l.final_text().to_string()))
+                .collect();
+            let limits = docio::Limits {
+                max_bytes: state.config.max_upload_bytes,
+                max_chars: state.config.max_paper_chars,
+                ..docio::Limits::default()
+            };
+            tokio::task::spawn_blocking(move || {
+                edit_original(&path, &file_name, &lines, &replacements, &limits)
+            })
+            .await
+            .map_err(ApiError::internal)?
+        }
+        None => Err(None),
+    };
+    let (bytes, form_kept) = match edited {
+        Ok(bytes) => (bytes, "original".to_string()),
+        Err(why) => {
+            if let Some(code) = why {
+                tracing::warn!(
+                    task = task.id,
+                    reason = code,
+                    "rewritten paper: the uploaded .docx was not used, a new document was written"
+                );
+            }
+            let paragraphs: Vec<docio::OutParagraph> = result
+                .lines
+                .iter()
+                .filter(|l| !l.text.trim().is_empty())
+                .map(|l| docio::OutParagraph {
+                    text: l.final_text().to_string(),
+                    heading: l.heading,
+                })
+                .collect();
+            let bytes = docio::write_docx(&paragraphs).map_err(ApiError::internal)?;
+            let form = match why {
+                Some(code) => format!("clean; fallback={code}"),
+                None => "clean".to_string(),
+            };
+            (bytes, form)
+        }
+    };
+    let mut response = paper_task::attachment(
         "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
         bytes,
         &format!("rewrite-{}.docx", task.id),
-        &format!("{}（改写稿）.docx", task.title),
-    ))
+        &format!("{stem}（改写稿）.docx"),
+    );
+    if let Ok(value) = axum::http::HeaderValue::from_str(&form_kept) {
+        response.headers_mut().insert(WORD_FORM_HEADER, value);
+    }
+    Ok(response)
+}
+
+/// An upload's name without its extension, as one plain line.
+fn file_stem(file_name: &str) -> String {
+    let name = paper_task::plain_line(file_name);
+    let name = name.rsplit(['/', '\\']).next().unwrap_or_default();
+    name.rsplit_once('.')
+        .map_or(name, |(stem, _)| stem)
+        .trim()
+        .chars()
+        .take(200)
+        .collect()
+}
+
+/// The paper a rewrite came from, as uploaded: its file name and where it is kept. A rewrite of
+/// an uploaded paper has its own; one made from a check's or a detection's report uses that
+/// task's upload (the same text, read by the same reader). Pasted text has none.
+async fn original_upload(
+    state: &AppState,
+    task: &Task,
+    user_id: i64,
+) -> Option<(String, std::path::PathBuf)> {
+    let input = input_of(task)?;
+    if !input.file_name.is_empty() {
+        let path = paper_task::kept_upload(state, FILES, task.id, &input.file_name)?;
+        return Some((input.file_name, path));
+    }
+    let source = state.store.task(input.source_task?, user_id).await.ok()?;
+    let family = match source.kind.as_str() {
+        crate::check_task::KIND => super::check_api::FILES,
+        crate::aigc_task::KIND => super::paper_aigc_api::FILES,
+        _ => return None,
+    };
+    let stored: serde_json::Value = serde_json::from_str(&source.input).ok()?;
+    let name = stored["file_name"].as_str().filter(|n| !n.is_empty())?;
+    let path = paper_task::kept_upload(state, family, source.id, name)?;
+    Some((name.to_string(), path))
+}
+
+/// The uploaded file with the rewritten lines in place, or why not: `None` when it is not a
+/// .docx (a .pdf or .txt upload), else the reason's code.
+fn edit_original(
+    path: &std::path::Path,
+    file_name: &str,
+    lines: &[String],
+    replacements: &[(usize, String)],
+    limits: &docio::Limits,
+) -> Result<Vec<u8>, Option<&'static str>> {
+    use std::io::Read;
+    let mut bytes = Vec::new();
+    std::fs::File::open(path)
+        .and_then(|f| f.take(limits.max_bytes as u64 + 1).read_to_end(&mut bytes))
+        .map_err(|_| Some("original_missing"))?;
+    match docio::detect(&bytes, file_name) {
+        Ok(docio::Format::Docx) => {}
+        _ => return Err(None),
+    }
+    let lines: Vec<&str> = lines.iter().map(String::as_str).collect();
+    docio::replace_paragraph_texts(&bytes, &lines, replacements, limits).map_err(|e| Some(e.code()))
 }
 
 /// Sends the rewritten paper to a new similarity check: a draft check of the text the paper now

@@ -18,7 +18,10 @@ trap 'rm -rf "$WORK"' EXIT
 python3 - "$DATA" "$WORK" "$N" "$GOAL" <<'PY'
 import glob, json, random, re, sys
 data, work, n, goal = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
-items = [x for v in json.load(open(f"{data}/corpus/csl-abstracts-a.json")).values() for x in v]
+corpus = json.load(open(f"{data}/corpus/csl-abstracts-a.json"))
+# The fields the rewrite review was not calibrated on (judge-calibration fits on 中国语言文学 and
+# 药学), so the paragraphs below are held out from every threshold.
+items = [x for field, v in corpus.items() if field.split("_")[-1] in ("计算机科学与技术", "应用经济学") for x in v[:200]]
 with open(f"{work}/library.jsonl", "w") as lib:
     for x in items[:400]:
         lib.write(json.dumps({"title": x["title"], "text": x["abstract"]}, ensure_ascii=False) + "\n")
@@ -30,7 +33,13 @@ if goal == "aigc":
     random.Random(20261123).shuffle(texts)
     paper = texts[:n]
 else:
-    paper = [x["abstract"].strip() for x in items[:400] if 80 <= len(x["abstract"]) <= 260][:n]
+    chosen = [x for x in items[:400] if 80 <= len(x["abstract"]) <= 260]
+    chosen = sorted(chosen, key=lambda x: (items.index(x) % 200, x["domain"]))[:n]
+    paper = [x["abstract"].strip() for x in chosen]
+    # The authors' own keywords: the bench's key-term measure, independent of the review's TF-IDF.
+    json.dump([x["keywords"] for x in chosen], open(f"{work}/keywords.json", "w"), ensure_ascii=False)
+if goal == "aigc":
+    json.dump([[] for _ in paper], open(f"{work}/keywords.json", "w"))
 open(f"{work}/paper.txt", "w").write("\n".join(paper) + "\n")
 PY
 export WENJIAN_DATA_DIR="$WORK" WENJIAN_MODELS_DIR="${WENJIAN_MODELS_DIR:-$ROOT/data/models}" WENJIAN_LOG=warn
@@ -38,6 +47,9 @@ export WENJIAN_DATA_DIR="$WORK" WENJIAN_MODELS_DIR="${WENJIAN_MODELS_DIR:-$ROOT/
 "$BIN" rewrite "$WORK/paper.txt" --goal "$GOAL" --strength "$STRENGTH" --json >"$WORK/out.json"
 # OUT_JSON keeps every paragraph's rewrite for reading.
 [ -n "${OUT_JSON:-}" ] && cp "$WORK/out.json" "$OUT_JSON"
+# The independent measures (authors' keywords, numbers and English kept, sentence coverage,
+# fluency under the larger qwen2.5-1.5b) and SAMPLES=path.md for 20 paragraphs side by side.
+"${REVIEW_BIN:-$ROOT/target/release/rewrite-review}" "$WORK/out.json" "$WORK/keywords.json" ${SAMPLES:+--samples "$SAMPLES"}
 python3 - "$WORK/out.json" <<'PY'
 import json, sys
 from collections import Counter

@@ -1,21 +1,49 @@
 //! .docx: the WordprocessingML parts of the zip — body paragraphs (with heading levels from the
 //! paragraph style or outline level), table cells as paragraphs, then footnotes and endnotes.
-//! Text comes from `w:t` only, so deleted revisions and field codes stay out.
+//! Text comes from `w:t` only, so deleted revisions and field codes stay out; a tab or a line
+//! break counts inside a run only (a paragraph's tab stops are not text).
+//!
+//! The reader and the editor (`docx_edit`) walk a part with the same [`Walker`] and turn its
+//! paragraphs into lines with the same [`layout`], so a line of the extracted text can always be
+//! traced back to the paragraph, and the characters of it, that it came from.
 
 use crate::{DocError, Extracted, Format, Heading, Limits};
 use quick_xml::Reader;
 use quick_xml::events::{BytesStart, Event};
+use std::borrow::Cow;
 use std::io::Read;
 
-fn corrupt(detail: impl Into<String>) -> DocError {
+pub(crate) fn corrupt(detail: impl Into<String>) -> DocError {
     DocError::Corrupt {
         kind: "Word（.docx）".into(),
         detail: detail.into(),
     }
 }
 
-/// A paragraph's text and its heading level, if it is a heading.
-type Paragraph = (String, Option<u8>);
+/// A .docx held in memory.
+pub(crate) type Archive<'b> = zip::ZipArchive<std::io::Cursor<&'b [u8]>>;
+
+/// The parts read, in the order their lines appear: the body, then footnotes, then endnotes.
+pub(crate) const PARTS: [&str; 3] = [
+    "word/document.xml",
+    "word/footnotes.xml",
+    "word/endnotes.xml",
+];
+
+/// The heading line put before the notes of `PARTS[1]` and `PARTS[2]`.
+const NOTE_TITLES: [&str; 3] = ["", "脚注", "尾注"];
+
+/// One paragraph of a part as the reader counts it: every closing `w:p` (and every empty
+/// `<w:p/>`) makes one, in document order, so a text box's paragraphs come before the paragraph
+/// that holds them. Its text is made of the pieces (`w:t` elements, tabs and breaks in runs,
+/// numbered in document order across the part) from `first_piece` on.
+#[derive(Debug, Clone)]
+pub(crate) struct Para {
+    pub text: String,
+    pub level: Option<u8>,
+    pub first_piece: usize,
+    pub pieces: usize,
+}
 
 /// What reading may still take: counted characters and paragraphs, shared by all parts.
 struct Budget<'a> {
@@ -46,30 +74,49 @@ impl Budget<'_> {
     }
 }
 
-/// The paragraphs of one part, read as a stream that stops at the part size limit.
-fn read_part(
-    archive: &mut zip::ZipArchive<std::io::Cursor<&[u8]>>,
+/// A part of a .docx being decompressed, stopped one byte past the part size limit.
+pub(crate) type PartReader<'a, 'b> =
+    std::io::Take<zip::read::ZipFile<'a, std::io::Cursor<&'b [u8]>>>;
+
+/// A part's decompressed bytes as a stream that stops one byte past the part size limit, or
+/// `None` when the zip has no such part.
+pub(crate) fn open_part<'a, 'b>(
+    archive: &'a mut Archive<'b>,
     name: &str,
-    budget: &mut Budget<'_>,
-) -> Result<Option<Vec<Paragraph>>, DocError> {
-    let limit = budget.limits.max_part_bytes;
+    limit: u64,
+) -> Result<Option<PartReader<'a, 'b>>, DocError> {
     let file = match archive.by_name(name) {
         Ok(f) => f,
         Err(zip::result::ZipError::FileNotFound) => return Ok(None),
         Err(e) => return Err(corrupt(e.to_string())),
     };
     if file.size() > limit {
-        return Err(DocError::TooComplex {
-            detail: format!("{name} 解压后超过 {} MB", limit / (1024 * 1024)),
-        });
+        return Err(too_big(name, limit));
     }
     // The declared size may lie; the reader itself stops one byte past the limit.
-    let mut limited = std::io::BufReader::new(file.take(limit + 1));
+    Ok(Some(file.take(limit + 1)))
+}
+
+pub(crate) fn too_big(name: &str, limit: u64) -> DocError {
+    DocError::TooComplex {
+        detail: format!("{name} 解压后超过 {} MB", limit / (1024 * 1024)),
+    }
+}
+
+/// The paragraphs of one part, read as a stream that stops at the part size limit.
+fn read_part(
+    archive: &mut Archive<'_>,
+    name: &str,
+    budget: &mut Budget<'_>,
+) -> Result<Option<Vec<Para>>, DocError> {
+    let limit = budget.limits.max_part_bytes;
+    let Some(part) = open_part(archive, name, limit)? else {
+        return Ok(None);
+    };
+    let mut limited = std::io::BufReader::new(part);
     let paragraphs = paragraphs(&mut limited, budget)?;
     if limited.into_inner().limit() == 0 {
-        return Err(DocError::TooComplex {
-            detail: format!("{name} 解压后超过 {} MB", limit / (1024 * 1024)),
-        });
+        return Err(too_big(name, limit));
     }
     Ok(Some(paragraphs))
 }
@@ -97,69 +144,203 @@ fn style_level(style: &str) -> Option<u8> {
     }
 }
 
+/// What one XML event of a part means for its text.
+pub(crate) enum Step<'a> {
+    Nothing,
+    /// A `w:p` opens: text gathered since the last paragraph belongs to none.
+    ParaOpen,
+    /// A `w:p` closes: the text gathered is a paragraph.
+    ParaClose,
+    /// An empty `<w:p/>`: a paragraph without text (what was gathered stays gathered).
+    EmptyPara,
+    /// A `w:t` opens: piece number `n`, whose characters follow as `Chars`.
+    TextOpen(usize),
+    TextClose,
+    Chars(Cow<'a, str>),
+    /// A tab (`\t`) or a line break (`\n`) in a run: piece number `n`.
+    Mark(usize, char),
+    Level(u8),
+}
+
+/// Walks a part's events, numbering the pieces of text; the reader and the editor share it so
+/// that they see the same paragraphs and pieces.
+#[derive(Default)]
+pub(crate) struct Walker {
+    in_text: bool,
+    runs: usize,
+    tab_stops: usize,
+    /// Pieces seen so far.
+    pub pieces: usize,
+}
+
+impl Walker {
+    fn piece(&mut self) -> usize {
+        self.pieces += 1;
+        self.pieces - 1
+    }
+
+    pub fn step<'a>(&mut self, event: &'a Event<'_>) -> Result<Step<'a>, DocError> {
+        Ok(match event {
+            Event::Start(e) => match e.name().as_ref() {
+                b"w:p" => Step::ParaOpen,
+                b"w:t" => {
+                    self.in_text = true;
+                    Step::TextOpen(self.piece())
+                }
+                b"w:r" => {
+                    self.runs += 1;
+                    Step::Nothing
+                }
+                b"w:tabs" => {
+                    self.tab_stops += 1;
+                    Step::Nothing
+                }
+                _ => Step::Nothing,
+            },
+            Event::Empty(e) => match e.name().as_ref() {
+                b"w:pStyle" => attr(e, b"w:val")
+                    .and_then(|v| style_level(&v))
+                    .map_or(Step::Nothing, Step::Level),
+                // Outline levels 0–8 are headings 1–9; 9 is body text.
+                b"w:outlineLvl" => attr(e, b"w:val")
+                    .and_then(|v| v.parse::<u8>().ok())
+                    .filter(|v| *v < 9)
+                    .map_or(Step::Nothing, |v| Step::Level(v + 1)),
+                b"w:tab" if self.runs > 0 && self.tab_stops == 0 => Step::Mark(self.piece(), '\t'),
+                b"w:br" | b"w:cr" if self.runs > 0 => Step::Mark(self.piece(), '\n'),
+                b"w:p" => Step::EmptyPara,
+                _ => Step::Nothing,
+            },
+            Event::Text(t) if self.in_text => {
+                Step::Chars(t.unescape().map_err(|e| corrupt(e.to_string()))?)
+            }
+            Event::End(e) => match e.name().as_ref() {
+                b"w:t" => {
+                    self.in_text = false;
+                    Step::TextClose
+                }
+                b"w:p" => Step::ParaClose,
+                b"w:r" => {
+                    self.runs = self.runs.saturating_sub(1);
+                    Step::Nothing
+                }
+                b"w:tabs" => {
+                    self.tab_stops = self.tab_stops.saturating_sub(1);
+                    Step::Nothing
+                }
+                _ => Step::Nothing,
+            },
+            _ => Step::Nothing,
+        })
+    }
+}
+
 /// Paragraphs of one part, with heading levels.
-fn paragraphs(
-    xml: impl std::io::BufRead,
-    budget: &mut Budget<'_>,
-) -> Result<Vec<Paragraph>, DocError> {
+fn paragraphs(xml: impl std::io::BufRead, budget: &mut Budget<'_>) -> Result<Vec<Para>, DocError> {
     let mut reader = Reader::from_reader(xml);
     reader.config_mut().trim_text(false);
     let mut buf = Vec::new();
     let mut out = Vec::new();
+    let mut walker = Walker::default();
     let mut current = String::new();
     let mut level: Option<u8> = None;
-    let mut in_text = false;
+    let mut first = 0;
     loop {
-        match reader.read_event_into(&mut buf) {
-            Ok(Event::Start(e)) => match e.name().as_ref() {
-                b"w:p" => {
-                    current.clear();
-                    level = None;
-                }
-                b"w:t" => in_text = true,
-                _ => {}
-            },
-            Ok(Event::Empty(e)) => match e.name().as_ref() {
-                b"w:pStyle" => level = attr(&e, b"w:val").and_then(|v| style_level(&v)).or(level),
-                b"w:outlineLvl" => {
-                    level = attr(&e, b"w:val")
-                        .and_then(|v| v.parse::<u8>().ok())
-                        .map(|v| v + 1)
-                        .or(level)
-                }
-                b"w:tab" => current.push('\t'),
-                b"w:br" | b"w:cr" => current.push('\n'),
-                b"w:p" => {
-                    budget.paragraph()?;
-                    out.push((String::new(), None))
-                }
-                _ => {}
-            },
-            Ok(Event::Text(t)) if in_text => {
-                let text = t.unescape().map_err(|e| corrupt(e.to_string()))?;
+        let event = reader
+            .read_event_into(&mut buf)
+            .map_err(|e| corrupt(e.to_string()))?;
+        if matches!(event, Event::Eof) {
+            break;
+        }
+        match walker.step(&event)? {
+            Step::ParaOpen => {
+                current.clear();
+                level = None;
+                first = walker.pieces;
+            }
+            Step::ParaClose => {
+                budget.paragraph()?;
+                out.push(Para {
+                    text: std::mem::take(&mut current),
+                    level: level.take(),
+                    first_piece: first,
+                    pieces: walker.pieces - first,
+                });
+                first = walker.pieces;
+            }
+            Step::EmptyPara => {
+                budget.paragraph()?;
+                out.push(Para {
+                    text: String::new(),
+                    level: None,
+                    first_piece: walker.pieces,
+                    pieces: 0,
+                });
+            }
+            Step::Chars(text) => {
                 budget.text(&text)?;
                 current.push_str(&text);
             }
-            Ok(Event::End(e)) => match e.name().as_ref() {
-                b"w:t" => in_text = false,
-                b"w:p" => {
-                    budget.paragraph()?;
-                    out.push((std::mem::take(&mut current), level.take()))
-                }
-                _ => {}
-            },
-            Ok(Event::Eof) => break,
-            Err(e) => return Err(corrupt(e.to_string())),
-            _ => {}
+            Step::Mark(_, c) => current.push(c),
+            Step::Level(l) => level = Some(l),
+            Step::Nothing | Step::TextOpen(_) | Step::TextClose => {}
         }
         buf.clear();
     }
     Ok(out)
 }
 
-pub fn extract(bytes: &[u8], limits: &Limits) -> Result<Extracted, DocError> {
-    let mut archive =
-        zip::ZipArchive::new(std::io::Cursor::new(bytes)).map_err(|e| corrupt(e.to_string()))?;
+/// Where a line of the text comes from: characters `start..end` of paragraph `para` of
+/// `PARTS[part]`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Origin {
+    pub part: usize,
+    pub para: usize,
+    pub start: usize,
+    pub end: usize,
+}
+
+/// A .docx as the text the reader gives: its lines, where each comes from (none for the blank
+/// and title lines the reader adds), its headings, and each part's paragraphs.
+pub(crate) struct Layout {
+    pub lines: Vec<String>,
+    pub origins: Vec<Option<Origin>>,
+    pub headings: Vec<Heading>,
+    pub parts: [Option<Vec<Para>>; 3],
+}
+
+/// The lines of a paragraph's text, split at `\n`, `\r` and `\r\n`, each with the character
+/// where it starts.
+fn segments(text: &str) -> Vec<(usize, &str)> {
+    let mut out = Vec::new();
+    let (mut start_byte, mut start_char, mut chars) = (0, 0, 0);
+    let mut iter = text.char_indices().peekable();
+    while let Some((at, c)) = iter.next() {
+        chars += 1;
+        if c == '\r' || c == '\n' {
+            out.push((start_char, &text[start_byte..at]));
+            let mut next = at + 1;
+            if c == '\r' && matches!(iter.peek(), Some((_, '\n'))) {
+                iter.next();
+                chars += 1;
+                next += 1;
+            }
+            start_byte = next;
+            start_char = chars;
+        }
+    }
+    out.push((start_char, &text[start_byte..]));
+    out
+}
+
+/// Keeps elements `from..to` of a list.
+fn keep_range<T>(list: &mut Vec<T>, from: usize, to: usize) {
+    list.truncate(to);
+    list.drain(..from);
+}
+
+/// Opens a .docx within the limits and lays out its text.
+pub(crate) fn layout(archive: &mut Archive<'_>, limits: &Limits) -> Result<Layout, DocError> {
     if archive.len() > limits.max_zip_entries {
         return Err(DocError::TooComplex {
             detail: format!("压缩包内文件超过 {} 个", limits.max_zip_entries),
@@ -170,40 +351,101 @@ pub fn extract(bytes: &[u8], limits: &Limits) -> Result<Extracted, DocError> {
         chars: 0,
         paragraphs: 0,
     };
-    let body = read_part(&mut archive, "word/document.xml", &mut budget)?
+    let body = read_part(archive, PARTS[0], &mut budget)?
         .ok_or_else(|| corrupt("缺少 word/document.xml"))?;
-    let mut lines: Vec<String> = Vec::new();
-    let mut headings = Vec::new();
-    for (text, level) in body {
-        if let Some(level) = level.filter(|_| !text.trim().is_empty()) {
-            headings.push(Heading {
-                line: lines.len(),
-                level,
-            });
+    let footnotes = read_part(archive, PARTS[1], &mut budget)?;
+    let endnotes = read_part(archive, PARTS[2], &mut budget)?;
+    let parts = [Some(body), footnotes, endnotes];
+
+    // The paragraphs' lines before tidying: (text, origin, heading level).
+    let mut raw: Vec<(&str, Option<Origin>, Option<u8>)> = Vec::new();
+    for (part, paras) in parts.iter().enumerate() {
+        let Some(paras) = paras else { continue };
+        if part > 0 {
+            if paras.iter().all(|p| p.text.trim().is_empty()) {
+                continue;
+            }
+            raw.push(("", None, None));
+            raw.push((NOTE_TITLES[part], None, None));
         }
-        lines.push(text);
-    }
-    for (part, title) in [
-        ("word/footnotes.xml", "脚注"),
-        ("word/endnotes.xml", "尾注"),
-    ] {
-        if let Some(notes) = read_part(&mut archive, part, &mut budget)? {
-            let notes: Vec<String> = notes
-                .into_iter()
-                .map(|(t, _)| t)
-                .filter(|t| !t.trim().is_empty())
-                .collect();
-            if !notes.is_empty() {
-                lines.push(String::new());
-                lines.push(title.to_string());
-                lines.extend(notes);
+        for (k, para) in paras.iter().enumerate() {
+            // Notes without text are left out; the body keeps its empty paragraphs.
+            if part > 0 && para.text.trim().is_empty() {
+                continue;
+            }
+            let mut level = para
+                .level
+                .filter(|_| part == 0 && !para.text.trim().is_empty());
+            for (start, text) in segments(&para.text) {
+                let level = if text.trim().is_empty() {
+                    None
+                } else {
+                    level.take()
+                };
+                let origin = Origin {
+                    part,
+                    para: k,
+                    start,
+                    end: start,
+                };
+                raw.push((text, Some(origin), level));
             }
         }
     }
+
+    // Tidied as `crate::tidy` does: no trailing spaces, one blank line at most in a row, none
+    // at either end.
+    let mut lines = Vec::new();
+    let mut origins = Vec::new();
+    let mut levels = Vec::new();
+    let mut blank = 0;
+    for (text, origin, level) in raw {
+        let text = text.trim_end();
+        if text.trim().is_empty() {
+            blank += 1;
+            if blank > 1 {
+                continue;
+            }
+            lines.push(String::new());
+            origins.push(None);
+            levels.push(None);
+        } else {
+            blank = 0;
+            lines.push(text.to_string());
+            origins.push(origin.map(|o| Origin {
+                end: o.start + text.chars().count(),
+                ..o
+            }));
+            levels.push(level);
+        }
+    }
+    let lead = lines.iter().take_while(|l| l.is_empty()).count();
+    let keep = lines.len() - lines.iter().rev().take_while(|l| l.is_empty()).count();
+    let keep = keep.max(lead);
+    keep_range(&mut lines, lead, keep);
+    keep_range(&mut origins, lead, keep);
+    keep_range(&mut levels, lead, keep);
+    let headings = levels
+        .iter()
+        .enumerate()
+        .filter_map(|(line, level)| level.map(|level| Heading { line, level }))
+        .collect();
+    Ok(Layout {
+        lines,
+        origins,
+        headings,
+        parts,
+    })
+}
+
+pub fn extract(bytes: &[u8], limits: &Limits) -> Result<Extracted, DocError> {
+    let mut archive =
+        zip::ZipArchive::new(std::io::Cursor::new(bytes)).map_err(|e| corrupt(e.to_string()))?;
+    let layout = layout(&mut archive, limits)?;
     Ok(Extracted {
-        text: lines.join("\n"),
+        text: layout.lines.join("\n"),
         format: Format::Docx,
         reader: "docx".into(),
-        headings,
+        headings: layout.headings,
     })
 }

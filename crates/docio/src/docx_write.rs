@@ -10,7 +10,7 @@ pub struct OutParagraph {
     pub heading: Option<u8>,
 }
 
-fn escape(text: &str) -> String {
+pub(crate) fn escape(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
         match c {
@@ -36,16 +36,19 @@ const ROOT_RELS: &str = r#"<?xml version="1.0" encoding="UTF-8" standalone="yes"
 const DOCUMENT_RELS: &str = r#"<?xml version="1.0" encoding="UTF-8" standalone="yes"?>
 <Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/styles" Target="styles.xml"/></Relationships>"#;
 
+/// Styles of a Chinese thesis: body text 宋体 小四 (12 pt) with 1.5 line spacing and a first-line
+/// indent of two characters; Title (黑体 小二, centred) and Heading 1–3 (黑体 三号 / 四号 / 小四,
+/// bold, no indent, outline levels for the navigation pane and a table of contents).
 fn styles() -> String {
     let heading = |level: u8, size: u8| {
         format!(
-            r#"<w:style w:type="paragraph" w:styleId="Heading{level}"><w:name w:val="heading {level}"/><w:basedOn w:val="Normal"/><w:next w:val="Normal"/><w:qFormat/><w:pPr><w:keepNext/><w:spacing w:before="240" w:after="120"/><w:ind w:firstLine="0"/><w:outlineLvl w:val="{}"/></w:pPr><w:rPr><w:rFonts w:eastAsia="黑体"/><w:b/><w:sz w:val="{size}"/></w:rPr></w:style>"#,
+            r#"<w:style w:type="paragraph" w:styleId="Heading{level}"><w:name w:val="heading {level}"/><w:basedOn w:val="Normal"/><w:next w:val="Normal"/><w:uiPriority w:val="9"/><w:qFormat/><w:pPr><w:keepNext/><w:keepLines/><w:spacing w:before="240" w:after="120"/><w:ind w:firstLineChars="0" w:firstLine="0"/><w:jc w:val="left"/><w:outlineLvl w:val="{}"/></w:pPr><w:rPr><w:rFonts w:ascii="Times New Roman" w:hAnsi="Times New Roman" w:eastAsia="黑体"/><w:b/><w:bCs/><w:sz w:val="{size}"/><w:szCs w:val="{size}"/></w:rPr></w:style>"#,
             level - 1
         )
     };
     format!(
         r#"<?xml version="1.0" encoding="UTF-8" standalone="yes"?>
-<w:styles xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:docDefaults><w:rPrDefault><w:rPr><w:rFonts w:ascii="Times New Roman" w:hAnsi="Times New Roman" w:eastAsia="宋体"/><w:sz w:val="24"/><w:lang w:eastAsia="zh-CN"/></w:rPr></w:rPrDefault></w:docDefaults><w:style w:type="paragraph" w:default="1" w:styleId="Normal"><w:name w:val="Normal"/><w:pPr><w:spacing w:line="360" w:lineRule="auto"/><w:ind w:firstLineChars="200"/><w:jc w:val="both"/></w:pPr></w:style>{}{}{}</w:styles>"#,
+<w:styles xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:docDefaults><w:rPrDefault><w:rPr><w:rFonts w:ascii="Times New Roman" w:hAnsi="Times New Roman" w:eastAsia="宋体" w:cs="Times New Roman"/><w:sz w:val="24"/><w:szCs w:val="24"/><w:lang w:val="en-US" w:eastAsia="zh-CN"/></w:rPr></w:rPrDefault><w:pPrDefault><w:pPr><w:widowControl w:val="0"/></w:pPr></w:pPrDefault></w:docDefaults><w:style w:type="paragraph" w:default="1" w:styleId="Normal"><w:name w:val="Normal"/><w:qFormat/><w:pPr><w:spacing w:line="360" w:lineRule="auto"/><w:ind w:firstLineChars="200" w:firstLine="480"/><w:jc w:val="both"/></w:pPr></w:style><w:style w:type="paragraph" w:styleId="Title"><w:name w:val="Title"/><w:basedOn w:val="Normal"/><w:next w:val="Normal"/><w:uiPriority w:val="10"/><w:qFormat/><w:pPr><w:spacing w:before="240" w:after="240"/><w:ind w:firstLineChars="0" w:firstLine="0"/><w:jc w:val="center"/><w:outlineLvl w:val="0"/></w:pPr><w:rPr><w:rFonts w:ascii="Times New Roman" w:hAnsi="Times New Roman" w:eastAsia="黑体"/><w:b/><w:bCs/><w:sz w:val="36"/><w:szCs w:val="36"/></w:rPr></w:style>{}{}{}</w:styles>"#,
         heading(1, 32),
         heading(2, 28),
         heading(3, 24)
@@ -129,6 +132,34 @@ mod tests {
             back.headings,
             vec![Heading { line: 0, level: 1 }, Heading { line: 2, level: 2 }]
         );
+    }
+
+    #[test]
+    fn the_styles_are_a_chinese_thesis() {
+        let bytes = write_docx(&[OutParagraph {
+            text: "正文。".into(),
+            heading: None,
+        }])
+        .unwrap();
+        let mut archive = zip::ZipArchive::new(std::io::Cursor::new(bytes)).unwrap();
+        let mut styles = String::new();
+        std::io::Read::read_to_string(
+            &mut archive.by_name("word/styles.xml").unwrap(),
+            &mut styles,
+        )
+        .unwrap();
+        for style in ["Normal", "Title", "Heading1", "Heading2", "Heading3"] {
+            assert!(
+                styles.contains(&format!(r#"w:styleId="{style}""#)),
+                "{style}"
+            );
+        }
+        // 宋体 小四, 1.5 lines, two characters of first-line indent; headings not indented.
+        assert!(styles.contains(r#"w:eastAsia="宋体""#));
+        assert!(styles.contains(r#"<w:sz w:val="24"/>"#));
+        assert!(styles.contains(r#"<w:spacing w:line="360" w:lineRule="auto"/>"#));
+        assert!(styles.contains(r#"<w:ind w:firstLineChars="200""#));
+        assert_eq!(styles.matches(r#"w:firstLineChars="0""#).count(), 4);
     }
 
     proptest! {

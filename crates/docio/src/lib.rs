@@ -5,14 +5,20 @@
 //! text layer, with Debian's `pdftotext` as a fallback under a timeout). An empty or garbled text
 //! layer is refused, never passed on to be reported as a low ratio. Every reader returns an error
 //! for bad input and never panics (property tests feed them random and truncated bytes).
+//!
+//! Out: a clean, styled .docx of paragraphs ([`write_docx`]), or the uploaded .docx itself with
+//! some of its paragraphs given new text and everything else untouched
+//! ([`replace_paragraph_texts`]).
 
 mod docx;
+mod docx_edit;
 mod docx_write;
 pub mod hostile;
 pub mod isolated;
 mod pdf;
 mod text;
 
+pub use docx_edit::replace_paragraph_texts;
 pub use docx_write::{OutParagraph, write_docx};
 
 use serde::{Deserialize, Serialize};
@@ -121,6 +127,9 @@ pub enum DocError {
     Corrupt { kind: String, detail: String },
     #[error("无法识别文本编码：请将文件另存为 UTF-8 编码后重新上传")]
     Encoding,
+    /// Editing a .docx: the file no longer reads as the text the edits were made on.
+    #[error("原文档与改写稿的段落对不上（{detail}）")]
+    Mismatch { detail: String },
 }
 
 impl DocError {
@@ -136,6 +145,7 @@ impl DocError {
             DocError::Garbled => "garbled_text_layer",
             DocError::Corrupt { .. } => "corrupt_file",
             DocError::Encoding => "unknown_text_encoding",
+            DocError::Mismatch { .. } => "document_mismatch",
         }
     }
 

@@ -151,8 +151,11 @@ fn share(part: usize, whole: usize) -> f64 {
 pub struct Measured<'a> {
     pub surprisal_before: Option<&'a [f32]>,
     pub surprisal_after: Option<&'a [f32]>,
-    pub sentence_similarity: Option<&'a dyn Fn(&str, &str) -> f64>,
+    pub sentence_similarity: Option<&'a SentenceSimilarity<'a>>,
 }
+
+/// Similarity (0–1) of two sentences.
+pub type SentenceSimilarity<'a> = dyn Fn(&str, &str) -> f64 + 'a;
 
 /// The review's outcome: what was measured and what is doubted.
 #[derive(Debug, Clone, PartialEq)]
@@ -197,14 +200,16 @@ fn word_boundaries(text: &str) -> HashSet<usize> {
     out
 }
 
-/// Whether `term` stands in `text` as a whole word (or run of words): some occurrence starts
-/// and ends on jieba word boundaries, so 内资 is not "kept" inside 企业内资本.
-fn has_whole(text: &str, term: &str, bounds: &HashSet<usize>) -> bool {
-    text.match_indices(term).any(|(byte, _)| {
-        let start = text[..byte].chars().count();
-        let end = start + term.chars().count();
-        bounds.contains(&start) && bounds.contains(&end)
-    })
+/// How often `term` stands in `text` as a whole word (or run of words): occurrences that start
+/// and end on jieba word boundaries, so 内资 is not "kept" inside 企业内资本 nor 市场 in 市场景.
+fn whole_count(text: &str, term: &str, bounds: &HashSet<usize>) -> usize {
+    text.match_indices(term)
+        .filter(|(byte, _)| {
+            let start = text[..*byte].chars().count();
+            let end = start + term.chars().count();
+            bounds.contains(&start) && bounds.contains(&end)
+        })
+        .count()
 }
 
 /// Latin words of two letters or more, lower-cased (English terms are kept, whatever their case).
@@ -220,6 +225,18 @@ fn latin_words(text: &str) -> Vec<String> {
             }
             word.clear();
         }
+    }
+    out
+}
+
+/// How often each Latin word (lower-cased) occurs.
+fn latin_counts(text: &str) -> std::collections::HashMap<String, usize> {
+    let mut out = std::collections::HashMap::new();
+    for w in text
+        .split(|c: char| !c.is_ascii_alphabetic())
+        .filter(|w| w.len() >= 2)
+    {
+        *out.entry(w.to_ascii_lowercase()).or_insert(0) += 1;
     }
     out
 }
@@ -354,6 +371,24 @@ const ANTONYMS: &[(&str, &str)] = &[
     ("定性", "定量"),
     ("宏观", "微观"),
     ("必要", "不必要"),
+    ("需求", "供给"),
+    ("收入", "支出"),
+    ("上游", "下游"),
+    ("城市", "农村"),
+    ("城镇", "农村"),
+    ("东部", "西部"),
+    ("男性", "女性"),
+    ("买方", "卖方"),
+    ("顺利", "困难"),
+    ("强", "弱"),
+    ("高", "低"),
+    ("大", "小"),
+    ("多", "少"),
+    ("快", "慢"),
+    ("早", "晚"),
+    ("升", "降"),
+    ("增", "减"),
+    ("正", "负"),
 ];
 
 fn words(text: &str) -> Vec<&str> {
@@ -367,10 +402,11 @@ fn negation_count(words: &[&str]) -> usize {
 /// The antonym swap from `a` to `b`, when one word of a pair is only in `a` and its opposite only
 /// in `b`.
 fn antonym_swap(a: &[&str], b: &[&str]) -> Option<(&'static str, &'static str)> {
-    let has = |ws: &[&str], w: &str| ws.contains(&w);
+    let count = |ws: &[&str], w: &str| ws.iter().filter(|x| **x == w).count();
     for &(x, y) in ANTONYMS {
         for (p, q) in [(x, y), (y, x)] {
-            if has(a, p) && !has(a, q) && has(b, q) && !has(b, p) {
+            // Counted, so that 国外 → 国内 is seen in a sentence that names both.
+            if count(b, p) < count(a, p) && count(b, q) > count(a, q) {
                 return Some((p, q));
             }
         }
@@ -418,12 +454,18 @@ impl Reviewer<'_> {
         let mut reading = Reading::default();
         let mut doubts = vec![];
         let bounds = word_boundaries(candidate);
+        let original_bounds = word_boundaries(original);
 
-        // Terminology: key terms whole (or a true synonym), every hard item verbatim.
+        // Terminology: every occurrence of a key term kept whole (or a true synonym in its
+        // place), every hard item verbatim. An occurrence garbled into another word
+        // (市场 → 市场景) counts as lost even when the term stands elsewhere.
         let terms = key_terms(original);
         let lost_terms: Vec<String> = terms
             .iter()
-            .filter(|t| !has_whole(candidate, t, &bounds) && !self.synonym_present(t, candidate))
+            .filter(|t| {
+                whole_count(candidate, t, &bounds) < whole_count(original, t, &original_bounds)
+                    && !self.synonym_present(t, candidate)
+            })
             .cloned()
             .collect();
         reading.key_terms = terms.len();
@@ -431,6 +473,8 @@ impl Reviewer<'_> {
         let squeezed = |s: &str| -> String { s.chars().filter(|c| !c.is_whitespace()).collect() };
         let candidate_squeezed = squeezed(candidate);
         let candidate_latin = latin_words(candidate);
+        let (original_letters, candidate_letters) =
+            (latin_counts(original), latin_counts(candidate));
         let mut hard: Vec<String> = protected_items(original, self.frozen);
         let mut lost_hard: Vec<String> = hard
             .iter()
@@ -438,10 +482,13 @@ impl Reviewer<'_> {
             .cloned()
             .collect();
         for word in latin_words(original) {
-            if !hard.iter().any(|h| h.to_ascii_lowercase().contains(&word)) {
-                if !candidate_latin.contains(&word) {
-                    lost_hard.push(word.clone());
-                }
+            // Counted: one mention of CO dropped from "1.30 公吨 CO₂" is lost though CO stays
+            // elsewhere.
+            let fewer = candidate_letters.get(&word) < original_letters.get(&word);
+            if fewer && !lost_hard.iter().any(|h| h.to_ascii_lowercase() == word) {
+                lost_hard.push(word.clone());
+            }
+            if !hard.iter().any(|h| h.to_ascii_lowercase() == word) {
                 hard.push(word);
             }
         }
@@ -621,6 +668,22 @@ mod tests {
         assert!(kinds(&r).contains(&DoubtKind::Terms), "{r:?}");
         let detail = &r.doubts[0].detail;
         assert!(detail.contains("内资"), "{detail}");
+    }
+
+    #[test]
+    fn one_garbled_occurrence_of_a_repeated_term_is_lost() {
+        let original = "本文研究决策树模型。决策树模型在分类中表现稳定。";
+        let garbled = "本文研究决策树木模型。决策树模型在分类中表现稳定。";
+        let r = reviewer().review(original, garbled, &NONE);
+        assert!(kinds(&r).contains(&DoubtKind::Terms), "{r:?}");
+    }
+
+    #[test]
+    fn an_antonym_is_seen_in_a_sentence_that_names_both() {
+        let original = "本文介绍国外的经验，并比较国外与国内的差距。";
+        let swapped = "本文介绍国内的经验，并比较国外与国内的差距。";
+        let r = reviewer().review(original, swapped, &NONE);
+        assert!(kinds(&r).contains(&DoubtKind::Reversed), "{r:?}");
     }
 
     #[test]

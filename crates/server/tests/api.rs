@@ -395,6 +395,7 @@ api_test!(
             "/api/base/paper_machine_api/download",
             "/api/base/paper_machine_api/submit_check",
             "/api/base/paper_machine_api/delete",
+            "/api/base/paper_machine_api/engine",
             "/api/base/machine_api/check_order_id",
             "/api/base/machine_api/word_count",
             "/api/base/machine_api/machine_cnki_init",

@@ -209,7 +209,7 @@ pub async fn check_init(
 }
 
 /// Where a check's files live, under the files folder.
-const FILES: &str = "check";
+pub const FILES: &str = "check";
 
 /// How checks are priced: per started 1,000 characters; free checks pay first.
 fn tariff(state: &AppState) -> Tariff {

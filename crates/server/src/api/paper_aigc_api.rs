@@ -24,7 +24,7 @@ pub const COUNTING_RULE: &str =
     "字数按除空白（空格、换行）以外的全部字符计算，含汉字、字母、数字与标点。";
 
 /// Where a detection's files live, under the files folder.
-const FILES: &str = "aigc";
+pub const FILES: &str = "aigc";
 
 fn tariff(state: &AppState) -> Tariff {
     Tariff {

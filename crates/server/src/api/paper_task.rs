@@ -447,22 +447,35 @@ pub fn task_dir(state: &AppState, family: &str, id: i64) -> std::path::PathBuf {
     state.config.files_dir().join(family).join(id.to_string())
 }
 
-/// Keeps the original upload beside the task, for the report and for deletion.
+/// Keeps the original upload beside the task, for the report, for the rewritten paper's Word
+/// file and for deletion (private to this process's user, as all its files: see
+/// `crate::private_files`).
 pub fn keep_upload(state: &AppState, family: &str, task_id: i64, upload: &Upload) {
-    if upload.file_name.is_empty() {
+    let Some(path) = kept_upload(state, family, task_id, &upload.file_name) else {
         return;
+    };
+    let written = path
+        .parent()
+        .map_or(Ok(()), std::fs::create_dir_all)
+        .and_then(|_| std::fs::write(&path, &upload.bytes));
+    if let Err(e) = written {
+        tracing::warn!(task = task_id, error = %e, "original upload not kept");
     }
-    let dir = task_dir(state, family, task_id);
-    let safe: String = upload
-        .file_name
+}
+
+/// Where `keep_upload` keeps a task's upload named `file_name` (none for pasted text): in the
+/// task's folder, under the name without path separators.
+pub fn kept_upload(
+    state: &AppState,
+    family: &str,
+    task_id: i64,
+    file_name: &str,
+) -> Option<std::path::PathBuf> {
+    let safe: String = file_name
         .chars()
         .filter(|c| !matches!(c, '/' | '\\' | '\0'))
         .collect();
-    if let Err(e) =
-        std::fs::create_dir_all(&dir).and_then(|_| std::fs::write(dir.join(safe), &upload.bytes))
-    {
-        tracing::warn!(task = task_id, error = %e, "original upload not kept");
-    }
+    (!file_name.is_empty()).then(|| task_dir(state, family, task_id).join(safe))
 }
 
 /// Deletes a user's task (cancelled and refunded first when unfinished) and its files.

@@ -19,11 +19,25 @@ export function paperBody(source: PaperSource) {
 }
 
 /** Fetches a file through the authenticated client and saves it as `fileName`. */
+/** The UTF-8 file name a Content-Disposition header gives (`filename*=UTF-8''…`), if any. */
+export function attachmentName(disposition: unknown): string | null {
+  if (typeof disposition !== 'string') return null
+  const match = /filename\*=UTF-8''([^;]+)/i.exec(disposition)
+  if (!match) return null
+  try {
+    return decodeURIComponent(match[1])
+  } catch {
+    return null
+  }
+}
+
+/** Saves an attachment under the server's own file name when it sends one (the rewritten Word file keeps the upload's name), else `fileName`. */
 export async function downloadAttachment(url: string, params: Record<string, unknown>, fileName: string, method: 'get' | 'post' = 'get') {
   let data: Blob
   try {
     const response = await http.request({ url, method, params, responseType: 'blob', timeout: 120000 })
     data = response.data as Blob
+    fileName = attachmentName((response.headers as Record<string, unknown>)['content-disposition']) ?? fileName
   } catch (e) {
     // Errors come back as a JSON blob: surface the server's Chinese message.
     const body = (e as { response?: { status: number; data?: Blob } }).response

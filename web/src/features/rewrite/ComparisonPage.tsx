@@ -5,6 +5,7 @@ import { rewriteContent, rewriteDownload, rewriteLoad, rewriteSubmitCheck } from
 import type { RewriteContent } from './types'
 import { percent, probability } from './figures'
 import LineCard from './LineCard'
+import ManualList from './ManualList'
 import { useLineRerun } from './RewritePayModal'
 import { isUnderway } from '../../components/TaskStatus'
 import { toastError, toastSuccess } from '../../utils/feedback'
@@ -18,7 +19,7 @@ function Summary({ content }: { content: RewriteContent }) {
         <Statistic title="改写段落复制比（前）" value={percent(rec.similarityBefore)} />
       </Col>
       <Col xs={12} md={6}>
-        <Statistic title="改写段落复制比（现）" value={percent(rec.similarityAfter)} valueStyle={{ color: '#389e0d' }} data-testid="summary-similarity-after" />
+        <Statistic title="改写段落复制比（现）" value={percent(rec.similarityAfter)} valueStyle={{ color: rec.similarityAfter != null && rec.similarityBefore != null && rec.similarityAfter < rec.similarityBefore ? '#389e0d' : undefined }} data-testid="summary-similarity-after" />
       </Col>
       <Col xs={12} md={6}>
         <Statistic title="AI 概率（前 → 现）" value={`${probability(rec.aiBefore)} → ${probability(rec.aiAfter)}`} />
@@ -71,6 +72,7 @@ export default function ComparisonPage({ newCheckPath = '/paper/submit' }: { new
   const c = content.data
   return (
     <div className="page-card">
+      {c && <ManualList lines={c.lines} keeps="下载的 Word 文件中这些段落" />}
       <Card
         title={`改写对比：${rec.title}`}
         extra={
@@ -88,7 +90,7 @@ export default function ComparisonPage({ newCheckPath = '/paper/submit' }: { new
               type="info"
               showIcon
               title={`由 ${rec.model ?? '—'} 改写（提示词 ${c.promptVersion}），用时 ${(c.elapsedMs / 1000).toFixed(0)} 秒`}
-              description={`每段改写后都重新测量：复制比由本站查重引擎比对文献库得出，AI 概率由 AIGC 检测模型估计，语义相似度须不低于 ${c.meaningMin.toFixed(2)}，且数字、引用、公式与保留术语一个不少。未达标的段落默认保留原文，您可以逐段改变选择；下载与重新查重都使用当前的选择。`}
+              description={`每段改写后都重新测量：复制比由本站查重引擎比对文献库得出，AI 概率由 AIGC 检测模型估计，语义相似度须不低于 ${c.meaningMin.toFixed(2)}，且数字、引用、公式与保留术语一个不少；再核对关键术语是否保留、语句是否通顺、原文每句是否都有对应、意思有无反转、是否与原文雷同。未达标或未通过核对的段落默认保留原文并退还费用，您可以逐段改变选择；下载与重新查重都使用当前的选择。`}
             />
             <div className="mt">
               {c.lines.some((l) => l.rewrite) ? (

@@ -6,6 +6,8 @@ import { machineInit, machineLoad, machineReport, machineSubmit, machineWordCoun
 import { GOALS, SMART_GOALS, STRENGTHS, type Goal, type MachineDetail, type Strength } from './types'
 import RewritePayModal, { useLineRerun } from './RewritePayModal'
 import LineCard from './LineCard'
+import ManualList from './ManualList'
+import EngineNotice from './EngineNotice'
 import { isUnderway } from '../../components/TaskStatus'
 import { useUserStore } from '../../stores/user'
 import { useLoginDialogStore } from '../../stores/loginDialog'
@@ -37,6 +39,7 @@ function Outcome({ detail, onChanged, onRerun }: { detail: MachineDetail; onChan
   if (rec.status === 'done') {
     return (
       <div data-testid="paste-result">
+        <ManualList lines={detail.lines} keeps="「复制结果」与改写报告中这些段落" />
         {detail.lines.map((line) => (line.rewrite ? <LineCard key={line.index} id={rec.id} line={line} onChanged={onChanged} onRerun={onRerun} /> : null))}
       </div>
     )
@@ -132,6 +135,7 @@ export default function PasteRewritePage({ kind }: { kind: PasteKind }) {
         <Alert type="info" showIcon className="mb" title="边写边看，写完实测" description={copy.intro} />
         {running === null ? (
           <Form layout="vertical">
+            <EngineNotice />
             <Form.Item
               label="原文"
               validateStatus={tooLong ? 'error' : undefined}

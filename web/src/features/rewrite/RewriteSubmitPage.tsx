@@ -5,6 +5,7 @@ import { useNavigate, useSearchParams } from 'react-router'
 import { rewriteInit, rewriteLoad, rewriteWordCount } from './api'
 import { GOALS, STRENGTHS, type Goal, type Strength } from './types'
 import RewritePayModal from './RewritePayModal'
+import EngineNotice from './EngineNotice'
 import { useUserStore } from '../../stores/user'
 import { useLoginDialogStore } from '../../stores/loginDialog'
 import { useSubmit } from '../../utils/useSubmit'
@@ -49,6 +50,7 @@ export default function RewriteSubmitPage({ defaultGoal, listPath }: { defaultGo
           title="改写后逐段复测，只采用实测有效的改写"
           description="每段改写后，用同一查重引擎重新比对文献库、用 AIGC 检测模型重新估计 AI 概率、用句向量核对意思是否保持；数字、引用标注、公式、英文术语与您填写的保留术语必须原样保留。未达标的段落保留原文、写明原因，并按字数退款。"
         />
+        <EngineNotice />
         <Form layout="vertical">
           {fromDraft ? (
             d ? (

@@ -1,9 +1,12 @@
-import { post } from '../../api/client'
+import { get, post } from '../../api/client'
 import { downloadAttachment, paperBody, type PaperSource } from '../../api/paper'
 import type { CheckRecord, WordCount } from '../check/types'
-import type { ComparedLine, Goal, MachineDetail, RewriteContent, RewriteOrder, RewritePage, RewriteRecord, Strength } from './types'
+import type { ComparedLine, Goal, MachineDetail, RewriteContent, RewriteEngine, RewriteOrder, RewritePage, RewriteRecord, Strength } from './types'
 
 const BASE = 'api/base/paper_machine_api'
+
+/** Which model rewrites here (an endpoint, the local small model, or none); no login needed. */
+export const rewriteEngine = () => get<RewriteEngine>(`${BASE}/engine`, { silent: true })
 
 export const rewriteWordCount = (source: PaperSource) => post<WordCount>(`${BASE}/word_count`, { ...paperBody(source), silent: true })
 

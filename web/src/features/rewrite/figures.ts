@@ -1,3 +1,5 @@
+import type { Doubt, DoubtKind, ParagraphRewrite } from './types'
+
 /** A percent figure, or a dash when it was not measured. */
 export const percent = (value: number | null | undefined, digits = 1) => (value == null ? '—' : `${value.toFixed(digits)}%`)
 
@@ -12,3 +14,9 @@ export function words(text: string): string[] {
   }
   return Array.from(text)
 }
+
+/** Red for a changed meaning or lost content, orange for wording. */
+export const DOUBT_COLOR: Record<DoubtKind, string> = { terms: 'red', reversed: 'red', dropped: 'red', fluency: 'orange', copied: 'orange' }
+
+/** The review's doubts of a rewrite (old stored results have none). */
+export const doubtsOf = (r: ParagraphRewrite | null | undefined): Doubt[] => r?.doubts ?? []

@@ -63,6 +63,49 @@ export interface ParagraphRewrite {
   strength: Strength
   model: string
   usage: { prompt_tokens: number; completion_tokens: number }
+  /** Why the review does not trust `rewritten`; a doubted rewrite is never adopted by default. Absent or empty on old results. */
+  doubts?: Doubt[]
+  /** What the review measured of `rewritten`; null on old results and when the model gave nothing. */
+  reading?: Reading | null
+}
+
+export type DoubtKind = 'terms' | 'fluency' | 'dropped' | 'reversed' | 'copied'
+
+/** One thing the review doubts about a rewrite: 术语被改, 语句不通, 漏译句子, 意思相反 or 与原文雷同, and the words in question. */
+export interface Doubt {
+  kind: DoubtKind
+  label: string
+  detail: string
+}
+
+/** The review's reading of a rewrite (rewrite::review::Reading). */
+export interface Reading {
+  /** Key terms of the original (TF-IDF) and how many the rewrite keeps whole. */
+  key_terms: number
+  key_terms_kept: number
+  /** English words, numbers, citations, formulas and kept terms, and how many are kept. */
+  hard_items: number
+  hard_items_kept: number
+  /** Words of the rewrite found neither in the dictionary nor in the original. */
+  non_words: string[]
+  /** English words of the rewrite that the original did not have. */
+  new_english?: string[]
+  /** Mean surprisal per token (nats) of the original and the rewrite: lower reads more naturally. */
+  surprisal_before: number | null
+  surprisal_after: number | null
+  /** Sentences of the original and how many have a counterpart in the rewrite. */
+  sentences: number
+  sentences_covered: number
+  weakest_sentence: number | null
+  /** 0–1 share of the rewrite in verbatim runs (at least 10 characters) of the original. */
+  copied: number
+}
+
+/** paper_machine_api/engine: which model rewrites on this server. */
+export interface RewriteEngine {
+  source: 'endpoint' | 'local' | 'none'
+  model: string | null
+  unavailable: string | null
 }
 
 export interface ComparedLine {

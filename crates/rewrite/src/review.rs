@@ -249,7 +249,15 @@ pub fn sentences(text: &str) -> Vec<String> {
     let mut chars = text.chars().peekable();
     while let Some(c) = chars.next() {
         current.push(c);
-        if matches!(c, '。' | '！' | '？' | '；' | '!' | '?' | ';') {
+        // Some sources write decimals with a full stop (0。05): not a sentence end.
+        let decimal = c == '。'
+            && current
+                .chars()
+                .rev()
+                .nth(1)
+                .is_some_and(|p| p.is_ascii_digit())
+            && chars.peek().is_some_and(|n| n.is_ascii_digit());
+        if !decimal && matches!(c, '。' | '！' | '？' | '；' | '!' | '?' | ';') {
             while let Some(&q) = chars.peek() {
                 if matches!(q, '”' | '’' | '」' | '）' | ')') {
                     current.push(q);
@@ -389,6 +397,9 @@ const ANTONYMS: &[(&str, &str)] = &[
     ("升", "降"),
     ("增", "减"),
     ("正", "负"),
+    ("模糊", "清晰"),
+    ("分散", "集中"),
+    ("同质", "异质"),
 ];
 
 fn words(text: &str) -> Vec<&str> {
@@ -747,6 +758,10 @@ mod tests {
             vec!["他说：“好。”", "然后走了！", "最后？"]
         );
         assert!(sentences("。。 ").is_empty());
+        assert_eq!(
+            sentences("P<0。05，差异显著。"),
+            vec!["P<0。05，差异显著。"]
+        );
     }
 
     proptest! {

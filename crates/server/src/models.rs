@@ -158,11 +158,6 @@ impl ModelHub {
         if self.uses_endpoint(Feature::Rewrite) {
             return None;
         }
-        self.synonyms().await
-    }
-
-    /// HIT Cilin as the review's list of true synonyms, whichever model rewrites.
-    pub async fn synonyms(&self) -> Option<Arc<rewrite::thesaurus::Thesaurus>> {
         let path = self.models_dir.join("cilin").join(rewrite::thesaurus::FILE);
         let loaded = load_once(&self.thesaurus, move || {
             rewrite::thesaurus::Thesaurus::load(&path)

@@ -225,7 +225,7 @@ impl<L: Library + 'static> RewriteHandler<L> {
 
 /// The model, the judge and the settings of a judged rewrite of `input`, as the task and the
 /// command line use them: the chat model for rewriting, our engines as the judge, Cilin for
-/// substitution (local model only) and as the review's true synonyms (every model).
+/// substitution (local model only).
 pub async fn judged_setup<L: Library + 'static>(
     models: &ModelHub,
     library: Arc<L>,
@@ -245,7 +245,9 @@ pub async fn judged_setup<L: Library + 'static>(
     settings.concurrency = concurrency.max(1);
     settings.ai_target = judge.detector.calibration.medium_threshold;
     settings.thesaurus = models.thesaurus().await;
-    settings.synonyms = models.synonyms().await;
+    // No synonym stands in for a key term yet: reading the judge set showed Cilin's "=" groups
+    // pairing words a teacher would not accept (生成/转变, 特征/特点), so a key term must stay.
+    settings.synonyms = None;
     Ok((model, judge, settings))
 }
 

@@ -4,6 +4,7 @@
 //! (the other two fields, HC3 sentences, the other half of LCQMC): held out by field and source.
 //!
 //!   cargo run --release -p wenjian-bench --bin judge-calibration -- [SET.jsonl …] [--limit N]
+//!       [--sources csl,hc3si,model]
 //!
 //! Prints, per split: precision and recall of "acceptable" for the chosen thresholds, each
 //! judge's share of bad rows caught per kind, and the good rows it wrongly doubts. Figures, never
@@ -88,7 +89,10 @@ fn main() {
     let mut files: Vec<String> = args
         .iter()
         .enumerate()
-        .filter(|(i, a)| !a.starts_with("--") && (*i == 0 || args[i - 1] != "--limit"))
+        .filter(|(i, a)| {
+            !a.starts_with("--")
+                && (*i == 0 || (args[i - 1] != "--limit" && args[i - 1] != "--sources"))
+        })
         .map(|(_, a)| a.clone())
         .collect();
     if files.is_empty() {
@@ -104,6 +108,16 @@ fn main() {
             return;
         };
         rows.extend(text.lines().filter_map(|l| serde_json::from_str(l).ok()));
+    }
+    // `--sources csl,model`: only rows of these sources (paragraph-level text, as the product
+    // rewrites), matched on the part before `:`.
+    if let Some(wanted) = args
+        .iter()
+        .position(|a| a == "--sources")
+        .and_then(|i| args.get(i + 1))
+    {
+        let wanted: Vec<&str> = wanted.split(',').collect();
+        rows.retain(|r| wanted.contains(&r.source.split(':').next().unwrap_or("")));
     }
     if let Some(n) = limit {
         // Every n-th row, so that each kind keeps its share.
@@ -184,7 +198,12 @@ fn main() {
             hard_lost: reading.hard_items_kept < reading.hard_items,
             non_words: !reading.non_words.is_empty(),
             new_english: !reading.new_english.is_empty(),
-            rise: reading.surprisal_rise(),
+            // As the review: the margin holds for paragraph-length text only.
+            rise: reading.surprisal_rise().filter(|_| {
+                before
+                    .as_ref()
+                    .is_some_and(|t| t.len() >= review::SURPRISAL_MIN_TOKENS)
+            }),
             weakest: reading.weakest_sentence.unwrap_or(0.0),
             reversed: r.doubts.iter().any(|d| d.kind == DoubtKind::Reversed),
             row,

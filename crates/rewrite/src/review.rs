@@ -90,14 +90,20 @@ pub struct Thresholds {
 
 impl Default for Thresholds {
     fn default() -> Self {
+        // Chosen with `judge-calibration` (docs/rewrite.md): every key term (any loss is a
+        // doubt, as a teacher reads it), sentence alignment between the grid's best on the fit
+        // split (0.8) and what lets a merged sentence count (0.6).
         Thresholds {
-            key_terms_kept: 0.9,
+            key_terms_kept: 1.0,
             surprisal_rise: 0.35,
-            sentence_min: 0.6,
+            sentence_min: 0.7,
             copied_max: 0.5,
         }
     }
 }
+
+/// The fewest tokens of the original for the surprisal margin to apply.
+pub const SURPRISAL_MIN_TOKENS: usize = 40;
 
 /// Verbatim runs at least this long count as copied (a clause, not a shared word).
 pub const COPY_RUN: usize = 10;
@@ -546,7 +552,13 @@ impl Reviewer<'_> {
         if !new_latin.is_empty() {
             fluency.push(format!("夹杂原文没有的英文“{}”", new_latin.join(" ")));
         }
+        // A mean over a dozen tokens moves with one particle (怎么下载游戏 → 怎么下载游戏啊): the
+        // margin holds for paragraph-length text only.
+        let long_enough = measured
+            .surprisal_before
+            .is_some_and(|t| t.len() >= SURPRISAL_MIN_TOKENS);
         if let Some(rise) = reading.surprisal_rise()
+            && long_enough
             && rise > self.thresholds.surprisal_rise
         {
             fluency.push(format!(
@@ -725,8 +737,8 @@ mod tests {
 
     #[test]
     fn surprisal_rising_past_the_margin_is_a_fluency_doubt() {
-        let before = [2.0f32, 3.0, 2.5];
-        let after = [3.0f32, 4.0, 3.5];
+        let before = [2.0f32, 3.0, 2.5].repeat(14);
+        let after = [3.0f32, 4.0, 3.5].repeat(14);
         let measured = Measured {
             surprisal_before: Some(&before),
             surprisal_after: Some(&after),

@@ -5,7 +5,13 @@
 # seconds per 1,000 characters). Figures, never pass/fail.
 # With GOAL=aigc (降AIGC) the paper is N machine-written answers of 2025 models (GPT-4.5 and
 # DeepSeek-R1, ../shared/data/aigc/agt2025-*.jsonl) instead, rewritten to lower the AI rate.
-#   bench/scripts/rewrite-quality.sh [N] [strength]   (GOAL, OUT_JSON, WENJIAN_BIN, WENJIAN_MODELS_DIR, WENJIAN_EVAL_DATA)
+# An endpoint model (any OpenAI-compatible service) is measured the same way, by the same judges:
+#   WENJIAN_LLM_BASE_URL=https://…/v1 WENJIAN_LLM_MODEL=… WENJIAN_LLM_API_KEY=… bench/scripts/rewrite-quality.sh 20
+# Then the independent measures of `rewrite-review` (authors' keywords, numbers and English kept, sentence
+# coverage, fluency under qwen2.5-1.5b); SAMPLES=docs/rewrite-samples.md writes 20 paragraphs side by side
+# (git-ignored: it quotes the shared data).
+# Build first: cargo build --release -p wenjian -p wenjian-bench --bin wenjian --bin rewrite-review
+#   bench/scripts/rewrite-quality.sh [N] [strength]   (GOAL, OUT_JSON, SAMPLES, WENJIAN_BIN, WENJIAN_MODELS_DIR, WENJIAN_EVAL_DATA)
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
 N="${1:-50}"

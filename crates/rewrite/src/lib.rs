@@ -179,7 +179,8 @@ pub fn request(paragraph: &str, goal: Goal, strength: Strength, frozen: &[String
 }
 
 static NUMBER: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?:\d{1,3}(?:,\d{3})+|\d+)(?:[.．]\d+)?\s*[%％‰]?").expect("valid regex")
+    // Some sources write decimals with a full stop (0。05).
+    Regex::new(r"(?:\d{1,3}(?:,\d{3})+|\d+)(?:[.．。]\d+)?\s*[%％‰]?").expect("valid regex")
 });
 static BRACKET_CITATION: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"\[\d+(?:\s*[,，\-–~]\s*\d+)*\]").expect("valid regex"));
@@ -240,6 +241,16 @@ fn is_proper_name(word: &str) -> bool {
             && word
                 .chars()
                 .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit())
+}
+
+/// How often each number of `text` occurs (as a whole number, spaces removed).
+pub fn number_counts(text: &str) -> std::collections::HashMap<String, usize> {
+    let mut out = std::collections::HashMap::new();
+    for m in NUMBER.find_iter(text) {
+        let n: String = m.as_str().chars().filter(|c| !c.is_whitespace()).collect();
+        *out.entry(n).or_insert(0) += 1;
+    }
+    out
 }
 
 /// The protected items of `original` that `rewritten` lost (spaces do not count).

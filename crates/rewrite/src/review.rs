@@ -405,6 +405,8 @@ const ANTONYMS: &[(&str, &str)] = &[
     ("增", "减"),
     ("正", "负"),
     ("模糊", "清晰"),
+    ("重要", "次要"),
+    ("主要", "次要"),
     ("分散", "集中"),
     ("同质", "异质"),
 ];
@@ -499,6 +501,20 @@ impl Reviewer<'_> {
             .filter(|item| !candidate_squeezed.contains(&squeezed(item)))
             .cloned()
             .collect();
+        // Numbers counted as whole numbers: 4次 → 1次 is lost though 4组 keeps a 4.
+        let (original_numbers, candidate_numbers) = (
+            crate::number_counts(original),
+            crate::number_counts(candidate),
+        );
+        for (number, n) in &original_numbers {
+            let kept = candidate_numbers.get(number).copied().unwrap_or(0);
+            if kept < *n && !lost_hard.contains(number) {
+                lost_hard.push(number.clone());
+                if !hard.contains(number) {
+                    hard.push(number.clone());
+                }
+            }
+        }
         for word in latin_words(original) {
             // Counted: one mention of CO dropped from "1.30 公吨 CO₂" is lost though CO stays
             // elsewhere.
@@ -511,7 +527,7 @@ impl Reviewer<'_> {
             }
         }
         reading.hard_items = hard.len();
-        reading.hard_items_kept = hard.len() - lost_hard.len();
+        reading.hard_items_kept = hard.len().saturating_sub(lost_hard.len());
         if reading.key_term_share() < self.thresholds.key_terms_kept || !lost_hard.is_empty() {
             let mut lost = lost_hard;
             lost.extend(lost_terms);
@@ -700,6 +716,20 @@ mod tests {
         let garbled = "本文研究决策树木模型。决策树模型在分类中表现稳定。";
         let r = reviewer().review(original, garbled, &NONE);
         assert!(kinds(&r).contains(&DoubtKind::Terms), "{r:?}");
+    }
+
+    #[test]
+    fn a_changed_number_is_lost_even_when_its_digits_stay_elsewhere() {
+        let original = "推导出只含一个未知数的4次多项式方程，最多有4组解，精度为0。95。";
+        let changed = "推导出只含一个未知数的1次多项式方程，最多有4组解，精度为0。59。";
+        let r = reviewer().review(original, changed, &NONE);
+        let terms = r
+            .doubts
+            .iter()
+            .find(|d| d.kind == DoubtKind::Terms)
+            .expect("doubted");
+        assert!(terms.detail.contains("0。95"), "{}", terms.detail);
+        assert_eq!(r.reading.hard_items - r.reading.hard_items_kept, 2, "{r:?}");
     }
 
     #[test]

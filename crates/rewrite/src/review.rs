@@ -25,8 +25,8 @@ use serde::{Deserialize, Serialize};
 use std::collections::HashSet;
 use std::sync::LazyLock;
 
-/// jieba's dictionary and IDF table, loaded once per process.
-static JIEBA: LazyLock<Jieba> = LazyLock::new(Jieba::new);
+/// jieba's dictionary and IDF table, loaded once per process (the thesaurus tags with it too).
+pub(crate) static JIEBA: LazyLock<Jieba> = LazyLock::new(Jieba::new);
 static TFIDF: LazyLock<TfIdf> = LazyLock::new(TfIdf::default);
 
 /// Why a rewrite is not trusted, as the student reads it.

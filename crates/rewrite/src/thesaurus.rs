@@ -5,8 +5,8 @@
 //! part of speech and a single sense too. Frozen terms, numbers, formulas and citation marks
 //! are never touched. What comes out is judged like any model's rewrite.
 
+use crate::review::JIEBA;
 use crate::{Strength, protected_items};
-use jieba_rs::Jieba;
 use serde::Deserialize;
 use std::collections::HashMap;
 use std::path::Path;
@@ -61,7 +61,6 @@ struct Group {
 }
 
 pub struct Thesaurus {
-    jieba: Jieba,
     /// Single-sense words: the synonym group each belongs to.
     sense: HashMap<String, usize>,
     groups: Vec<Group>,
@@ -131,11 +130,7 @@ impl Thesaurus {
         if groups.is_empty() {
             return Err("同义词词林文件中没有同义词组".into());
         }
-        Ok(Thesaurus {
-            jieba: Jieba::new(),
-            sense,
-            groups,
-        })
+        Ok(Thesaurus { sense, groups })
     }
 
     /// The members of `word`'s synonym group ("=" in Cilin) when it has a single sense there;
@@ -148,10 +143,10 @@ impl Thesaurus {
 
     /// The part of speech jieba gives `word` standing alone, when it is one dictionary word.
     fn class_alone(&self, word: &str) -> Option<WordClass> {
-        if !self.jieba.has_word(word) {
+        if !JIEBA.has_word(word) {
             return None;
         }
-        match self.jieba.tag(word, false).as_slice() {
+        match JIEBA.tag(word, false).as_slice() {
             [only] => WordClass::of_jieba(only.tag),
             _ => None,
         }
@@ -159,9 +154,9 @@ impl Thesaurus {
 
     /// How common `word` is in jieba's dictionary (its count there; 0 when absent).
     fn frequency(&self, word: &str) -> usize {
-        if self.jieba.has_word(word) {
+        if JIEBA.has_word(word) {
             // For a word the dictionary holds whole, this is its count plus one.
-            self.jieba.suggest_freq(word)
+            JIEBA.suggest_freq(word)
         } else {
             0
         }
@@ -202,7 +197,7 @@ impl Thesaurus {
             Strength::Medium => 0.65,
             Strength::Strong => 0.9,
         };
-        let tags = self.jieba.tag(&reordered, true);
+        let tags = JIEBA.tag(&reordered, true);
         let mut out = String::with_capacity(reordered.len());
         let (mut at, mut eligible, mut substitutions) = (0usize, 0usize, 0usize);
         let mut swaps = 0;
@@ -440,9 +435,8 @@ mod tests {
 
     #[test]
     fn coordinated_nouns_swap_only_when_they_stand_alone() {
-        let jieba = Jieba::new();
         let swap = |s: &str| {
-            let tags = jieba.tag(s, true);
+            let tags = JIEBA.tag(s, true);
             (0..tags.len()).find_map(|i| swap_coordinated_nouns(&tags, i))
         };
         assert_eq!(swap("提高了精度和效率。").as_deref(), Some("效率和精度"));

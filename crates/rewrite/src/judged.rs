@@ -62,6 +62,9 @@ pub struct Settings {
     pub synonyms: Option<Arc<Thesaurus>>,
     /// What the teacher's review (`review`) requires of a rewrite.
     pub thresholds: Thresholds,
+    /// Ask the model for one sentence at a time, each with the locked spans it holds, and keep
+    /// a sentence's own wording when its rewrite lost one (`rewrite_by_sentence`).
+    pub by_sentence: bool,
 }
 
 /// The least sentence-embedding cosine between a paragraph and its rewrite, measured on the
@@ -84,6 +87,7 @@ impl Settings {
             thesaurus: None,
             synonyms: None,
             thresholds: Thresholds::default(),
+            by_sentence: false,
         }
     }
 }
@@ -377,6 +381,111 @@ async fn consider(
     Ok(verdict)
 }
 
+/// Asks `model`, showing `live` the answer so far after `prefix` (the sentences already written).
+async fn streamed_chat(
+    model: &dyn ChatModel,
+    req: &llm::chat::ChatRequest,
+    prefix: &str,
+    live: Option<Live<'_>>,
+) -> Result<llm::chat::ChatReply, llm::chat::ChatError> {
+    let so_far = std::sync::Mutex::new(prefix.to_string());
+    let on_delta = |piece: &str| {
+        if let Some(live) = live {
+            let mut text = so_far.lock().unwrap_or_else(|e| e.into_inner());
+            text.push_str(piece);
+            live(&text);
+        }
+    };
+    model.chat(req, live.map(|_| &on_delta as _)).await
+}
+
+/// Sentences shorter than this are copied as they are when rewriting sentence by sentence: a
+/// clause of a few characters has little to reword and small models pad it.
+const SENTENCE_MIN_CHARS: usize = 8;
+
+/// One candidate written a sentence at a time: each sentence is sent alone with the locked
+/// spans (key terms, the user's terms, numbers, citations, formulas) it holds, and its answer is
+/// verified against them; a sentence whose answer lost one, or came back far shorter or longer,
+/// keeps its own wording. The paragraph put together is then judged like any other candidate.
+/// Fails only when the model failed on every sentence.
+async fn rewrite_by_sentence(
+    model: &dyn ChatModel,
+    goal: Goal,
+    strength: Strength,
+    locked: &[String],
+    original: &str,
+    live: Option<Live<'_>>,
+) -> Result<(String, Usage), llm::chat::ChatError> {
+    let mut text = String::new();
+    let mut usage = Usage::default();
+    let (mut answered, mut last_error) = (false, None);
+    for piece in review::sentence_pieces(original) {
+        let body = piece.trim();
+        if body.chars().count() < SENTENCE_MIN_CHARS {
+            text.push_str(piece);
+            continue;
+        }
+        let here: Vec<String> = locked
+            .iter()
+            .filter(|t| body.contains(t.as_str()))
+            .cloned()
+            .collect();
+        let req = request(body, goal, strength, &here);
+        match streamed_chat(model, &req, &text, live).await {
+            Ok(reply) => {
+                answered = true;
+                usage.prompt_tokens += reply.usage.prompt_tokens;
+                usage.completion_tokens += reply.usage.completion_tokens;
+                let answer = with_ending_of(body, &clean_answer(&reply.text));
+                let kept = if sentence_keeps_locked(body, &answer, &here) {
+                    piece.replacen(body, &answer, 1)
+                } else {
+                    piece.to_string()
+                };
+                text.push_str(&kept);
+            }
+            Err(e) => {
+                last_error = Some(e);
+                text.push_str(piece);
+            }
+        }
+        if let Some(live) = live {
+            live(&text);
+        }
+    }
+    match (answered, last_error) {
+        (false, Some(e)) => Err(e),
+        _ => Ok((text, usage)),
+    }
+}
+
+/// `answer` ending the way `sentence` ends (its 。, ；, ？ …), so the paragraph keeps its
+/// sentence structure when the model closed a clause with a full stop.
+fn with_ending_of(sentence: &str, answer: &str) -> String {
+    let is_end = |c: char| matches!(c, '。' | '！' | '？' | '；' | '!' | '?' | ';' | '，' | ',');
+    let body = answer.trim_end_matches(is_end);
+    let ending: String = sentence
+        .chars()
+        .rev()
+        .take_while(|&c| is_end(c))
+        .collect::<Vec<_>>()
+        .into_iter()
+        .rev()
+        .collect();
+    format!("{body}{ending}")
+}
+
+/// Whether a sentence's rewrite may stand in for it: something new, of a like length, holding
+/// every locked span of the sentence (terms as whole words, not inside a longer one).
+fn sentence_keeps_locked(sentence: &str, answer: &str, locked: &[String]) -> bool {
+    let (before, after) = (sentence.chars().count(), answer.chars().count());
+    answer != sentence
+        && after * 10 >= before * 6
+        && after * 10 <= before * 18
+        && missing_items(sentence, answer, locked).is_empty()
+        && review::terms_lost(sentence, answer, locked).is_empty()
+}
+
 /// Rewrites one paragraph under `settings`, judging every attempt; `live` sees each attempt
 /// stream in.
 pub async fn rewrite_paragraph(
@@ -454,20 +563,18 @@ pub async fn rewrite_paragraph(
     while !accepted && attempt < settings.attempts.max(1) {
         attempt += 1;
         out.attempts += 1;
-        let req = request(original, settings.goal, strength, &locked);
-        let so_far = std::sync::Mutex::new(String::new());
-        let on_delta = |piece: &str| {
-            if let Some(live) = live {
-                let mut text = so_far.lock().unwrap_or_else(|e| e.into_inner());
-                text.push_str(piece);
-                live(&text);
-            }
+        let answer = if settings.by_sentence && review::sentences(original).len() > 1 {
+            rewrite_by_sentence(model, settings.goal, strength, &locked, original, live).await
+        } else {
+            let req = request(original, settings.goal, strength, &locked);
+            streamed_chat(model, &req, "", live)
+                .await
+                .map(|reply| (clean_answer(&reply.text), reply.usage))
         };
-        match model.chat(&req, live.map(|_| &on_delta as _)).await {
-            Ok(reply) => {
-                out.usage.prompt_tokens += reply.usage.prompt_tokens;
-                out.usage.completion_tokens += reply.usage.completion_tokens;
-                let candidate = clean_answer(&reply.text);
+        match answer {
+            Ok((candidate, usage)) => {
+                out.usage.prompt_tokens += usage.prompt_tokens;
+                out.usage.completion_tokens += usage.completion_tokens;
                 if !candidate.is_empty() && candidate != original {
                     let verdict = consider(
                         &mut best,
@@ -722,6 +829,84 @@ mod tests {
     }
     fn unreachable(_: &str) -> Result<String, ChatError> {
         Err(ChatError::Unreachable("connection refused".into()))
+    }
+
+    const TWO_SENTENCES: &str = "深度学习方法在图像识别中取得了显著进展，准确率达到95.2%。该方法在医学影像分析中同样表现良好；";
+
+    /// Rewrites the first sentence well, and drops the number of any sentence that holds one.
+    fn sentence_wise(s: &str) -> Result<String, ChatError> {
+        Ok(if s.contains("95.2%") {
+            s.replace("95.2%", "很高")
+        } else {
+            s.replace(
+                "该方法在医学影像分析中同样表现良好",
+                "在医学影像分析里，这一方法表现同样良好",
+            )
+            .replace('；', "。")
+        })
+    }
+
+    #[tokio::test]
+    async fn sentence_by_sentence_a_sentence_that_lost_a_locked_span_keeps_its_wording() {
+        let model = ScriptedModel::new(vec![sentence_wise]);
+        let mut settings = lenient(Settings::new(Goal::Similarity, Strength::Medium));
+        settings.by_sentence = true;
+        settings.attempts = 1;
+        let shown = Mutex::new(vec![]);
+        let live = |t: &str| shown.lock().unwrap().push(t.to_string());
+        let r = rewrite_paragraph(
+            &model,
+            &PhraseJudge(COPIED),
+            &settings,
+            TWO_SENTENCES,
+            Some(&live),
+        )
+        .await
+        .unwrap();
+        // Two calls, one per sentence; the first answer lost 95.2% so that sentence stays, the
+        // second is used with the paragraph's own ending (；, not the model's 。).
+        assert_eq!(model.temperatures.lock().unwrap().len(), 2);
+        assert_eq!(
+            r.rewritten.as_deref(),
+            Some(
+                "深度学习方法在图像识别中取得了显著进展，准确率达到95.2%。在医学影像分析里，这一方法表现同样良好；"
+            )
+        );
+        assert_eq!(r.usage.completion_tokens, 10);
+        // The student watched the paragraph grow sentence by sentence.
+        let shown = shown.lock().unwrap();
+        let first = "深度学习方法在图像识别中取得了显著进展，准确率达到95.2%。";
+        assert!(
+            shown
+                .iter()
+                .any(|t| t.starts_with(first) && t.len() > first.len() + 6 && !t.ends_with('；'))
+        );
+        // Still copied in the library, so the whole paragraph is judged and refused as usual.
+        assert!(!r.accepted);
+    }
+
+    #[test]
+    fn a_sentence_answer_must_keep_its_locked_terms_whole_and_its_length() {
+        let locked = vec!["内资企业".to_string(), "门限".to_string()];
+        let s = "内资企业存在单门限效应。";
+        assert!(sentence_keeps_locked(
+            s,
+            "单门限效应存在于内资企业。",
+            &locked
+        ));
+        assert!(!sentence_keeps_locked(
+            s,
+            "企业内资本存在单门限效应。",
+            &locked
+        ));
+        assert!(!sentence_keeps_locked(
+            s,
+            "内资企业存在单门限效应。",
+            &locked
+        ));
+        assert!(!sentence_keeps_locked(s, "内资企业门限。", &locked));
+        assert_eq!(with_ending_of("甲乙；", "乙甲。"), "乙甲；");
+        assert_eq!(with_ending_of("甲乙", "乙甲。"), "乙甲");
     }
 
     #[tokio::test]

@@ -219,6 +219,16 @@ fn whole_count(text: &str, term: &str, bounds: &HashSet<usize>) -> usize {
         .count()
 }
 
+/// The `terms` that `candidate` holds fewer times as whole words than `original` does.
+pub fn terms_lost(original: &str, candidate: &str, terms: &[String]) -> Vec<String> {
+    let (bounds, original_bounds) = (word_boundaries(candidate), word_boundaries(original));
+    terms
+        .iter()
+        .filter(|t| whole_count(candidate, t, &bounds) < whole_count(original, t, &original_bounds))
+        .cloned()
+        .collect()
+}
+
 /// Latin words of two letters or more, lower-cased (English terms are kept, whatever their case).
 fn latin_words(text: &str) -> Vec<String> {
     let mut out: Vec<String> = vec![];
@@ -251,32 +261,45 @@ fn latin_counts(text: &str) -> std::collections::HashMap<String, usize> {
 /// Splits into sentences at 。！？； and their ASCII forms (a closing quote stays with its
 /// sentence); fragments without letters or digits are dropped.
 pub fn sentences(text: &str) -> Vec<String> {
+    sentence_pieces(text)
+        .into_iter()
+        .map(str::trim)
+        .filter(|s| s.chars().any(|c| c.is_alphanumeric()))
+        .map(str::to_string)
+        .collect()
+}
+
+/// `text` cut after each sentence end (as `sentences`), nothing dropped: the pieces joined give
+/// `text` back, so a paragraph can be rewritten one sentence at a time and put together again.
+pub fn sentence_pieces(text: &str) -> Vec<&str> {
     let mut out = vec![];
-    let mut current = String::new();
-    let mut chars = text.chars().peekable();
-    while let Some(c) = chars.next() {
-        current.push(c);
+    let mut start = 0;
+    let mut chars = text.char_indices().peekable();
+    while let Some((at, c)) = chars.next() {
         // Some sources write decimals with a full stop (0。05): not a sentence end.
         let decimal = c == '。'
-            && current
+            && text[..at]
                 .chars()
-                .rev()
-                .nth(1)
+                .next_back()
                 .is_some_and(|p| p.is_ascii_digit())
-            && chars.peek().is_some_and(|n| n.is_ascii_digit());
+            && chars.peek().is_some_and(|&(_, n)| n.is_ascii_digit());
         if !decimal && matches!(c, '。' | '！' | '？' | '；' | '!' | '?' | ';') {
-            while let Some(&q) = chars.peek() {
+            let mut end = at + c.len_utf8();
+            while let Some(&(q_at, q)) = chars.peek() {
                 if matches!(q, '”' | '’' | '」' | '）' | ')') {
-                    current.push(q);
+                    end = q_at + q.len_utf8();
                     chars.next();
                 } else {
                     break;
                 }
             }
-            push_sentence(&mut out, &mut current);
+            out.push(&text[start..end]);
+            start = end;
         }
     }
-    push_sentence(&mut out, &mut current);
+    if start < text.len() {
+        out.push(&text[start..]);
+    }
     out
 }
 
@@ -287,14 +310,6 @@ pub fn counterpart_spans(candidate: &str) -> Vec<String> {
     let mut spans = to.clone();
     spans.extend(to.windows(2).map(|w| w.concat()));
     spans
-}
-
-fn push_sentence(out: &mut Vec<String>, current: &mut String) {
-    let s = current.trim();
-    if s.chars().any(|c| c.is_alphanumeric()) {
-        out.push(s.to_string());
-    }
-    current.clear();
 }
 
 /// Share of `candidate`'s characters inside runs of at least `COPY_RUN` characters that also
@@ -473,20 +488,14 @@ impl Reviewer<'_> {
     pub fn review(&self, original: &str, candidate: &str, measured: &Measured<'_>) -> Review {
         let mut reading = Reading::default();
         let mut doubts = vec![];
-        let bounds = word_boundaries(candidate);
-        let original_bounds = word_boundaries(original);
 
         // Terminology: every occurrence of a key term kept whole (or a true synonym in its
         // place), every hard item verbatim. An occurrence garbled into another word
         // (市场 → 市场景) counts as lost even when the term stands elsewhere.
         let terms = key_terms(original);
-        let lost_terms: Vec<String> = terms
-            .iter()
-            .filter(|t| {
-                whole_count(candidate, t, &bounds) < whole_count(original, t, &original_bounds)
-                    && !self.synonym_present(t, candidate)
-            })
-            .cloned()
+        let lost_terms: Vec<String> = terms_lost(original, candidate, &terms)
+            .into_iter()
+            .filter(|t| !self.synonym_present(t, candidate))
             .collect();
         reading.key_terms = terms.len();
         reading.key_terms_kept = terms.len() - lost_terms.len();
@@ -814,6 +823,13 @@ mod tests {
         fn a_text_is_faithful_to_itself(text in "\\PC{0,120}") {
             let r = Reviewer { wants_new_wording: false, ..reviewer() }.review(&text, &text, &NONE);
             prop_assert!(r.doubts.is_empty(), "{:?}", r);
+        }
+
+        /// The sentence pieces of any text put it back together, byte for byte.
+        #[test]
+        fn sentence_pieces_join_back(text in "[甲乙。；0-9？”）\\PC]{0,80}") {
+            prop_assert_eq!(sentence_pieces(&text).concat(), text.clone());
+            prop_assert!(sentence_pieces(&text).iter().all(|p| !p.is_empty()));
         }
     }
 }

@@ -112,6 +112,12 @@ pub struct Config {
     pub chat_provider: String,
     /// Paragraphs of one task rewritten at the same time.
     pub rewrite_concurrency: usize,
+    /// The local model that rewrites when no endpoint serves: `qwen2.5-0.5b` or `qwen2.5-1.5b`
+    /// (once `wenjian models fetch qwen2.5-1.5b` installed it; measured in docs/rewrite.md).
+    pub rewrite_local_model: String,
+    /// Rewrite one sentence at a time, each answer checked for the locked spans (key terms,
+    /// numbers, citations) it had to copy; a sentence that lost one keeps its wording.
+    pub rewrite_by_sentence: bool,
     /// Uploaded documents read at the same time, each in its own child process.
     pub extract_concurrency: usize,
     /// Address-space cap of one reading child, in MiB.
@@ -172,6 +178,8 @@ impl Default for Config {
             rewrite_provider: "auto".into(),
             chat_provider: "auto".into(),
             rewrite_concurrency: 2,
+            rewrite_local_model: crate::models::LOCAL_MODEL.into(),
+            rewrite_by_sentence: false,
             extract_concurrency: 2,
             extract_memory_mb: 1024,
             extract_timeout_seconds: 60,

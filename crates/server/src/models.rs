@@ -30,8 +30,12 @@ pub struct ModelHub {
     endpoint: Option<OpenAiConfig>,
     rewrite_provider: String,
     chat_provider: String,
+    /// The local model that rewrites (`LOCAL_MODEL` or `OBSERVER_MODEL`).
+    rewrite_local: String,
+    rewrite_by_sentence: bool,
     scorer: Loaded<llm::LocalScorer>,
     use_observer: bool,
+    /// The larger local model, loaded once whether it observes detection or rewrites.
     observer: Loaded<llm::LocalScorer>,
     encoder: Loaded<embed::UseEncoder>,
     thesaurus: Loaded<rewrite::thesaurus::Thesaurus>,
@@ -90,11 +94,19 @@ impl ModelHub {
             }
             _ => None,
         };
+        if ![LOCAL_MODEL, OBSERVER_MODEL].contains(&config.rewrite_local_model.trim()) {
+            tracing::warn!(
+                "rewrite_local_model = {:?} is not a local model; rewriting uses {LOCAL_MODEL}",
+                config.rewrite_local_model
+            );
+        }
         ModelHub {
             models_dir: config.models_dir(),
             endpoint,
             rewrite_provider: config.rewrite_provider.clone(),
             chat_provider: config.chat_provider.clone(),
+            rewrite_local: config.rewrite_local_model.trim().to_string(),
+            rewrite_by_sentence: config.rewrite_by_sentence,
             scorer: OnceCell::new(),
             use_observer: config.aigc_observer,
             observer: OnceCell::new(),
@@ -126,18 +138,42 @@ impl ModelHub {
     pub async fn detector(&self) -> Result<aidetect::Detector, String> {
         let scorer = self.local().await?;
         let observer = if self.use_observer && installed(&self.models_dir, OBSERVER_MODEL) {
-            let dir = self.models_dir.join(OBSERVER_MODEL);
-            load_once(&self.observer, move || {
-                llm::LocalScorer::load(&dir, OBSERVER_MODEL)
-                    .map_err(|e| format!("观察模型 {OBSERVER_MODEL} 无法加载：{e}"))
-            })
-            .await
-            .inspect_err(|why| tracing::warn!("{why}；AIGC 检测只用 {LOCAL_MODEL}"))
-            .ok()
+            self.larger()
+                .await
+                .inspect_err(|why| tracing::warn!("{why}；AIGC 检测只用 {LOCAL_MODEL}"))
+                .ok()
         } else {
             None
         };
         Ok(aidetect::Detector::new(scorer, observer))
+    }
+
+    /// The larger local model (`OBSERVER_MODEL`).
+    async fn larger(&self) -> Result<Arc<llm::LocalScorer>, String> {
+        let models_dir = self.models_dir.clone();
+        load_once(&self.observer, move || {
+            if !installed(&models_dir, OBSERVER_MODEL) {
+                return Err(format!(
+                    "本服务器尚未安装本地语言模型（{OBSERVER_MODEL}）；请管理员运行 wenjian models fetch {OBSERVER_MODEL}"
+                ));
+            }
+            llm::LocalScorer::load(&models_dir.join(OBSERVER_MODEL), OBSERVER_MODEL)
+                .map_err(|e| format!("本地语言模型 {OBSERVER_MODEL} 无法加载：{e}"))
+        })
+        .await
+    }
+
+    /// Whether rewriting asks for one sentence at a time (`rewrite_by_sentence`).
+    pub fn rewrite_by_sentence(&self) -> bool {
+        self.rewrite_by_sentence
+    }
+
+    /// The local model that serves `feature`: rewriting may use the larger one.
+    fn local_name(&self, feature: Feature) -> &str {
+        match feature {
+            Feature::Rewrite if self.rewrite_local == OBSERVER_MODEL => OBSERVER_MODEL,
+            _ => LOCAL_MODEL,
+        }
     }
 
     /// The USE sentence encoder (meaning checks of rewrites).
@@ -189,7 +225,12 @@ impl ModelHub {
                 "已设定使用外部模型服务，但未配置其地址与模型（llm_base_url、llm_model）；请联系管理员".to_string()
             });
         }
-        local_model_missing(&self.models_dir)
+        match self.local_name(feature) {
+            LOCAL_MODEL => local_model_missing(&self.models_dir),
+            name => (!installed(&self.models_dir, name)).then(|| {
+                format!("本服务器设定用本地模型 {name} 改写，但尚未安装；请管理员运行 wenjian models fetch {name}")
+            }),
+        }
     }
 
     /// Which model rewrites here, for the rewrite pages: the operator and the student see
@@ -204,7 +245,7 @@ impl ModelHub {
         };
         let model = match source {
             "endpoint" => self.endpoint.as_ref().map(|e| e.model.clone()),
-            "local" => Some(LOCAL_MODEL.to_string()),
+            "local" => Some(self.local_name(Feature::Rewrite).to_string()),
             _ => None,
         };
         RewriteEngine {
@@ -222,6 +263,9 @@ impl ModelHub {
         match (&self.endpoint, self.uses_endpoint(feature)) {
             (Some(config), true) => Ok(Arc::new(
                 OpenAiCompatible::new(config.clone()).map_err(|e| e.to_string())?,
+            )),
+            _ if self.local_name(feature) == OBSERVER_MODEL => Ok(Arc::new(
+                llm::generate::LocalChat::new(self.larger().await?),
             )),
             _ => Ok(Arc::new(llm::generate::LocalChat::new(self.local().await?))),
         }

@@ -248,6 +248,7 @@ pub async fn judged_setup<L: Library + 'static>(
     // No synonym stands in for a key term yet: reading the judge set showed Cilin's "=" groups
     // pairing words a teacher would not accept (生成/转变, 特征/特点), so a key term must stay.
     settings.synonyms = None;
+    settings.by_sentence = models.rewrite_by_sentence();
     Ok((model, judge, settings))
 }
 

@@ -46,3 +46,32 @@ api_test!(
         assert!(e["unavailable"].is_null());
     }
 );
+
+api_test!(
+    the_larger_local_model_named_but_not_installed,
+    Config {
+        models_dir: Some({
+            // The small model present (its files need only exist for the check), the larger one not.
+            let dir = tempfile::tempdir().unwrap().keep();
+            let small = dir.join("qwen2.5-0.5b");
+            std::fs::create_dir_all(&small).unwrap();
+            std::fs::write(small.join("model.gguf"), b"").unwrap();
+            std::fs::write(small.join("tokenizer.json"), b"").unwrap();
+            dir
+        }),
+        rewrite_provider: "local".into(),
+        rewrite_local_model: "qwen2.5-1.5b".into(),
+        ..test_config()
+    },
+    async |s: &TestServer| {
+        let e = engine(s).await;
+        assert_eq!(e["source"], json!("none"), "{e}");
+        assert!(
+            e["unavailable"]
+                .as_str()
+                .unwrap()
+                .contains("wenjian models fetch qwen2.5-1.5b"),
+            "{e}"
+        );
+    }
+);

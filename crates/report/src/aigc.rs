@@ -14,6 +14,10 @@ use aidetect::{Band, Detection};
 pub struct AigcReportDoc<'a> {
     /// `WJ…`, unique per task.
     pub number: String,
+    /// The verification code of the official report.
+    pub verification: crate::Verification,
+    /// The settings the figures were made under, one line each.
+    pub settings: Vec<String>,
     pub title: String,
     pub author: String,
     pub checked_at_ms: i64,
@@ -96,6 +100,7 @@ pub fn render_aigc_pdf(doc: &AigcReportDoc<'_>, font: &PdfFont) -> Result<Vec<u8
         "AI 生成内容检测",
         &[
             ("报告编号", doc.number.clone()),
+            ("验证码", doc.verification.cover_value()),
             ("检测时间", beijing_time(doc.checked_at_ms)),
             ("论文题目", doc.title.clone()),
             ("作者", author_or_blank(&doc.author)),
@@ -139,10 +144,16 @@ pub fn render_aigc_pdf(doc: &AigcReportDoc<'_>, font: &PdfFont) -> Result<Vec<u8
         }
         l.y += 44.0 * figures.len().div_ceil(2) as f32 + 12.0;
     }
-    l.y = PAGE_H - 190.0;
+    crate::pdf::settings_block(&mut l, &doc.settings);
+    l.y = l.y.max(PAGE_H - 210.0);
     l.rect(MARGIN, l.y, content_w, 0.6, [220, 220, 220]);
     l.y += 10.0;
-    for note in [band_rule(d), provenance(d), d.note.clone()] {
+    for note in [
+        band_rule(d),
+        provenance(d),
+        d.note.clone(),
+        doc.verification.note(),
+    ] {
         l.paragraph(&note, 9.0, GREY, MARGIN, content_w);
     }
 
@@ -194,8 +205,9 @@ pub fn render_aigc_pdf(doc: &AigcReportDoc<'_>, font: &PdfFont) -> Result<Vec<u8
         &format!("文鉴 AIGC 检测报告 - {}", doc.title),
         |n, total| {
             format!(
-                "文鉴 · AIGC 检测报告 {} · 第 {n} 页 / 共 {total} 页",
-                doc.number
+                "文鉴 · AIGC 检测报告 {} · {} · 第 {n} 页 / 共 {total} 页",
+                doc.number,
+                doc.verification.footer()
             )
         },
     )
@@ -245,18 +257,26 @@ pub fn render_aigc_html(doc: &AigcReportDoc<'_>) -> String {
 h1{{font-size:22px}}table{{border-collapse:collapse;width:100%}}td,th{{border:1px solid #ddd;padding:4px 8px;text-align:left}}
 .high{{background:#ffccc7}}.medium{{background:#ffe7ba}}.text{{border:1px solid #eee;padding:16px}}.note{{color:#888;font-size:13px}}</style></head><body>
 <h1>文鉴 AIGC 检测报告</h1>
-<p>报告编号：{number}　检测时间：{when}</p>
+<p>报告编号：{number}　验证码：{code}　检测时间：{when}</p>
 <p>论文：{title}　作者：{author}</p>
 <table><tr><th>AIGC 占比</th><td>{rate}</td><th>全文 AI 生成概率</th><td>{prob}</td></tr>
 <tr><th>检测字数</th><td>{chars}</td><th>高度疑似</th><td>{h1} 段，{h2} 字</td></tr>
 <tr><th>中度疑似</th><td>{m1} 段，{m2} 字</td><th>低风险</th><td>{l1} 段，{l2} 字</td></tr></table>
 {notice}
+<h2>检测设置</h2><ul>{settings}</ul>
 <h2>段落检测结果</h2><table><tr><th>#</th><th>段落</th><th>字数</th><th>AI 生成概率</th><th>分级</th></tr>{rows}</table>
 <h2>全文标注</h2><p><span class="high">高度疑似</span> <span class="medium">中度疑似</span></p><div class="text">{body}</div>
-<p class="note">{rule}</p><p class="note">{provenance}</p><p class="note">{note}</p>
+<p class="note">{rule}</p><p class="note">{provenance}</p><p class="note">{note}</p><p class="note">{verify}</p>
 </body></html>"#,
         title = esc(&doc.title),
         number = esc(&doc.number),
+        code = esc(&doc.verification.cover_value()),
+        verify = esc(&doc.verification.note()),
+        settings = doc
+            .settings
+            .iter()
+            .map(|s| format!("<li>{}</li>", esc(s)))
+            .collect::<String>(),
         when = beijing_time(doc.checked_at_ms),
         author = esc(&doc.author),
         rate = headline(d),

@@ -102,22 +102,35 @@ pub fn render_html(doc: &ReportDoc<'_>) -> String {
 <style>body{{font-family:"Noto Sans CJK SC","Microsoft YaHei",sans-serif;max-width:960px;margin:24px auto;color:#222;line-height:1.8}}
 h1{{font-size:22px}}table{{border-collapse:collapse;width:100%}}td,th{{border:1px solid #ddd;padding:4px 8px;text-align:left}}
 .figures td{{font-size:15px}}mark.copy{{background:#ffccc7}}mark.edit{{background:#ffe7ba}}mark.quoted{{background:#d9f7be}}mark.para{{background:#efdbff}}
-.text{{border:1px solid #eee;padding:16px;white-space:normal}}.note{{color:#888;font-size:13px}}</style></head><body>
+.text{{border:1px solid #eee;padding:16px;white-space:normal}}.note{{color:#888;font-size:13px}}.custom{{background:#fff7e6;border:1px solid #ffd591;padding:8px}}</style></head><body>
 <h1>文鉴查重报告</h1>
-<p>报告编号：{number}　验证码：{code}　检测时间：{when}</p>
+<p>报告编号：{number}　验证码：{code}　检测时间：{when}</p>{custom}
 <p>论文：{title}　作者：{author}</p>
 <table class="figures"><tr><th>总文字复制比</th><td>{total}</td><th>去除引用文献复制比</th><td>{quotes}</td></tr>
 <tr><th>去除本人已发表文献复制比</th><td>{own}</td><th>单篇最大文字复制比</th><td>{max}</td></tr>
 <tr><th>检测字数</th><td>{chars}</td><th>重复字数</th><td>{copied}</td></tr></table>
+<h2>检测设置</h2><ul>{settings}</ul>
 {private}
 <h2>各章节复制比</h2><table><tr><th>章节</th><th>字数</th><th>重复字数</th><th>复制比</th></tr>{chapters}</table>
 <h2>相似来源</h2><table><tr><th>#</th><th>标题</th><th>作者</th><th>来源</th><th>重复字数</th><th>占比</th></tr>{sources}</table>
 <h2>全文标注</h2><p>{legend}</p><div class="text">{body}</div>
-<p class="note">{rule}疑似意译不计入复制比。可在 {verify} 输入验证码核验本报告。{engine}</p>
+<p class="note">{rule}疑似意译不计入复制比。{verify}{engine}</p>
 </body></html>"#,
         title = escape(&doc.title),
         number = escape(&doc.number),
-        code = escape(&doc.verify_code),
+        code = escape(&doc.verification.cover_value()),
+        custom = match &doc.verification {
+            crate::Verification::CustomView { .. } => format!(
+                "<p class=\"custom\"><b>自定义视图</b>：{}</p>",
+                escape(&doc.verification.note())
+            ),
+            crate::Verification::Official { .. } => String::new(),
+        },
+        settings = doc
+            .settings
+            .iter()
+            .map(|s| format!("<li>{}</li>", escape(s)))
+            .collect::<String>(),
         when = beijing_time(doc.checked_at_ms),
         author = escape(&doc.author),
         total = percent(r.ratio_total),
@@ -128,7 +141,7 @@ h1{{font-size:22px}}table{{border-collapse:collapse;width:100%}}td,th{{border:1p
         copied = r.copied_chars,
         body = highlighted_text(doc),
         rule = COUNTING_RULE,
-        verify = escape(&doc.verify_url),
+        verify = escape(&doc.verification.note()),
         engine = simcheck::ENGINE_VERSION,
     )
 }

@@ -21,10 +21,10 @@ use simcheck::{Report, Scope, SpanClass};
 pub struct ReportDoc<'a> {
     /// `WJ-…`, unique per check.
     pub number: String,
-    /// Verification code as printed (groups of four).
-    pub verify_code: String,
-    /// Where anyone holding the code can confirm the report (the public `/verify` page).
-    pub verify_url: String,
+    /// The verification code of the official report, or that this is a custom view.
+    pub verification: Verification,
+    /// The settings the figures were made under, one line each, printed with them.
+    pub settings: Vec<String>,
     pub title: String,
     pub author: String,
     /// When the check finished, Unix milliseconds.
@@ -34,6 +34,53 @@ pub struct ReportDoc<'a> {
     pub report: &'a Report,
     /// The paper was kept in the owner's private library.
     pub private_library: bool,
+}
+
+/// How a printed report can be confirmed. The official report carries its code; a custom view
+/// (report options chosen on screen) says what it is instead and carries none, so it can never
+/// be passed off as the official figures.
+#[derive(Debug, Clone)]
+pub enum Verification {
+    Official {
+        /// As printed (groups of four).
+        code: String,
+        /// Where anyone holding the code can confirm the report (the public `/verify` page).
+        url: String,
+    },
+    CustomView {
+        /// The options chosen, in words (排除引用；忽略少于 20 字的匹配).
+        options: String,
+    },
+}
+
+impl Verification {
+    /// What the cover prints beside 验证码.
+    pub fn cover_value(&self) -> String {
+        match self {
+            Verification::Official { code, .. } => code.clone(),
+            Verification::CustomView { .. } => "无（自定义视图，非正式报告）".into(),
+        }
+    }
+
+    /// The page footer's part.
+    pub fn footer(&self) -> String {
+        match self {
+            Verification::Official { code, .. } => format!("验证码 {code}"),
+            Verification::CustomView { .. } => "自定义视图 · 非正式报告".into(),
+        }
+    }
+
+    /// How to confirm the report, or why this copy cannot be.
+    pub fn note(&self) -> String {
+        match self {
+            Verification::Official { code, url } => {
+                format!("真伪核验：打开 {url} ，输入验证码 {code} ，可查看本报告的编号与主要指标。")
+            }
+            Verification::CustomView { options } => format!(
+                "本文件为自定义视图（{options}），按所选报告选项重新计算，不是正式报告，没有验证码；正式报告请下载默认视图。"
+            ),
+        }
+    }
 }
 
 /// The character-counting rule, printed with the figures.

@@ -302,7 +302,7 @@ fn cover(l: &mut Layout<'_>, doc: &ReportDoc<'_>) {
         "文字复制比检测",
         &[
             ("报告编号", doc.number.clone()),
-            ("验证码", doc.verify_code.clone()),
+            ("验证码", doc.verification.cover_value()),
             ("检测时间", beijing_time(doc.checked_at_ms)),
             ("论文题目", doc.title.clone()),
             ("作者", author_or_blank(&doc.author)),
@@ -346,6 +346,7 @@ fn cover(l: &mut Layout<'_>, doc: &ReportDoc<'_>) {
         l.text(x + 8.0, y + 32.0, 13.0, BLACK, value.clone());
     }
     l.y += 44.0 * figures.len().div_ceil(2) as f32 + 12.0;
+    settings_block(l, &doc.settings);
     if doc.private_library {
         l.paragraph(
             "本文已按您的选择加入您的私有比对库，仅用于比对您之后提交的稿件，不会进入公共文献库。",
@@ -358,16 +359,7 @@ fn cover(l: &mut Layout<'_>, doc: &ReportDoc<'_>) {
     l.y = PAGE_H - 150.0;
     l.rect(MARGIN, l.y, content_w, 0.6, [220, 220, 220]);
     l.y += 10.0;
-    l.paragraph(
-        &format!(
-            "真伪核验：打开 {} ，输入验证码 {} ，可查看本报告的编号与主要指标。",
-            doc.verify_url, doc.verify_code
-        ),
-        9.0,
-        GREY,
-        MARGIN,
-        content_w,
-    );
+    l.paragraph(&doc.verification.note(), 9.0, GREY, MARGIN, content_w);
     l.paragraph(
         &format!("{COUNTING_RULE}疑似意译不计入复制比。"),
         9.0,
@@ -382,6 +374,20 @@ fn cover(l: &mut Layout<'_>, doc: &ReportDoc<'_>) {
         MARGIN,
         content_w,
     );
+}
+
+/// 检测设置: the settings the figures were made under, one line each.
+pub(crate) fn settings_block(l: &mut Layout<'_>, settings: &[String]) {
+    if settings.is_empty() {
+        return;
+    }
+    let content_w = PAGE_W - 2.0 * MARGIN;
+    l.text(MARGIN, l.y + 11.0, 10.0, BLACK, "检测设置");
+    l.y += 16.0;
+    for line in settings {
+        l.paragraph(&format!("· {line}"), 9.0, GREY, MARGIN, content_w);
+    }
+    l.y += 6.0;
 }
 
 /// The top of a cover: the brand bar, the centred title and subtitle, then labelled rows.
@@ -567,8 +573,9 @@ pub fn render_pdf(doc: &ReportDoc<'_>, font: &PdfFont) -> Result<Vec<u8>, PdfErr
         &format!("文鉴查重报告 - {}", doc.title),
         |n, total| {
             format!(
-                "文鉴 · 报告编号 {} · 验证码 {} · 第 {n} 页 / 共 {total} 页",
-                doc.number, doc.verify_code
+                "文鉴 · 报告编号 {} · {} · 第 {n} 页 / 共 {total} 页",
+                doc.number,
+                doc.verification.footer()
             )
         },
     )

@@ -51,6 +51,11 @@ fn detection(text: &str) -> Detection {
 fn doc<'a>(text: &'a str, d: &'a Detection) -> AigcReportDoc<'a> {
     AigcReportDoc {
         number: "WJ20261122-000007".into(),
+        verification: report::Verification::Official {
+            code: "ABCD-EFGH-JKLM-NPQR".into(),
+            url: "http://127.0.0.1:8080/verify".into(),
+        },
+        settings: vec!["判定：段落 AI 概率不低于 80% 为高度疑似".into()],
         title: "县域供销社研究".into(),
         author: "李四".into(),
         checked_at_ms: 1_795_000_000_000,

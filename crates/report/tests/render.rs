@@ -3,7 +3,7 @@
 //! `pdftotext` (installed by scripts/test.sh with the CJK font).
 
 use proptest::prelude::*;
-use report::{PdfFont, ReportDoc, render_html, render_pdf};
+use report::{PdfFont, ReportDoc, Verification, render_html, render_pdf};
 use simcheck::{CheckOptions, EmbeddedLibrary, FingerprintParams, Library, NewDoc, Report};
 use std::process::Command;
 
@@ -29,8 +29,11 @@ async fn checked(paper: &str) -> Report {
 fn doc<'a>(text: &'a str, report: &'a Report) -> ReportDoc<'a> {
     ReportDoc {
         number: "WJ-00000042".into(),
-        verify_code: "ABCD-EFGH-JKLM-NPQR".into(),
-        verify_url: "http://127.0.0.1:8080/verify".into(),
+        verification: Verification::Official {
+            code: "ABCD-EFGH-JKLM-NPQR".into(),
+            url: "http://127.0.0.1:8080/verify".into(),
+        },
+        settings: vec!["最小匹配字数：13 字".into(), "参考文献：不计入检测".into()],
         title: "基于深度学习的图像识别研究".into(),
         author: "张三".into(),
         checked_at_ms: 1_795_000_000_000,
@@ -96,6 +99,32 @@ async fn the_pdf_carries_cover_figures_sources_and_text() {
     // The font is embedded (a subset), so the report reads the same on any machine.
     let text = String::from_utf8_lossy(&pdf);
     assert!(text.contains("/FontFile3") || text.contains("/FontFile2"));
+}
+
+#[tokio::test]
+async fn a_custom_view_says_so_and_carries_no_code() {
+    let text = paper();
+    let report = checked(&text).await;
+    let custom = ReportDoc {
+        verification: Verification::CustomView {
+            options: "忽略少于 20 字的匹配".into(),
+        },
+        ..doc(&text, &report)
+    };
+    let font = PdfFont::discover(None).expect("a CJK font (fonts-noto-cjk)");
+    let read = pdftotext(&render_pdf(&custom, &font).unwrap());
+    let flat: String = read.split_whitespace().collect();
+    for needle in [
+        "自定义视图",
+        "忽略少于20字的匹配",
+        "不是正式报告",
+        "最小匹配字数：13字",
+    ] {
+        assert!(flat.contains(needle), "missing {needle:?} in:\n{read}");
+    }
+    assert!(!flat.contains("ABCD-EFGH"), "{read}");
+    let html = render_html(&custom);
+    assert!(html.contains("自定义视图") && !html.contains("ABCD-EFGH"));
 }
 
 #[tokio::test]

@@ -11,6 +11,7 @@ pub mod envelope;
 pub mod extraction;
 pub mod http;
 pub mod models;
+pub mod official;
 pub mod openapi;
 pub mod params;
 pub mod qr_provider;

@@ -625,6 +625,26 @@ mod check_journey {
             let req = s.http.get(url).bearer_auth(&token);
             async move { req.send().await.unwrap() }
         };
+        // A download with report options is a custom view: labelled, and no verification code.
+        let custom = {
+            let url = format!(
+                "{}/api/base/check_api/download_report?id={id}&format=html&min_chars=50",
+                s.base
+            );
+            let req = s.http.get(url).bearer_auth(&token);
+            async move { req.send().await.unwrap() }
+        };
+        let custom = custom.await;
+        assert_eq!(custom.status(), StatusCode::OK);
+        assert!(
+            custom.headers()["content-disposition"]
+                .to_str()
+                .unwrap()
+                .contains("custom")
+        );
+        let custom = custom.text().await.unwrap();
+        assert!(custom.contains("自定义视图") && custom.contains("忽略少于 50 字的匹配"));
+        assert!(!custom.contains(&code), "a custom view carries no code");
         let html = download("html").await;
         assert_eq!(html.status(), StatusCode::OK);
         let html = html.text().await.unwrap();
@@ -633,6 +653,8 @@ mod check_journey {
                 && html.contains("客流预测研究")
                 && html.contains("<mark class=\"copy\">")
                 && html.contains(&code)
+                && html.contains("最小匹配字数：13 字")
+                && !html.contains("自定义视图")
         );
         let pdf = download("pdf").await;
         assert_eq!(pdf.status(), StatusCode::OK);
@@ -709,6 +731,19 @@ mod check_journey {
             )
             .await;
         assert_eq!(list["result"]["records"][0]["title"], json!("新标题"));
+        // The official report keeps the title it had when the check finished.
+        let (_, verified) = s
+            .get(
+                &format!("/api/base/check_api/verify_report?code={code}"),
+                None,
+            )
+            .await;
+        assert_eq!(verified["result"]["title"], json!("我的论文"));
+        let read = pdftotext(&download("pdf").await.bytes().await.unwrap());
+        assert!(
+            read.contains("我的论文") && !read.contains("新标题"),
+            "{read}"
+        );
         let (status, _) = s
             .post(
                 "/api/base/check_api/delete",
@@ -725,13 +760,16 @@ mod check_journey {
             )
             .await;
         assert_eq!(status, StatusCode::NOT_FOUND);
-        let (status, body) = s
+        // Deleting the record keeps the report a teacher holds verifiable, marked deleted.
+        let (status, verified) = s
             .get(
                 &format!("/api/base/check_api/verify_report?code={code}"),
                 None,
             )
             .await;
-        assert_error(status, &body, 404, "report_not_found");
+        assert_eq!(status, StatusCode::OK, "{verified}");
+        assert!(verified["result"]["deletedAt"].is_i64(), "{verified}");
+        assert_eq!(verified["result"]["ratioTotal"], record["ratioTotal"]);
         let (status, body) = s
             .post(
                 "/api/base/check_api/check_machine_submit",
@@ -1165,6 +1203,19 @@ mod aigc_journey {
             async move { req.send().await.unwrap() }
         };
         let number = r["reportNumber"].as_str().unwrap().to_string();
+        let code = r["verifyCode"].as_str().unwrap().to_string();
+        assert_eq!(code.len(), 19, "{r}");
+        // A detection report is verifiable like a check's, with its AI rate.
+        let (status, verified) = s
+            .get(
+                &format!("/api/base/check_api/verify_report?code={code}"),
+                None,
+            )
+            .await;
+        assert_eq!(status, StatusCode::OK, "{verified}");
+        assert_eq!(verified["result"]["kind"], json!("aigc"));
+        assert_eq!(verified["result"]["aiRate"], record["aiRate"]);
+        assert!(verified["result"]["ratioTotal"].is_null());
         let pdf = download("pdf").await;
         assert_eq!(pdf.status(), StatusCode::OK);
         assert_eq!(pdf.headers()["content-type"], "application/pdf");
@@ -1174,6 +1225,7 @@ mod aigc_journey {
             "AIGC 检测报告",
             number.as_str(),
             shown_rate.as_str(),
+            code.as_str(),
             "县城娱乐空间",
             "qwen2.5-0.5b",
             "不是定论",
@@ -1228,6 +1280,19 @@ mod aigc_journey {
                 .await;
             assert_error(status, &body, 404, "aigc_not_found");
         }
+        // The run again is a new report with its own code; the first stays verifiable.
+        let (_, again) = s
+            .post(
+                "/api/base/paper_aigc_api/query_content_list",
+                Some(&token),
+                json!({"id": id}),
+            )
+            .await;
+        assert_ne!(again["result"]["verifyCode"], json!(code));
+        assert_eq!(
+            again["result"]["reportNumber"],
+            json!(format!("{number}-2"))
+        );
         let (status, _) = s
             .post(
                 "/api/base/paper_aigc_api/delete",
@@ -1236,6 +1301,14 @@ mod aigc_journey {
             )
             .await;
         assert_eq!(status, StatusCode::OK);
+        let (status, verified) = s
+            .get(
+                &format!("/api/base/check_api/verify_report?code={code}"),
+                None,
+            )
+            .await;
+        assert_eq!(status, StatusCode::OK, "{verified}");
+        assert!(verified["result"]["deletedAt"].is_i64());
         let (status, body) = s
             .post(
                 "/api/base/paper_aigc_api/load_by_id",

@@ -19,7 +19,7 @@ pub use accounts::{Account, LedgerEntry, LedgerKind, MAX_ACCOUNT_AMOUNT};
 pub use error::StoreError;
 pub use library::SqlLibrary;
 pub use qr::{QrClaim, QrLogin, QrStatus};
-pub use reports::{format_report_code, normalize_report_code};
+pub use reports::{NewSnapshot, ReportSnapshot, format_report_code, normalize_report_code};
 pub use sessions::{NewSession, SessionUser};
 pub use tasks::{Charge, ClaimedJob, Task, TaskStatus, backoff_ms};
 pub use throttle::{QR_SWEEP_GRACE_MS, RateDecision, Swept};

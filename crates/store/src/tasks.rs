@@ -415,6 +415,19 @@ impl Store {
                 StoreError::NotFound
             });
         }
+        if rerun {
+            // The earlier report stays verifiable under its code; the new run gets its own.
+            sqlx::query(
+                "UPDATE report_snapshots SET task_id = NULL WHERE task_id = $1 AND issued_at IS NOT NULL",
+            )
+            .bind(task_id)
+            .execute(&mut *tx)
+            .await?;
+            sqlx::query("DELETE FROM report_snapshots WHERE task_id = $1")
+                .bind(task_id)
+                .execute(&mut *tx)
+                .await?;
+        }
         if charge.fen != 0 || charge.free_checks != 0 {
             let id = task_id.to_string();
             apply_movement(
@@ -712,11 +725,30 @@ impl Store {
     /// Deletes a user's task; an unfinished one is cancelled (and refunded) first.
     pub async fn delete_task(&self, task_id: i64, user_id: i64) -> Result<()> {
         self.cancel_task(task_id, user_id).await?;
+        let mut tx = self.begin_write().await?;
+        // An issued report stays verifiable, marked as deleted by its owner; a snapshot whose
+        // code was never shown goes with the record.
+        sqlx::query(
+            "UPDATE report_snapshots SET deleted_at = $1 WHERE source_task_id = $2 AND user_id = $3 AND issued_at IS NOT NULL",
+        )
+        .bind(now_ms())
+        .bind(task_id)
+        .bind(user_id)
+        .execute(&mut *tx)
+        .await?;
+        sqlx::query(
+            "DELETE FROM report_snapshots WHERE task_id = $1 AND user_id = $2 AND issued_at IS NULL",
+        )
+        .bind(task_id)
+        .bind(user_id)
+        .execute(&mut *tx)
+        .await?;
         sqlx::query("DELETE FROM tasks WHERE id = $1 AND user_id = $2")
             .bind(task_id)
             .bind(user_id)
-            .execute(&self.pool)
+            .execute(&mut *tx)
             .await?;
+        tx.commit().await?;
         Ok(())
     }
 

@@ -732,12 +732,12 @@ mod tasks {
     );
 
     store_test!(
-        a_finished_report_gets_one_verification_code,
+        a_finished_report_keeps_its_snapshot_through_rename_and_deletion,
         |store: Store| async move {
             let user = funded_user(&store, "task_user_code", 1000, 0).await;
             let t = queued(&store, user, "验真", charge(100, 0), 3).await;
             assert!(matches!(
-                store.report_code(t.id, user).await,
+                store.issue_report_snapshot(t.id, user).await,
                 Err(StoreError::Conflict(_))
             ));
             let job = store
@@ -745,30 +745,150 @@ mod tasks {
                 .await
                 .unwrap()
                 .unwrap();
-            store.complete_job(job.job_id, "w1", "{}").await.unwrap();
-            let code = store.report_code(t.id, user).await.unwrap();
-            assert_eq!(code.len(), 16);
-            assert_eq!(store.report_code(t.id, user).await.unwrap(), code, "stable");
-            let other = funded_user(&store, "task_user_code2", 0, 0).await;
-            assert!(matches!(
-                store.report_code(t.id, other).await,
-                Err(StoreError::NotFound)
-            ));
-            // Typed from the cover: groups, lower case.
-            let typed = store::format_report_code(&code).to_lowercase();
-            let found = store.task_by_report_code(&typed).await.unwrap().unwrap();
-            assert_eq!(found.id, t.id);
+            let new = |title, summary| store::NewSnapshot {
+                task_id: t.id,
+                user_id: user,
+                kind: "check",
+                report_number: "WJ20261124-000001",
+                title,
+                checked_at: 1_700_000_000_000,
+                summary,
+            };
+            // A job measured again before it finished replaces its snapshot.
+            let first = store
+                .take_report_snapshot(&new("验真", r#"{"r":1}"#))
+                .await
+                .unwrap();
+            let again = store
+                .take_report_snapshot(&new("验真", r#"{"r":2}"#))
+                .await
+                .unwrap();
+            assert_eq!(
+                (again.code.clone(), again.summary.as_str()),
+                (first.code.clone(), r#"{"r":2}"#)
+            );
+            // Not issued yet: the code verifies nothing.
             assert!(
                 store
-                    .task_by_report_code("AAAA-AAAA-AAAA-AAAA")
+                    .report_snapshot_by_code(&first.code)
                     .await
                     .unwrap()
                     .is_none()
             );
-            assert!(store.task_by_report_code("x").await.unwrap().is_none());
-            // Deleting the task withdraws its code.
+            store.complete_job(job.job_id, "w1", "{}").await.unwrap();
+            let issued = store
+                .issue_report_snapshot(t.id, user)
+                .await
+                .unwrap()
+                .unwrap();
+            assert_eq!(issued.code.len(), 16);
+            assert_eq!(issued.summary, r#"{"r":2}"#);
+            // Issued, it never changes again, and the owner alone can issue it.
+            let later = store
+                .take_report_snapshot(&new("改名", r#"{"r":3}"#))
+                .await
+                .unwrap();
+            assert_eq!(
+                (later.title.as_str(), later.summary.as_str()),
+                ("验真", r#"{"r":2}"#)
+            );
+            let other = funded_user(&store, "task_user_code2", 0, 0).await;
+            assert!(matches!(
+                store.issue_report_snapshot(t.id, other).await,
+                Err(StoreError::NotFound)
+            ));
+            store
+                .update_task_title(t.id, user, "改过的题目")
+                .await
+                .unwrap();
+            // Typed from the cover: groups, lower case.
+            let typed = store::format_report_code(&issued.code).to_lowercase();
+            let found = store
+                .report_snapshot_by_code(&typed)
+                .await
+                .unwrap()
+                .unwrap();
+            assert_eq!((found.task_id, found.title.as_str()), (t.id, "验真"));
+            assert!(
+                store
+                    .report_snapshot_by_code("AAAA-AAAA-AAAA-AAAA")
+                    .await
+                    .unwrap()
+                    .is_none()
+            );
+            assert!(store.report_snapshot_by_code("x").await.unwrap().is_none());
+            // Run again: the issued report keeps its code and figures; the new run gets its own.
+            store
+                .rerun_task(t.id, user, "check", &charge(100, 0), 3, None)
+                .await
+                .unwrap();
+            let job = store
+                .claim_job("check", "w1", 30_000)
+                .await
+                .unwrap()
+                .unwrap();
+            let second = store
+                .take_report_snapshot(&new("验真", r#"{"r":9}"#))
+                .await
+                .unwrap();
+            assert_ne!(second.code, issued.code);
+            assert_eq!(second.report_number, "WJ20261124-000001-2");
+            store.complete_job(job.job_id, "w1", "{}").await.unwrap();
+            let now = store
+                .issue_report_snapshot(t.id, user)
+                .await
+                .unwrap()
+                .unwrap();
+            assert_eq!(now.code, second.code);
+            let old = store
+                .report_snapshot_by_code(&issued.code)
+                .await
+                .unwrap()
+                .unwrap();
+            assert_eq!(old.summary, r#"{"r":2}"#);
+            // Deleting the record keeps both reports verifiable, marked deleted.
             store.delete_task(t.id, user).await.unwrap();
-            assert!(store.task_by_report_code(&code).await.unwrap().is_none());
+            let second = store
+                .report_snapshot_by_code(&second.code)
+                .await
+                .unwrap()
+                .unwrap();
+            assert!(second.deleted_at.is_some());
+            let kept = store
+                .report_snapshot_by_code(&issued.code)
+                .await
+                .unwrap()
+                .unwrap();
+            assert!(kept.deleted_at.is_some());
+            assert_eq!(kept.summary, r#"{"r":2}"#);
+        }
+    );
+
+    store_test!(
+        a_cancelled_task_leaves_no_verifiable_snapshot,
+        |store: Store| async move {
+            let user = funded_user(&store, "task_user_snap", 1000, 0).await;
+            let t = queued(&store, user, "取消", charge(100, 0), 3).await;
+            let snap = store
+                .take_report_snapshot(&store::NewSnapshot {
+                    task_id: t.id,
+                    user_id: user,
+                    kind: "check",
+                    report_number: "WJ",
+                    title: "取消",
+                    checked_at: 1,
+                    summary: "{}",
+                })
+                .await
+                .unwrap();
+            store.delete_task(t.id, user).await.unwrap();
+            assert!(
+                store
+                    .report_snapshot_by_code(&snap.code)
+                    .await
+                    .unwrap()
+                    .is_none()
+            );
         }
     );
 }

@@ -267,7 +267,10 @@ pub struct SubmitForm {
     /// Leave the reference list out (default true).
     #[serde(default, deserialize_with = "lenient::opt_bool")]
     pub exclude_bibliography: Option<bool>,
-    /// Shortest reported match in characters (default 13, at least 8).
+    /// No longer used: the official report always counts matches of 13 characters or more (the
+    /// rule printed on it), so a student cannot shape the report a teacher verifies. Longer
+    /// minimums are report options of the on-screen view (`report_paragraphs.min_chars`),
+    /// labelled 自定义视图. Accepted and ignored for older clients.
     #[serde(default, deserialize_with = "lenient::opt_i64")]
     pub min_span: Option<i64>,
     /// Keep this paper in the user's private library to compare later drafts (default false;
@@ -297,7 +300,7 @@ pub async fn check_submit(
     }
     if let Some(check) = input.check.as_mut() {
         check.exclude_bibliography = form.exclude_bibliography.unwrap_or(true);
-        check.min_span = form.min_span.unwrap_or(13).clamp(8, 200) as usize;
+        check.min_span = simcheck::CheckOptions::default().min_span;
         check.add_to_private_library = form.add_to_private_library.unwrap_or(false);
         check.title = task.title.clone();
         input.chars = simcheck::checked_chars(
@@ -378,8 +381,52 @@ pub struct ReportDetail {
     pub verify_code: String,
     /// The paper was kept in the user's private library, as they chose at submission.
     pub private_library: bool,
-    /// Whether any option changed the figures from the stored report.
+    /// Whether any option changed the figures from the stored report: the page then shows a
+    /// 自定义视图, not the official report.
     pub refigured: bool,
+    /// The settings the official report was made under, one line each (printed on it too).
+    pub settings: Vec<String>,
+    /// The title as it was when the check finished (printed on the official report and shown
+    /// by `/verify`); `record.title` is the record's name now.
+    pub official_title: String,
+}
+
+/// The official report of a finished check: its snapshot, issued from now on.
+async fn official_report(
+    state: &AppState,
+    task: &Task,
+    input: &StoredInput,
+) -> Result<(store::ReportSnapshot, crate::official::Summary), ApiError> {
+    let (report, _) = stored_report(task)?;
+    Ok(crate::official::issued(&state.store, task, || {
+        crate::official::check_summary(task, input.check.as_ref(), &report)
+    })
+    .await?)
+}
+
+/// The report options in words, for a custom view (`None`: the official report).
+fn custom_view(filter: &simcheck::ReportFilter) -> Option<String> {
+    let mut parts = vec![];
+    if filter.exclude_quoted {
+        parts.push("排除引用".to_string());
+    }
+    if filter.exclude_own {
+        parts.push("排除本人已发表文献".to_string());
+    }
+    if filter.min_chars > 0 {
+        parts.push(format!("忽略少于 {} 字的匹配", filter.min_chars));
+    }
+    (!parts.is_empty()).then(|| parts.join("；"))
+}
+
+impl ReportForm {
+    fn filter(&self) -> simcheck::ReportFilter {
+        simcheck::ReportFilter {
+            exclude_quoted: self.exclude_quoted.unwrap_or(false),
+            exclude_own: self.exclude_own.unwrap_or(false),
+            min_chars: self.min_chars.unwrap_or(0).clamp(0, 10_000) as usize,
+        }
+    }
 }
 
 /// A finished check's stored report and whether the paper joined the private library.
@@ -427,24 +474,22 @@ pub async fn report_paragraphs(
         .as_ref()
         .map(|c| c.text.clone())
         .unwrap_or_default();
-    let filter = simcheck::ReportFilter {
-        exclude_quoted: form.exclude_quoted.unwrap_or(false),
-        exclude_own: form.exclude_own.unwrap_or(false),
-        min_chars: form.min_chars.unwrap_or(0).clamp(0, 10_000) as usize,
-    };
+    let filter = form.filter();
     let refigured = filter != simcheck::ReportFilter::default();
     if refigured {
         report = simcheck::refigure(&text, &report, &check_options(&input), &filter);
     }
-    let code = state.store.report_code(task.id, session.user.id).await?;
+    let (snapshot, summary) = official_report(&state, &task, &input).await?;
     Ok(Success(ReportDetail {
         record: record(&task),
         text,
         report: serde_json::to_value(&report).map_err(ApiError::internal)?,
-        report_number: report::report_number(task.id, task.created_at),
-        verify_code: store::format_report_code(&code),
+        report_number: snapshot.report_number,
+        verify_code: store::format_report_code(&snapshot.code),
         private_library,
         refigured,
+        settings: summary.settings,
+        official_title: snapshot.title,
     }))
 }
 
@@ -456,10 +501,20 @@ pub struct DownloadForm {
     /// `pdf` (default) or `html`.
     #[serde(default)]
     pub format: Option<String>,
+    /// Report options as in `report_paragraphs`: any of them makes the download a 自定义视图,
+    /// labelled so, without a verification code.
+    #[serde(default, deserialize_with = "lenient::opt_bool")]
+    pub exclude_quoted: Option<bool>,
+    #[serde(default, deserialize_with = "lenient::opt_bool")]
+    pub exclude_own: Option<bool>,
+    #[serde(default, deserialize_with = "lenient::opt_i64")]
+    pub min_chars: Option<i64>,
 }
 
 /// The report as PDF (embedded CJK font, cover with report number and verification code) or as
-/// a self-contained HTML page. Always the full report, as `/verify` confirms it.
+/// a self-contained HTML page: the official report as snapshotted when the check finished (its
+/// title and settings then), or with report options a 自定义视图 that says so and carries no
+/// verification code.
 #[utoipa::path(get, path = "/api/base/check_api/download_report", tag = "check_api", security(("bearer" = [])),
     params(DownloadForm),
     responses(
@@ -476,18 +531,42 @@ pub async fn download_report(
 ) -> Result<Response, ApiError> {
     let format = paper_task::report_format(form.format.as_deref())?;
     let (task, input) = pending_check(&state, form.id, session.user.id).await?;
-    let (report, private_library) = stored_report(&task)?;
-    let code = store::format_report_code(&state.store.report_code(task.id, session.user.id).await?);
-    let rec = record(&task);
-    let text = input.check.map(|c| c.text).unwrap_or_default();
-    let number = report::report_number(task.id, task.created_at);
+    let (mut report, private_library) = stored_report(&task)?;
+    let (snapshot, summary) = official_report(&state, &task, &input).await?;
+    let text = input
+        .check
+        .as_ref()
+        .map(|c| c.text.clone())
+        .unwrap_or_default();
+    let filter = ReportForm {
+        id: form.id,
+        exclude_quoted: form.exclude_quoted,
+        exclude_own: form.exclude_own,
+        min_chars: form.min_chars,
+    }
+    .filter();
+    let verification = match custom_view(&filter) {
+        Some(options) => {
+            report = simcheck::refigure(&text, &report, &check_options(&input), &filter);
+            report::Verification::CustomView { options }
+        }
+        None => {
+            let code = store::format_report_code(&snapshot.code);
+            report::Verification::Official {
+                url: crate::auth::report_verify_url(&state, &code),
+                code,
+            }
+        }
+    };
+    let custom = matches!(verification, report::Verification::CustomView { .. });
+    let number = snapshot.report_number.clone();
     let doc = report::ReportDoc {
         number: number.clone(),
-        verify_url: crate::auth::report_verify_url(&state, &code),
-        verify_code: code,
-        title: rec.title.clone(),
-        author: rec.author.clone(),
-        checked_at_ms: rec.finished_at.unwrap_or(rec.created_at),
+        verification,
+        settings: summary.settings,
+        title: snapshot.title.clone(),
+        author: summary.author,
+        checked_at_ms: snapshot.checked_at,
         text: &text,
         report: &report,
         private_library,
@@ -504,11 +583,15 @@ pub async fn download_report(
         })?;
         ("application/pdf", pdf)
     };
+    let view = if custom { "-自定义视图" } else { "" };
     Ok(paper_task::attachment(
         content_type,
         body,
-        &format!("report-{number}.{format}"),
-        &format!("文鉴查重报告-{number}.{format}"),
+        &format!(
+            "report-{number}{}.{format}",
+            if custom { "-custom" } else { "" }
+        ),
+        &format!("文鉴查重报告-{number}{view}.{format}"),
     ))
 }
 
@@ -520,25 +603,36 @@ pub struct VerifyForm {
     pub code: String,
 }
 
-/// What `/verify` shows: that the report is genuine, and its headline figures — never its text.
+/// What `/verify` shows: that the report is genuine, and its headline figures as printed on
+/// it — never its text. A similarity check has the 复制比 figures, a detection `aiRate`.
 #[derive(Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct VerifiedReport {
+    /// `check` (文字复制比检测) or `aigc` (AIGC检测).
+    pub kind: String,
     pub report_number: String,
+    /// The title as it was when the check finished.
     pub title: String,
     pub author: String,
     pub checked_at: i64,
     pub chars: usize,
-    pub ratio_total: f64,
-    pub ratio_excluding_quotes: f64,
-    pub ratio_excluding_own: f64,
-    pub ratio_max_single_source: f64,
-    pub copied_chars: usize,
-    pub source_count: usize,
+    pub ratio_total: Option<f64>,
+    pub ratio_excluding_quotes: Option<f64>,
+    pub ratio_excluding_own: Option<f64>,
+    pub ratio_max_single_source: Option<f64>,
+    pub copied_chars: Option<usize>,
+    pub source_count: Option<usize>,
+    /// Percent of the judged characters in 高度疑似 paragraphs; `None` when too short to judge.
+    pub ai_rate: Option<f64>,
+    /// The settings the figures were made under, one line each.
+    pub settings: Vec<String>,
+    /// When the owner deleted the record; the report stays genuine.
+    pub deleted_at: Option<i64>,
 }
 
-/// Confirms a report by its verification code (public; no login). Unknown codes are 404, and
-/// repeated misses from one address are slowed down (429).
+/// Confirms a report by its verification code (public; no login): the snapshot taken when the
+/// check finished, whatever the record was renamed to since, and also after the owner deleted
+/// it. Unknown codes are 404, and repeated misses from one address are slowed down (429).
 #[utoipa::path(get, path = "/api/base/check_api/verify_report", tag = "check_api",
     params(VerifyForm),
     responses(
@@ -558,31 +652,55 @@ pub async fn verify_report(
             format!("核验次数过多，请 {} 分钟后再试", secs.div_ceil(60)),
         ));
     }
-    let task = state.store.task_by_report_code(&form.code).await?;
-    let Some((task, (report, _))) = task
-        .filter(|t| t.kind == check_task::KIND)
-        .and_then(|t| stored_report(&t).ok().map(|r| (t, r)))
-    else {
+    let found = match state.store.report_snapshot_by_code(&form.code).await? {
+        Some(s) if s.summary.is_empty() => backfilled(&state, s).await?,
+        other => other,
+    };
+    let Some(snapshot) = found else {
         state.verify_limiter.record_failure(&client.ip, KEY);
         return Err(ApiError::not_found(
             "report_not_found",
             "未找到该验证码对应的报告，请核对后重试",
         ));
     };
-    let rec = record(&task);
+    let summary = crate::official::summary_of(&snapshot);
+    let check = summary.check.as_ref();
     Ok(Success(VerifiedReport {
-        report_number: report::report_number(task.id, task.created_at),
-        title: rec.title,
-        author: rec.author,
-        checked_at: rec.finished_at.unwrap_or(rec.created_at),
-        chars: report.total_chars,
-        ratio_total: report.ratio_total,
-        ratio_excluding_quotes: report.ratio_excluding_quotes,
-        ratio_excluding_own: report.ratio_excluding_own,
-        ratio_max_single_source: report.ratio_max_single_source,
-        copied_chars: report.copied_chars,
-        source_count: report.sources.len(),
+        kind: snapshot.kind,
+        report_number: snapshot.report_number,
+        title: snapshot.title,
+        author: summary.author.clone(),
+        checked_at: snapshot.checked_at,
+        chars: summary.chars,
+        ratio_total: check.map(|c| c.ratio_total),
+        ratio_excluding_quotes: check.map(|c| c.ratio_excluding_quotes),
+        ratio_excluding_own: check.map(|c| c.ratio_excluding_own),
+        ratio_max_single_source: check.map(|c| c.ratio_max_single_source),
+        copied_chars: check.map(|c| c.copied_chars),
+        source_count: check.map(|c| c.source_count),
+        ai_rate: summary.aigc.as_ref().and_then(|a| a.ai_rate),
+        settings: summary.settings,
+        deleted_at: snapshot.deleted_at,
     }))
+}
+
+/// A code issued before reports were snapshotted gets its snapshot from the record, while the
+/// record still exists.
+async fn backfilled(
+    state: &AppState,
+    snapshot: store::ReportSnapshot,
+) -> Result<Option<store::ReportSnapshot>, ApiError> {
+    let Ok(task) = state.store.task_by_id(snapshot.task_id).await else {
+        return Ok(None);
+    };
+    let Ok((report, _)) = stored_report(&task) else {
+        return Ok(None);
+    };
+    let input: StoredInput = serde_json::from_str(&task.input).unwrap_or_default();
+    let summary = crate::official::check_summary(&task, input.check.as_ref(), &report);
+    Ok(Some(
+        crate::official::take(&state.store, &task, &summary).await?,
+    ))
 }
 
 #[derive(Debug, Deserialize, ToSchema, IntoParams)]

@@ -361,6 +361,10 @@ pub struct AigcReport {
     pub record: AigcRecord,
     /// `WJ20261122-000042`, printed on the report.
     pub report_number: String,
+    /// The code that confirms this report on `/verify` (groups of four).
+    pub verify_code: String,
+    /// The settings the report was made under, one line each (printed on it too).
+    pub settings: Vec<String>,
     /// The checked text; paragraph offsets are characters of it.
     pub text: String,
     pub paragraphs: Vec<AigcParagraph>,
@@ -375,6 +379,18 @@ pub struct AigcReport {
     pub calibration: String,
     /// What detectors cannot know, on every report.
     pub note: String,
+}
+
+/// The official report of a finished detection: its snapshot, issued from now on.
+async fn official_report(
+    state: &AppState,
+    task: &Task,
+    d: &Detection,
+) -> Result<(store::ReportSnapshot, crate::official::Summary), ApiError> {
+    Ok(crate::official::issued(&state.store, task, || {
+        crate::official::aigc_summary(task, d)
+    })
+    .await?)
 }
 
 fn finished_detection(task: &Task) -> Result<Detection, ApiError> {
@@ -426,9 +442,12 @@ pub async fn query_content_list(
     let task = owned(&state, form.id, session.user.id).await?;
     let d = finished_detection(&task)?;
     let text = input_of(&task).text;
+    let (snapshot, summary) = official_report(&state, &task, &d).await?;
     Ok(Success(AigcReport {
         record: record(&task),
-        report_number: report::report_number(task.id, task.created_at),
+        report_number: snapshot.report_number,
+        verify_code: store::format_report_code(&snapshot.code),
+        settings: summary.settings,
         paragraphs: paragraphs(&text, &d),
         text,
         high_threshold: d.high_threshold,
@@ -504,12 +523,19 @@ pub async fn download_report(
     let task = owned(&state, form.id, session.user.id).await?;
     let d = finished_detection(&task)?;
     let input = input_of(&task);
-    let number = report::report_number(task.id, task.created_at);
+    let (snapshot, summary) = official_report(&state, &task, &d).await?;
+    let number = snapshot.report_number.clone();
+    let code = store::format_report_code(&snapshot.code);
     let doc = report::AigcReportDoc {
         number: number.clone(),
-        title: task.title.clone(),
-        author: input.author.clone(),
-        checked_at_ms: task.finished_at.unwrap_or(task.created_at),
+        verification: report::Verification::Official {
+            url: crate::auth::report_verify_url(&state, &code),
+            code,
+        },
+        settings: summary.settings,
+        title: snapshot.title.clone(),
+        author: summary.author,
+        checked_at_ms: snapshot.checked_at,
         text: &input.text,
         detection: &d,
     };

@@ -122,7 +122,31 @@ test('check journey: upload .docx → price → submit → report with the copie
   await page.getByText('忽略少于 50 字的匹配').click()
   await eventually(async () => assert.equal(await page.getByTestId('report-ratio-total').innerText(), '0.0%'))
   assert.deepEqual(await page.locator('.report-text mark').allInnerTexts(), [])
+  // That is a custom view: labelled on the page, and its download says so and has no code.
+  await page.getByTestId('custom-view-tag').waitFor()
+  const [customDownload] = await Promise.all([page.waitForEvent('download'), page.getByTestId('download-custom').click()])
+  const customPath = join(env.server.dataDir, 'custom.pdf')
+  await customDownload.saveAs(customPath)
+  const customText = execFileSync('pdftotext', [customPath, '-']).toString().replace(/\s+/g, '')
+  assert.ok(customText.includes('自定义视图') && customText.includes('忽略少于50字的匹配'), customText)
+  assert.ok(!customText.includes(code), 'a custom view carries no verification code')
+  // The official report printed its settings.
+  assert.ok(pdfText.replace(/\s+/g, '').includes('最小匹配字数：13字'), pdfText)
   await context.close()
+
+  // Renaming the record later does not change the report a teacher verifies.
+  const api = async (path, data) => {
+    const res = await fetch(`${env.server.base}/api/base/check_api/${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${env.token}` },
+      body: JSON.stringify(data),
+    })
+    return (await res.json()).result
+  }
+  const { records } = await api('query_list', { page: 1, size: 50 })
+  const checked = records.find((r) => r.status === 'done')
+  const officialTitle = checked.title
+  await api('update_title', { id: checked.id, title: '改过的题目' })
 
   // Anyone with the code confirms the report on /verify, without logging in and without its text.
   const stranger = await env.browser.newPage(DESKTOP)
@@ -130,6 +154,7 @@ test('check journey: upload .docx → price → submit → report with the copie
   await stranger.getByTestId('verify-result').waitFor()
   assert.equal(await stranger.getByTestId('verify-ratio').innerText(), gauge)
   assert.ok(!(await stranger.content()).includes(copyA))
+  assert.ok((await stranger.getByTestId('verify-result').innerText()).includes(officialTitle))
   await stranger.screenshot({ path: 'artifacts/verify.png' }).catch(() => {})
   await stranger.getByTestId('verify-input').fill('AAAA-BBBB-CCCC-DDDD')
   await stranger.getByRole('button', { name: '核验' }).click()
@@ -146,6 +171,15 @@ test('check journey: upload .docx → price → submit → report with the copie
   await phonePage.waitForTimeout(600)
   await phonePage.screenshot({ path: 'artifacts/check-report-phone.png', fullPage: true }).catch(() => {})
   await phone.close()
+
+  // Deleting the record keeps the report verifiable, and the page says the owner deleted it.
+  await api('delete', { id: checked.id })
+  const teacher = await env.browser.newPage(DESKTOP)
+  await teacher.goto(`${env.server.base}/verify?code=${encodeURIComponent(code)}`)
+  await teacher.getByTestId('verify-deleted').waitFor()
+  assert.equal(await teacher.getByTestId('verify-ratio').innerText(), gauge)
+  await teacher.screenshot({ path: 'artifacts/verify-deleted.png', fullPage: true }).catch(() => {})
+  await teacher.close()
 })
 
 test('visitors can prepare a check; submitting asks them to log in', async () => {

@@ -32,7 +32,18 @@ export function TaskStatusCell({ status, progress, phase, error }: { status: Tas
 }
 
 /** 删除 with a confirmation that says what happens: an unfinished task is cancelled and refunded. */
-export function DeleteTaskButton({ what, status, onDelete }: { what: string; status: TaskStatus; onDelete: () => Promise<unknown> }) {
+export function DeleteTaskButton({
+  what,
+  status,
+  onDelete,
+  verifiable = false,
+}: {
+  what: string
+  status: TaskStatus
+  onDelete: () => Promise<unknown>
+  /** Its finished report carries a verification code, which stays valid after deletion. */
+  verifiable?: boolean
+}) {
   const { modal } = App.useApp()
   return (
     <Button
@@ -42,7 +53,11 @@ export function DeleteTaskButton({ what, status, onDelete }: { what: string; sta
       onClick={() =>
         modal.confirm({
           title: `删除这条${what}？`,
-          content: isUnderway(status) ? '检测尚未完成，删除后将取消检测并退回费用。' : '报告与上传的文件将一并删除。',
+          content: isUnderway(status)
+            ? '检测尚未完成，删除后将取消检测并退回费用。'
+            : verifiable && status === 'done'
+              ? '记录、报告与上传的文件将从您的账户中删除。已下载或打印的正式报告仍可凭验证码核验，核验页会注明该记录已被您删除。'
+              : '报告与上传的文件将一并删除。',
           okText: '删除',
           cancelText: '取消',
           onOk: onDelete,

@@ -76,6 +76,7 @@ export default function AigcRecordsPage() {
           )}
           <DeleteTaskButton
             what="检测记录"
+            verifiable
             status={r.status}
             onDelete={async () => {
               await aigcDelete(r.id)

@@ -166,7 +166,8 @@ export default function AigcReportPage() {
           <div>
             <div>报告编号：<b data-testid="aigc-report-number">{data.reportNumber}</b></div>
             <div className="muted">
-              检测时间：{formatDateTime(r.finishedAt ?? r.createdAt)}
+              验证码：<span data-testid="aigc-verify-code">{data.verifyCode}</span>
+              {'　'}检测时间：{formatDateTime(r.finishedAt ?? r.createdAt)}
               {r.author && <>{'　'}作者：{r.author}</>}
             </div>
           </div>

@@ -43,6 +43,10 @@ export interface AigcParagraph {
 export interface AigcReport {
   record: AigcRecord
   reportNumber: string
+  /** The code that confirms this report on /verify. */
+  verifyCode: string
+  /** The settings the report was made under, one line each. */
+  settings: string[]
   text: string
   paragraphs: AigcParagraph[]
   highThreshold: number

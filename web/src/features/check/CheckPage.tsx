@@ -1,5 +1,5 @@
 import { useState } from 'react'
-import { Button, Card, Checkbox, Form, InputNumber, Space } from 'antd'
+import { Button, Card, Checkbox, Form, Space } from 'antd'
 import { useNavigate } from 'react-router'
 import { checkInit, wordCount } from './api'
 import { useUserStore } from '../../stores/user'
@@ -14,7 +14,6 @@ export default function CheckPage() {
   const openLogin = useLoginDialogStore((s) => s.open)
   const paper = usePaperInput(wordCount)
   const [excludeBibliography, setExcludeBibliography] = useState(true)
-  const [minSpan, setMinSpan] = useState(13)
 
   const [submitting, submit] = useSubmit(async () => {
     if (!token) {
@@ -22,7 +21,7 @@ export default function CheckPage() {
       return
     }
     const draft = await checkInit(paper.source)
-    navigate(`/paper/submit/${draft.id}?excludeBibliography=${excludeBibliography ? 1 : 0}&minSpan=${minSpan}`)
+    navigate(`/paper/submit/${draft.id}?excludeBibliography=${excludeBibliography ? 1 : 0}`)
   })
 
   return (
@@ -35,10 +34,7 @@ export default function CheckPage() {
               <Checkbox checked={excludeBibliography} onChange={(e) => setExcludeBibliography(e.target.checked)}>
                 不检测参考文献
               </Checkbox>
-              <span>
-                最小匹配字数
-                <InputNumber min={8} max={50} value={minSpan} onChange={(v) => setMinSpan(v ?? 13)} style={{ marginLeft: 8, width: 80 }} />
-              </span>
+              <span className="muted">正式报告按连续 13 字以上的相同文字计为重复（与知网规则一致）；更长的起算字数可在报告页作为自定义视图查看。</span>
             </Space>
           </Form.Item>
           <Button type="primary" size="large" disabled={!paper.ready || Boolean(paper.countError)} loading={submitting} onClick={() => void submit(undefined)}>

@@ -73,6 +73,7 @@ export default function RecordsPage() {
           <Button size="small" type="link" onClick={() => setRenaming({ id: r.id, title: r.title })}>重命名</Button>
           <DeleteTaskButton
             what="查重记录"
+            verifiable
             status={r.status}
             onDelete={async () => {
               await deleteCheck(r.id)

@@ -1,7 +1,7 @@
 import { useMemo, useState } from 'react'
 import { Alert, Button, Card, Checkbox, Col, Empty, List, Modal, Progress, Row, Select, Space, Spin, Statistic, Tag, Typography } from 'antd'
 import { keepPreviousData, useQuery } from '@tanstack/react-query'
-import { downloadReport, reportParagraphs, type ReportOptions } from './api'
+import { downloadReport, isCustomView, reportParagraphs, type ReportOptions } from './api'
 import type { PartRatio, ReportDetail, ReportSource, ReportSpan, SpanClass } from './types'
 import { formatDateTime } from '../../utils/format'
 import { toastError } from '../../utils/feedback'
@@ -79,6 +79,14 @@ function Figures({ detail }: { detail: ReportDetail }) {
           <Col xs={12} lg={8}><Statistic title="疑似意译（不计入）" value={r.paraphrase_chars} suffix="字" /></Col>
         </Row>
         {maxSource && <div className="muted mt-s">单篇最大来源：《{maxSource.title}》</div>}
+        {detail.settings.length > 0 && (
+          <Typography.Paragraph type="secondary" className="mt-s report-settings" data-testid="report-settings">
+            检测设置：{detail.settings.join('；')}
+          </Typography.Paragraph>
+        )}
+        {detail.officialTitle && detail.officialTitle !== detail.record.title && (
+          <div className="muted">正式报告题目（检测完成时）：{detail.officialTitle}</div>
+        )}
       </Col>
     </Row>
   )
@@ -176,8 +184,11 @@ export default function ReportView({ id }: { id: number }) {
   const runs = useMemo(() => (data ? highlight(data.text, data.report.spans) : []), [data])
   if (isLoading) return <Spin className="page-spin" />
   if (error || !data) return <Empty description={error?.message ?? '报告加载失败'} />
-  const download = (format: 'pdf' | 'html') =>
-    downloadReport(id, data.record.title, format).catch((e: Error) => toastError(e.message || '报告下载失败，请稍后重试'))
+  const custom = isCustomView(options)
+  const download = (format: 'pdf' | 'html', view?: ReportOptions) =>
+    downloadReport(id, data.officialTitle || data.record.title, format, view).catch((e: Error) =>
+      toastError(e.message || '报告下载失败，请稍后重试'),
+    )
   return (
     <div className="report-view" data-testid="report-view">
       <div className="report-head">
@@ -189,8 +200,11 @@ export default function ReportView({ id }: { id: number }) {
           </div>
         </div>
         <Space wrap>
-          <Button type="primary" onClick={() => download('pdf')} data-testid="download-pdf">下载 PDF 报告</Button>
+          <Button type="primary" onClick={() => download('pdf')} data-testid="download-pdf">下载正式报告（PDF）</Button>
           <Button onClick={() => download('html')}>下载网页版</Button>
+          {custom && (
+            <Button onClick={() => download('pdf', options)} data-testid="download-custom">下载自定义视图</Button>
+          )}
           <RewriteFromReport
             what="一键降重"
             disabledReason={data.record.copiedChars ? null : '本报告没有复制段落，无需降重'}
@@ -227,7 +241,11 @@ export default function ReportView({ id }: { id: number }) {
             data-testid="min-chars"
           />
           {isFetching && <Spin size="small" />}
-          {data.refigured && <Tag color="orange">已按所选选项重新计算；下载的报告与核验始终为完整结果</Tag>}
+          {data.refigured && (
+            <Tag color="orange" data-testid="custom-view-tag">
+              自定义视图：下方数字按所选选项重新计算，不是正式报告；正式报告与核验结果不变
+            </Tag>
+          )}
         </Space>
       </Card>
       <Card size="small" className="mt">

@@ -13,12 +13,11 @@ export default function SubmitPage() {
   const navigate = useNavigate()
   const taskId = Number(id)
   const excludeBibliography = params.get('excludeBibliography') !== '0'
-  const minSpan = Number(params.get('minSpan') ?? 13) || 13
   const record = useQuery({ queryKey: ['check', taskId], queryFn: () => loadById(taskId), enabled: taskId > 0 })
   const cost = useQuery({ queryKey: ['check-cost', taskId], queryFn: () => checkCost(taskId), enabled: taskId > 0 })
   const [keepDraft, setKeepDraft] = useState(false)
   const [submitting, submit] = useSubmit(async () => {
-    await checkSubmit(taskId, excludeBibliography, minSpan, keepDraft)
+    await checkSubmit(taskId, excludeBibliography, keepDraft)
     navigate('/paper/report')
   })
 

@@ -14,9 +14,11 @@ export const checkInit = (source: CheckSource) => post<CheckRecord>(`${BASE}/che
 
 export const checkCost = (id: number) => post<CheckCost>(`${BASE}/check_cost`, { data: { id } })
 
-export const checkSubmit = (id: number, excludeBibliography: boolean, minSpan: number, addToPrivateLibrary: boolean) =>
+/** The official report always counts matches of 13 characters or more (printed on it); longer
+ * minimums are report options of the on-screen view. */
+export const checkSubmit = (id: number, excludeBibliography: boolean, addToPrivateLibrary: boolean) =>
   post<CheckRecord>(`${BASE}/check_submit`, {
-    data: { id, exclude_bibliography: excludeBibliography, min_span: minSpan, add_to_private_library: addToPrivateLibrary },
+    data: { id, exclude_bibliography: excludeBibliography, add_to_private_library: addToPrivateLibrary },
   })
 
 export const queryList = (page: number, size: number) =>
@@ -43,5 +45,12 @@ export const updateTitle = (id: number, title: string) => post<boolean>(`${BASE}
 export const deleteCheck = (id: number) => post<boolean>(`${BASE}/delete`, { data: { id } })
 
 /** Downloads the report (PDF or HTML) through the authenticated client and saves it. */
-export const downloadReport = (id: number, title: string, format: 'pdf' | 'html' = 'pdf') =>
-  downloadAttachment(`${BASE}/download_report`, { id, format }, `${title || '查重报告'}-查重报告.${format}`)
+/** Without options the official report; with any option a 自定义视图 without verification code. */
+export const downloadReport = (id: number, title: string, format: 'pdf' | 'html' = 'pdf', o?: ReportOptions) =>
+  downloadAttachment(
+    `${BASE}/download_report`,
+    { id, format, exclude_quoted: o?.excludeQuoted ?? false, exclude_own: o?.excludeOwn ?? false, min_chars: o?.minChars ?? 0 },
+    `${title || '查重报告'}-查重报告${o && isCustomView(o) ? '-自定义视图' : ''}.${format}`,
+  )
+
+export const isCustomView = (o: ReportOptions) => o.excludeQuoted || o.excludeOwn || o.minChars > 0

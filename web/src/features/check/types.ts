@@ -106,20 +106,31 @@ export interface ReportDetail {
   reportNumber: string
   verifyCode: string
   privateLibrary: boolean
+  /** Report options changed the figures: a 自定义视图, not the official report. */
   refigured: boolean
+  /** The settings the official report was made under, one line each. */
+  settings: string[]
+  /** The title when the check finished (on the official report and /verify). */
+  officialTitle: string
 }
 
-/** What /verify shows: authenticity and headline figures, never the text. */
+/** What /verify shows: authenticity and headline figures as printed, never the text. */
 export interface VerifiedReport {
+  /** check (文字复制比) or aigc (AIGC检测). */
+  kind: 'check' | 'aigc'
   reportNumber: string
   title: string
   author: string
   checkedAt: number
   chars: number
-  ratioTotal: number
-  ratioExcludingQuotes: number
-  ratioExcludingOwn: number
-  ratioMaxSingleSource: number
-  copiedChars: number
-  sourceCount: number
+  ratioTotal: number | null
+  ratioExcludingQuotes: number | null
+  ratioExcludingOwn: number | null
+  ratioMaxSingleSource: number | null
+  copiedChars: number | null
+  sourceCount: number | null
+  aiRate: number | null
+  settings: string[]
+  /** When the owner deleted the record; the report stays genuine. */
+  deletedAt: number | null
 }

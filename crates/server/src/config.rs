@@ -41,7 +41,8 @@ pub struct Config {
     /// (a request's Host is anyone's to set) and QR codes use the request's Host.
     pub public_url: Option<String>,
     pub site_title: String,
-    /// The marketing site opened by the "首页" menu entry.
+    /// The marketing site opened by the "首页" menu entry; empty (the default): 首页 is the
+    /// app's own landing page of the services (/dashboard).
     pub marketing_url: String,
     pub session_ttl_hours: i64,
     pub qr_ttl_seconds: i64,
@@ -149,7 +150,7 @@ impl Default for Config {
             max_paper_chars: 300_000,
             public_url: None,
             site_title: "文鉴".into(),
-            marketing_url: "https://wenjian.example.com".into(),
+            marketing_url: String::new(),
             session_ttl_hours: 24 * 30,
             qr_ttl_seconds: 300,
             login_max_failures: 5,

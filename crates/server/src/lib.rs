@@ -33,8 +33,12 @@ use tokio::sync::watch;
 use tower_http::trace::TraceLayer;
 
 pub fn router(state: AppState) -> Router {
+    // The web app is served compressed (brotli or gzip, as the browser accepts); the API is
+    // not, so its streamed answers reach the page as they are written.
+    let web = axum::routing::any(web_assets::serve_web)
+        .layer(tower_http::compression::CompressionLayer::new());
     let app = api::routes()
-        .fallback(web_assets::serve_web)
+        .fallback_service(web)
         .layer(
             TraceLayer::new_for_http()
                 .make_span_with(account_policy::request_span::<axum::body::Body>),

@@ -1905,3 +1905,42 @@ mod rewrite_journey {
         journey(TestDb::postgres().await).await;
     }
 }
+
+api_test!(
+    the_web_app_is_served_compressed_and_the_api_is_not,
+    test_config(),
+    async |s: &TestServer| {
+        for (accept, expected) in [("br", "br"), ("gzip", "gzip")] {
+            let res = s
+                .http
+                .get(format!("{}/dashboard", s.base))
+                .header("accept-encoding", accept)
+                .send()
+                .await
+                .unwrap();
+            assert_eq!(
+                res.headers()
+                    .get("content-encoding")
+                    .map(|v| v.to_str().unwrap()),
+                Some(expected)
+            );
+        }
+        // API answers stream as written (chat and live rewrites): never buffered by a compressor.
+        let res = s
+            .http
+            .get(format!("{}/api/base/site_api/f/config", s.base))
+            .header("accept-encoding", "gzip, br")
+            .send()
+            .await
+            .unwrap();
+        assert!(res.headers().get("content-encoding").is_none());
+        let res = s
+            .http
+            .post(format!("{}/api/base/nothing_here", s.base))
+            .header("accept-encoding", "gzip")
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(res.status(), StatusCode::NOT_FOUND);
+    }
+);

@@ -9,6 +9,8 @@ import { useNavigate } from 'react-router'
 const kindLabels: Record<string, string> = {
   qr_first_login_bonus: '赠送',
   operator_credit: '人工调整',
+  task_charge: '任务扣费',
+  task_refund: '任务退款',
 }
 
 /** /order/account: the real balance, free credits and ledger of the signed-in user. */

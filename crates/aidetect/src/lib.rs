@@ -134,10 +134,21 @@ pub fn counted_chars(text: &str) -> usize {
 
 /// Paragraph ranges (characters) with enough text each: lines, short ones joined to the next.
 pub fn paragraphs(text: &str) -> Vec<(usize, usize)> {
+    paragraphs_outside(text, &[])
+}
+
+/// `paragraphs`, leaving out every line whose characters are all `excluded` (headings, the
+/// table of contents, the reference list); such a line also ends any short line waiting to
+/// join the next. An empty `excluded` leaves nothing out.
+pub fn paragraphs_outside(text: &str, excluded: &[bool]) -> Vec<(usize, usize)> {
     let chars: Vec<char> = text.chars().collect();
+    let left_out = |s: usize, e: usize| {
+        !excluded.is_empty() && (s..e).all(|i| excluded.get(i).copied().unwrap_or(false))
+    };
     let mut out: Vec<(usize, usize)> = vec![];
     let mut start = 0;
-    let mut pending: Option<usize> = None;
+    // A short line waiting to join the next: where it starts and where it (so far) ends.
+    let mut pending: Option<(usize, usize)> = None;
     for i in 0..=chars.len() {
         if i < chars.len() && chars[i] != '\n' {
             continue;
@@ -147,18 +158,27 @@ pub fn paragraphs(text: &str) -> Vec<(usize, usize)> {
         if e == s {
             continue;
         }
-        let from = pending.unwrap_or(s);
+        if left_out(s, e) {
+            // What waited stands alone: it never joins across a heading or the references.
+            out.extend(pending.take());
+            continue;
+        }
+        let from = pending.map_or(s, |(f, _)| f);
         let size = chars[from..e].iter().filter(|c| !c.is_whitespace()).count();
         if size >= MIN_PARAGRAPH_CHARS {
             out.push((from, e));
             pending = None;
-        } else if i < chars.len() {
-            pending = Some(from);
-        } else if let Some(last) = out.last_mut() {
-            // A short tail joins the paragraph before it.
-            last.1 = e;
         } else {
-            out.push((from, e));
+            pending = Some((from, e));
+        }
+    }
+    if let Some((from, e)) = pending {
+        match out.last_mut() {
+            // A short tail joins the paragraph before it.
+            Some(last) if !(last.1..from).any(|i| excluded.get(i).copied().unwrap_or(false)) => {
+                last.1 = e
+            }
+            _ => out.push((from, e)),
         }
     }
     out
@@ -263,8 +283,20 @@ impl Detector {
         text: &str,
         progress: &mut dyn FnMut(usize, usize),
     ) -> Result<Detection, LlmError> {
+        self.detect_outside(text, &[], counted_chars(text), progress)
+    }
+
+    /// `detect_reporting` judging only the paragraphs outside `excluded` (characters of `text`:
+    /// headings, table of contents, references), with `chars` the paper's 检测字数 (the check's
+    /// count of the same text, so both reports agree on what the paper is).
+    pub fn detect_outside(
+        &self,
+        text: &str,
+        excluded: &[bool],
+        chars: usize,
+        progress: &mut dyn FnMut(usize, usize),
+    ) -> Result<Detection, LlmError> {
         let calibration = &self.calibration;
-        let chars = counted_chars(text);
         let mut detection = Detection {
             probability: None,
             ai_rate: None,
@@ -288,11 +320,11 @@ impl Detector {
         // before it as context a paragraph reads more predictable than it is, and human prose
         // would be flagged for its neighbours.
         let chars: Vec<char> = text.chars().collect();
-        let ranges = paragraphs(text);
+        let ranges = paragraphs_outside(text, excluded);
         let total: usize = ranges.iter().map(|(s, e)| e - s).sum();
         let mut done = 0;
         let mut tokens = vec![];
-        for (s, e) in ranges {
+        for &(s, e) in &ranges {
             let piece: String = chars[s..e].iter().collect();
             // Token offsets are characters of the piece: shift them into the text.
             for mut t in self.score(&piece)? {
@@ -303,7 +335,13 @@ impl Detector {
             done += e - s;
             progress(done, total);
         }
-        Ok(judge(text, &tokens, calibration, detection))
+        Ok(judge_paragraphs(
+            text,
+            &ranges,
+            &tokens,
+            calibration,
+            detection,
+        ))
     }
 
     /// The calibrated probability that `text`, scored on its own as one paragraph, is
@@ -353,6 +391,17 @@ pub fn judge(
     text: &str,
     tokens: &[ScoredToken],
     calibration: &Calibration,
+    detection: Detection,
+) -> Detection {
+    judge_paragraphs(text, &paragraphs(text), tokens, calibration, detection)
+}
+
+/// `judge` over the given paragraph ranges.
+pub fn judge_paragraphs(
+    text: &str,
+    ranges: &[(usize, usize)],
+    tokens: &[ScoredToken],
+    calibration: &Calibration,
     mut detection: Detection,
 ) -> Detection {
     let chars: Vec<char> = text.chars().collect();
@@ -360,7 +409,7 @@ pub fn judge(
     let whole = features_of(text, tokens, 0, chars.len(), names);
     detection.probability = whole.map(|f| calibration.probability(&f));
     let mut ai_chars = 0;
-    for (s, e) in paragraphs(text) {
+    for &(s, e) in ranges {
         let Some(f) = features_of(text, tokens, s, e, names) else {
             continue;
         };
@@ -403,6 +452,24 @@ pub fn builtin_pair_calibration() -> Calibration {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn left_out_lines_are_neither_judged_nor_joined_to_the_next() {
+        let text = "第一章 绪论\n这是一段足够长的正文，用来检验段落的切分规则是否把标题留在外面而不与正文合并。\n参考文献\n[1] 某某. 一篇文献[J]. 学报, 2020.";
+        let chars: Vec<char> = text.chars().collect();
+        let mut excluded = vec![false; chars.len()];
+        let body_start = text.find('这').map(|b| text[..b].chars().count()).unwrap();
+        let body_end = body_start + text.lines().nth(1).unwrap().chars().count();
+        for (i, x) in excluded.iter_mut().enumerate() {
+            *x = !(body_start..body_end).contains(&i);
+        }
+        assert_eq!(
+            paragraphs_outside(text, &excluded),
+            vec![(body_start, body_end)]
+        );
+        // Without a mask the heading joins the body paragraph.
+        assert_eq!(paragraphs(text)[0].0, 0);
+    }
 
     /// The shipped calibrations fit the scores the models give by default: loading a model with
     /// `LocalScorer::load` must not pair it with a calibration of the other arithmetic.

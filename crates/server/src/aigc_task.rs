@@ -25,6 +25,12 @@ pub struct AigcInput {
     pub chars: usize,
 }
 
+/// A paper's 检测字数, the same for detection as for the similarity check: every counted
+/// character outside the table of contents and the reference list.
+pub fn paper_chars(text: &str) -> usize {
+    simcheck::checked_chars(text, &simcheck::CheckOptions::default())
+}
+
 /// Why detection cannot run here, in words for the user; `None` when the model is installed.
 pub fn model_missing(models_dir: &Path) -> Option<String> {
     (!crate::models::installed(models_dir, MODEL)).then(|| {
@@ -68,7 +74,11 @@ impl TaskHandler for AigcHandler {
             // Scoring is long CPU work: a blocking thread, never the async threads.
             let detection = tokio::task::spawn_blocking(move || {
                 let mut last = 10;
-                detector.detect_reporting(&input.text, &mut |done, total| {
+                // The check's segmentation: headings, contents and references are not judged,
+                // and the 检测字数 is the check's.
+                let excluded = simcheck::not_prose_mask(&input.text);
+                let chars = paper_chars(&input.text);
+                detector.detect_outside(&input.text, &excluded, chars, &mut |done, total| {
                     let percent = 10 + (done * 85 / total.max(1)) as i64;
                     if percent >= last + 5 {
                         last = percent;

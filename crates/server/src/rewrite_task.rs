@@ -92,11 +92,14 @@ impl RewriteInput {
             .map(|(_, level)| *level)
     }
 
-    /// The lines the task rewrites.
+    /// The lines the task rewrites: the paper's own prose, never headings, the table of
+    /// contents or the reference list (the check's segmentation, as detection reads it).
     pub fn selected(&self) -> Vec<usize> {
         let lines = self.lines();
+        let prose = prose_lines(&self.text, lines.len());
         let eligible = |i: usize| {
             i < lines.len()
+                && prose[i]
                 && self.heading(i).is_none()
                 && aidetect::counted_chars(lines[i]) >= MIN_REWRITE_CHARS
         };
@@ -128,6 +131,23 @@ impl RewriteInput {
             .map(|&i| aidetect::counted_chars(lines[i]))
             .sum()
     }
+}
+
+/// Whether each of the `count` lines of `text` holds any of the paper's own prose.
+fn prose_lines(text: &str, count: usize) -> Vec<bool> {
+    let not_prose = simcheck::not_prose_mask(text);
+    let mut out = vec![false; count];
+    let (mut line, mut at) = (0, 0);
+    for c in text.chars() {
+        if c == '\n' {
+            line += 1;
+        } else if line < count && !not_prose.get(at).copied().unwrap_or(false) && !c.is_whitespace()
+        {
+            out[line] = true;
+        }
+        at += 1;
+    }
+    out
 }
 
 /// One line of the paper in the result.
@@ -396,6 +416,24 @@ mod tests {
         assert_eq!(refund_for(500, 5000, 1000), 500);
         assert_eq!(refund_for(1000, 1, 3), 333);
         assert_eq!(refund_for(500, 10, 0), 0);
+    }
+
+    #[test]
+    fn references_contents_and_unstyled_headings_are_never_selected() {
+        let input = RewriteInput {
+            text: "目录\n第一章 绪论相关研究的背景与意义概述部分……1\n第一章 绪论\n本文研究图像识别中的深度学习方法，并在三个公开数据集上进行了实验验证。\n参考文献\n[1] 张三. 基于深度学习的图像识别方法研究与应用实践[J]. 计算机学报, 2020, 43(5): 1-10.\n[2] 李四. 卷积神经网络在医学影像分析中的应用综述与展望[J]. 软件学报, 2021.".into(),
+            headings: vec![],
+            goal: Goal::Similarity,
+            strength: Strength::Medium,
+            frozen: vec![],
+            only: None,
+            source_task: None,
+            owner: None,
+            file_name: String::new(),
+            chars: 0,
+            rerun: None,
+        };
+        assert_eq!(input.selected(), vec![3]);
     }
 
     #[test]

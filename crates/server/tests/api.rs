@@ -1028,8 +1028,12 @@ mod aigc_journey {
         // Two paragraphs written for this test, each long enough to be judged on its own.
         let text = "第一章 绪论\n\
             我在图书馆的旧报纸里翻到一篇一九八七年的小报道，讲的是县城第一家录像厅开业那天排队的人一直排到了邮电局门口。这个细节让我决定把论文的题目改成县城娱乐空间的变迁，导师起初并不赞成，后来看了我整理的访谈才点了头。\n\
-            随着社会经济的快速发展和人民生活水平的不断提高，文化娱乐消费在居民日常生活中的地位日益重要。本文旨在系统梳理县域娱乐空间的发展历程，深入分析其背后的社会经济动因，并在此基础上提出相应的对策建议，以期为相关研究提供有益参考。\n";
-        let chars = aidetect::counted_chars(text) as u64;
+            随着社会经济的快速发展和人民生活水平的不断提高，文化娱乐消费在居民日常生活中的地位日益重要。本文旨在系统梳理县域娱乐空间的发展历程，深入分析其背后的社会经济动因，并在此基础上提出相应的对策建议，以期为相关研究提供有益参考。\n\
+            参考文献\n\
+            [1] 王明. 县域文化娱乐空间的演变与社会经济动因研究[J]. 地理学报, 2019, 74(6): 1123-1136.\n";
+        // The check's count: the reference list is not the paper's text, for either engine.
+        let chars = simcheck::checked_chars(text, &simcheck::CheckOptions::default()) as u64;
+        assert!(chars < aidetect::counted_chars(text) as u64);
         // Too short for a reliable figure: refused before anything is stored or charged.
         let (status, body) = s
             .post(

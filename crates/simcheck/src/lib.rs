@@ -298,6 +298,18 @@ pub fn refigure(
     })
 }
 
+/// The characters that are not the paper's own prose — headings, the table of contents and the
+/// reference list — by the check's segmentation: AI-text detection and rewriting leave them
+/// out, so every engine reads the paper the same way.
+pub fn not_prose_mask(text: &str) -> Vec<bool> {
+    let doc = segment(text);
+    let mut mask = excluded_mask(&doc, text.chars().count(), &CheckOptions::default());
+    for p in doc.paragraphs.iter().filter(|p| p.is_heading) {
+        mask[p.start..p.end].iter_mut().for_each(|x| *x = true);
+    }
+    mask
+}
+
 /// Characters in sections the options leave out (reference list, table of contents).
 fn excluded_mask(doc: &segment::Document, len: usize, options: &CheckOptions) -> Vec<bool> {
     let mut excluded = vec![false; len];

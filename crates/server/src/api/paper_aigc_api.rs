@@ -150,7 +150,7 @@ pub async fn word_count(
     let upload = read_upload(&state, req).await?;
     let extracted = extract(&state, &upload, &caller).await?;
     Ok(Success(WordCount {
-        chars: aidetect::counted_chars(&extracted.text),
+        chars: crate::aigc_task::paper_chars(&extracted.text),
         rule: COUNTING_RULE.into(),
         format: extracted.format.name().into(),
     }))
@@ -176,7 +176,7 @@ pub async fn machine_init(
     require_model(&state)?;
     let upload = read_upload(&state, req).await?;
     let extracted = extract(&state, &upload, &Caller::user(session.user.id)).await?;
-    let chars = aidetect::counted_chars(&extracted.text);
+    let chars = crate::aigc_task::paper_chars(&extracted.text);
     if chars < aidetect::MIN_CHARS {
         // A figure would mean little, so we do not take money for one.
         return Err(ApiError::new(

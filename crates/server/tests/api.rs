@@ -1948,3 +1948,69 @@ api_test!(
         assert_eq!(res.status(), StatusCode::NOT_FOUND);
     }
 );
+
+mod rewrite_charges {
+    //! The ledger names what was bought: a 降AIGC run says 降AIGC, a 降重 says 降重.
+    use super::*;
+
+    async fn named(db: TestDb) {
+        let Some(models) = detection_models() else {
+            db.cleanup().await;
+            return;
+        };
+        let store = db.store.clone();
+        let config = Config {
+            models_dir: Some(models),
+            ..test_config()
+        };
+        let s = TestServer::start(db, config).await;
+        let token = s.register("buyer01", "password-123").await;
+        let me = s
+            .post("/api/base/login_api/current", Some(&token), json!({}))
+            .await
+            .1["result"]["id"]
+            .as_i64()
+            .unwrap();
+        store.operator_credit(me, 5000, 0, "测试充值").await.unwrap();
+        let text = "随着社会经济的快速发展和人民生活水平的不断提高，文化娱乐消费在居民日常生活中的地位日益重要，本文梳理其发展历程。";
+        for (goal, service) in [("aigc", "降AIGC"), ("similarity", "降重改写")] {
+            let (status, draft) = s
+                .post(
+                    "/api/base/paper_machine_api/machine_init",
+                    Some(&token),
+                    json!({"title": "娱乐消费", "text": text}),
+                )
+                .await;
+            assert_eq!(status, StatusCode::OK, "{draft}");
+            let id = draft["result"]["id"].as_i64().unwrap();
+            let (status, paid) = s
+                .post(
+                    "/api/base/paper_machine_api/machine_submit",
+                    Some(&token),
+                    json!({"id": id, "goal": goal}),
+                )
+                .await;
+            assert_eq!(status, StatusCode::OK, "{paid}");
+            let (_, account) = s
+                .get("/api/base/account_info_api/account", Some(&token))
+                .await;
+            let newest = &account["result"]["ledger"][0];
+            assert_eq!(newest["kind"], json!("task_charge"));
+            assert!(
+                newest["reason"].as_str().unwrap().starts_with(service),
+                "{newest}"
+            );
+        }
+        s.stop().await;
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn sqlite() {
+        named(TestDb::sqlite().await).await;
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn postgres() {
+        named(TestDb::postgres().await).await;
+    }
+}

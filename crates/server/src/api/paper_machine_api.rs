@@ -662,6 +662,12 @@ pub async fn submit_draft(
     let input_json = serde_json::to_string(&input).map_err(ApiError::internal)?;
     let cost = paper_task::quote(state, user_id, task.id, input.chars, &tariff(state)).await?;
     let queueing = paper_task::Queueing::Submit(Some(input_json));
+    // The ledger names what the student bought: a 降AIGC run is not a 降重.
+    let service = match input.goal {
+        Goal::Aigc => "降AIGC",
+        Goal::Both => "降重 + 降AIGC",
+        _ => service,
+    };
     let task = paper_task::charge_and_queue_with(state, &task, &cost, service, queueing).await?;
     Ok(record(&task))
 }

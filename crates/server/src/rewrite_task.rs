@@ -351,6 +351,18 @@ impl<L: Library + 'static> TaskHandler for RewriteHandler<L> {
                     })
                     .collect(),
             };
+            // The model gave nothing for any paragraph (unreachable, or every answer empty):
+            // the task failed, with the reason, and is refunded in full.
+            if !outcomes.is_empty() && outcomes.iter().all(|o| o.failed()) {
+                let why = outcomes
+                    .iter()
+                    .find_map(|o| o.reason.clone())
+                    .unwrap_or_else(|| "模型未给出改写".into());
+                return Err(TaskError::permanent(format!(
+                    "没有一段得到改写（{}），费用已全额退回",
+                    why.trim_start_matches("保留原文：")
+                )));
+            }
             let (mut total, mut failed) = (0, 0);
             for (&i, outcome) in selected.iter().zip(outcomes) {
                 let n = aidetect::counted_chars(lines[i]);

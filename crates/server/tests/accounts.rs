@@ -608,3 +608,32 @@ async fn sweeper_cleans_expired_rows_sqlite() {
 async fn sweeper_cleans_expired_rows_postgres() {
     sweeper_cleans_expired_rows(TestDb::postgres().await).await;
 }
+
+api_test!(
+    a_fresh_qr_login_may_set_a_forgotten_password,
+    test_config(),
+    async |s: &TestServer| {
+        // The phone stays signed in; the password is forgotten on the desktop.
+        let phone = s.register("forgot01", "password-123").await;
+        let reset = json!({"old_password": "", "new_password": "new-password-456"});
+        // A password session must give the old password.
+        let (status, body) = s.post(CHANGE_PASSWORD, Some(&phone), reset.clone()).await;
+        assert_error(status, &body, 400, "old_password_required");
+        assert!(body["message"].as_str().unwrap().contains("扫码登录"));
+        // Scanned with the phone, the desktop may set a new one without the old.
+        let id = new_qr(s, DESKTOP).await;
+        let (status, body) = confirm(s, &id, &phone, PHONE).await;
+        assert_eq!(status, StatusCode::OK, "{body}");
+        let desktop = collect(s, &id).await;
+        let (status, body) = s.post(CHANGE_PASSWORD, Some(&desktop), reset).await;
+        assert_eq!(status, StatusCode::OK, "{body}");
+        let (status, body) = s
+            .post(
+                LOGIN,
+                None,
+                json!({"username": "forgot01", "password": "new-password-456"}),
+            )
+            .await;
+        assert_eq!(status, StatusCode::OK, "{body}");
+    }
+);

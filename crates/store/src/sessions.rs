@@ -17,6 +17,10 @@ pub struct NewSession<'a> {
 pub struct SessionUser {
     pub session_id: i64,
     pub token_hash: String,
+    /// How the session was signed in: `password`, `register`, `qr:<provider>`.
+    pub via: String,
+    /// When the session was signed in, Unix milliseconds.
+    pub signed_in_at: i64,
     pub user: User,
 }
 
@@ -31,7 +35,7 @@ impl Store {
     pub async fn session_user(&self, token: &str) -> Result<SessionUser> {
         let digest = secrets::token_digest(token);
         let row = sqlx::query(
-            "SELECT s.id AS session_id, u.id, u.login_name, u.avatar, u.introduction, u.is_operator, u.created_at \
+            "SELECT s.id AS session_id, s.via, s.created_at AS signed_in_at, u.id, u.login_name, u.avatar, u.introduction, u.is_operator, u.created_at \
              FROM sessions s JOIN users u ON u.id = s.user_id \
              WHERE s.token_hash = $1 AND s.revoked_at IS NULL AND s.expires_at > $2",
         )
@@ -43,6 +47,8 @@ impl Store {
         Ok(SessionUser {
             session_id: row.try_get("session_id")?,
             token_hash: digest,
+            via: row.try_get("via")?,
+            signed_in_at: row.try_get("signed_in_at")?,
             user: User {
                 id: row.try_get("id")?,
                 login_name: row.try_get("login_name")?,

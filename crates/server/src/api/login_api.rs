@@ -200,20 +200,34 @@ pub async fn logout(State(state): State<AppState>, AuthUser(session): AuthUser) 
 
 #[derive(Debug, Deserialize, ToSchema)]
 pub struct ChangePasswordForm {
+    /// May be empty within `QR_RESET_MINUTES` of signing in by QR code (the forgotten-password
+    /// path: the phone that confirmed the QR login vouches for the account holder).
+    #[serde(default)]
     pub old_password: String,
     pub new_password: String,
 }
 
+/// How long after a QR login the password may be set without the old one.
+pub const QR_RESET_MINUTES: i64 = 15;
+
+/// Whether `session` may set a new password without the old one: signed in by QR code within
+/// the last `QR_RESET_MINUTES`.
+pub fn may_reset_without_old(session: &store::SessionUser, now_ms: i64) -> bool {
+    session.via.starts_with("qr:") && now_ms - session.signed_in_at <= QR_RESET_MINUTES * 60_000
+}
+
 /// Changes the password; every other session of the user is signed out. A wrong old password
 /// counts as a failed login of this account from this IP, and the same lockouts apply (429
-/// `too_many_attempts`), so a stolen session cannot be used to guess the password. The new
+/// `too_many_attempts`), so a stolen session cannot be used to guess the password. Within 15
+/// minutes of a QR login the old password may be left empty (forgot password: the confirming
+/// phone vouches for the holder); otherwise an empty one is `old_password_required`. The new
 /// password follows the registration rules. Passwords in the query string are refused.
 #[utoipa::path(post, path = "/api/base/login_api/change_password", tag = "login_api",
     security(("bearer" = [])),
     request_body(content = ChangePasswordForm, description = "JSON or form body; never the query string"),
     responses(
         (status = 200, body = inline(crate::envelope::Envelope<bool>)),
-        (status = 400, description = "wrong_password / weak_password / invalid_password / blank_password / password_contains_username / common_password / credentials_in_url", body = crate::envelope::ErrorBody),
+        (status = 400, description = "wrong_password / old_password_required / weak_password / invalid_password / blank_password / password_contains_username / common_password / credentials_in_url", body = crate::envelope::ErrorBody),
         (status = 401, description = "not_logged_in", body = crate::envelope::ErrorBody),
         (status = 429, description = "too_many_attempts, with Retry-After", body = crate::envelope::ErrorBody),
     ))]
@@ -225,13 +239,27 @@ pub async fn change_password(
     Params(form): Params<ChangePasswordForm>,
 ) -> ApiResult<bool> {
     let name = &session.user.login_name;
-    state.login_limiter.check(&client.ip, name).await?;
-    let verified = state.store.verify_login(name, &form.old_password).await?;
-    if verified.is_none() {
-        state.login_limiter.record_failure(&client.ip, name).await?;
-        return Err(ApiError::bad_request("wrong_password", "原密码不正确"));
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as i64);
+    if form.old_password.is_empty() {
+        if !may_reset_without_old(&session, now) {
+            return Err(ApiError::bad_request(
+                "old_password_required",
+                format!(
+                    "请输入原密码；忘记原密码时，请先用手机扫码登录，登录后 {QR_RESET_MINUTES} 分钟内可直接设置新密码"
+                ),
+            ));
+        }
+    } else {
+        state.login_limiter.check(&client.ip, name).await?;
+        let verified = state.store.verify_login(name, &form.old_password).await?;
+        if verified.is_none() {
+            state.login_limiter.record_failure(&client.ip, name).await?;
+            return Err(ApiError::bad_request("wrong_password", "原密码不正确"));
+        }
+        state.login_limiter.record_success(&client.ip, name).await?;
     }
-    state.login_limiter.record_success(&client.ip, name).await?;
     check_new_password(&form.new_password, name)?;
     state
         .store
@@ -447,4 +475,41 @@ pub async fn qr_confirm(
         .map_err(map_qr_missing)?
         .map_err(qr_state_error)?;
     Ok(Success(true))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn session(via: &str, signed_in_at: i64) -> store::SessionUser {
+        store::SessionUser {
+            session_id: 1,
+            token_hash: String::new(),
+            via: via.into(),
+            signed_in_at,
+            user: store::User {
+                id: 1,
+                login_name: "u".into(),
+                avatar: String::new(),
+                introduction: String::new(),
+                is_operator: false,
+                created_at: 0,
+            },
+        }
+    }
+
+    #[test]
+    fn only_a_fresh_qr_login_may_skip_the_old_password() {
+        let now = 100 * 60_000;
+        assert!(may_reset_without_old(
+            &session("qr:wechat", now - 60_000),
+            now
+        ));
+        assert!(!may_reset_without_old(
+            &session("qr:wechat", now - 16 * 60_000),
+            now
+        ));
+        assert!(!may_reset_without_old(&session("password", now), now));
+        assert!(!may_reset_without_old(&session("register", now), now));
+    }
 }

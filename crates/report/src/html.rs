@@ -47,6 +47,35 @@ fn highlighted_text(doc: &ReportDoc<'_>) -> String {
     body
 }
 
+/// 相似片段对照: each source's matched passages, the paper's (原文) beside the source's own.
+fn excerpts_html(doc: &ReportDoc<'_>) -> String {
+    let chars: Vec<char> = doc.text.chars().collect();
+    let groups = crate::excerpts_by_source(doc.report);
+    if groups.is_empty() {
+        return String::new();
+    }
+    let mut out = String::from("<h2>相似片段对照</h2>");
+    for (i, (source, spans)) in groups.iter().enumerate() {
+        out.push_str(&format!(
+            "<h3>{}. 《{}》</h3><table><tr><th>原文</th><th>相似内容</th></tr>",
+            i + 1,
+            escape(&source.title)
+        ));
+        for span in spans {
+            let original: String = chars[span.start.min(chars.len())..span.end.min(chars.len())]
+                .iter()
+                .collect();
+            out.push_str(&format!(
+                "<tr><td>{}</td><td>{}</td></tr>",
+                escape(&original),
+                escape(&span.source_text)
+            ));
+        }
+        out.push_str("</table>");
+    }
+    out
+}
+
 pub fn render_html(doc: &ReportDoc<'_>) -> String {
     let r = doc.report;
     let mut sources = String::new();
@@ -113,6 +142,7 @@ h1{{font-size:22px}}table{{border-collapse:collapse;width:100%}}td,th{{border:1p
 {private}
 <h2>各章节复制比</h2><table><tr><th>章节</th><th>字数</th><th>重复字数</th><th>复制比</th></tr>{chapters}</table>
 <h2>相似来源</h2><table><tr><th>#</th><th>标题</th><th>作者</th><th>来源</th><th>重复字数</th><th>占比</th></tr>{sources}</table>
+{excerpts}
 <h2>全文标注</h2><p>{legend}</p><div class="text">{body}</div>
 <p class="note">{rule}疑似意译不计入复制比。{verify}{engine}</p>
 </body></html>"#,
@@ -140,6 +170,7 @@ h1{{font-size:22px}}table{{border-collapse:collapse;width:100%}}td,th{{border:1p
         chars = r.total_chars,
         copied = r.copied_chars,
         body = highlighted_text(doc),
+        excerpts = excerpts_html(doc),
         rule = COUNTING_RULE,
         verify = escape(&doc.verification.note()),
         engine = simcheck::ENGINE_VERSION,

@@ -111,6 +111,25 @@ pub fn scope_label(scope: Scope) -> &'static str {
     }
 }
 
+/// The matched passages of each source (in the report's order of sources), each with the
+/// source's own wording; suspected paraphrases are left out (they do not count).
+pub fn excerpts_by_source(report: &Report) -> Vec<(&simcheck::SourceShare, Vec<&simcheck::Span>)> {
+    report
+        .sources
+        .iter()
+        .map(|source| {
+            let mut spans: Vec<&simcheck::Span> = report
+                .spans
+                .iter()
+                .filter(|s| s.source_id == source.id && s.class != SpanClass::Paraphrase)
+                .collect();
+            spans.sort_by_key(|s| s.start);
+            (source, spans)
+        })
+        .filter(|(_, spans)| !spans.is_empty())
+        .collect()
+}
+
 /// The class shown for each character of the text: copies win over light edits, edits over
 /// quotations, quotations over suspected paraphrases.
 pub fn char_marks(text_len: usize, report: &Report) -> Vec<Option<SpanClass>> {

@@ -496,6 +496,50 @@ fn sources(l: &mut Layout<'_>, doc: &ReportDoc<'_>) {
     }
 }
 
+/// 相似片段对照, as CNKI's full report prints it: under each source, every matched passage of
+/// the paper (原文) above the source's own wording (相似内容).
+fn excerpts(l: &mut Layout<'_>, doc: &ReportDoc<'_>) {
+    let content_w = PAGE_W - 2.0 * MARGIN;
+    let chars: Vec<char> = doc.text.chars().collect();
+    let groups = crate::excerpts_by_source(doc.report);
+    if groups.is_empty() {
+        return;
+    }
+    l.heading("相似片段对照");
+    for (i, (source, spans)) in groups.iter().enumerate() {
+        l.ensure(60.0);
+        l.paragraph(
+            &format!("{}. 《{}》　{} 处", i + 1, source.title, spans.len()),
+            10.5,
+            BLACK,
+            MARGIN,
+            content_w,
+        );
+        for span in spans {
+            l.ensure(48.0);
+            let (label, _) = class_style(span.class);
+            let original: String = chars[span.start.min(chars.len())..span.end.min(chars.len())]
+                .iter()
+                .collect();
+            l.paragraph(
+                &format!("原文（{label}，{} 字）：{original}", span.chars),
+                9.5,
+                BLACK,
+                MARGIN + 14.0,
+                content_w - 14.0,
+            );
+            l.paragraph(
+                &format!("相似内容：{}", span.source_text),
+                9.5,
+                GREY,
+                MARGIN + 14.0,
+                content_w - 14.0,
+            );
+            l.y += 6.0;
+        }
+    }
+}
+
 fn full_text(l: &mut Layout<'_>, doc: &ReportDoc<'_>) {
     l.heading("全文标注");
     legend(l, &LEGEND.map(class_style));
@@ -567,6 +611,7 @@ pub fn render_pdf(doc: &ReportDoc<'_>, font: &PdfFont) -> Result<Vec<u8>, PdfErr
     l.new_page();
     chapters(&mut l, doc);
     sources(&mut l, doc);
+    excerpts(&mut l, doc);
     full_text(&mut l, doc);
     l.write(
         font,

@@ -89,6 +89,8 @@ async fn the_pdf_carries_cover_figures_sources_and_text() {
         "第一章绪论",
         "私有比对库",
         "http://127.0.0.1:8080/verify",
+        "相似片段对照",
+        "相似内容：",
     ] {
         let needle: String = needle.split_whitespace().collect();
         assert!(flat.contains(&needle), "missing {needle:?} in:\n{read}");

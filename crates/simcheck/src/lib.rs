@@ -19,7 +19,7 @@ pub use embedded::EmbeddedLibrary;
 pub use fingerprint::FingerprintParams;
 pub use library::{DocId, DocMeta, Library, LibraryError, NewDoc, Scope, ScopeFilter};
 pub use paraphrase::SentenceEmbedder;
-pub use report::{Report, Span};
+pub use report::{Report, SourceShare, Span};
 
 use align::AlignParams;
 use fingerprint::kgram_hashes;

@@ -64,6 +64,16 @@ test('AIGC detection: paste paragraphs → pay → report with bands and AI rate
   const gauge = await page.getByTestId('aigc-report-rate').innerText()
   assert.equal(Number(gauge.replace('%', '')), listed)
   await page.getByTestId('aigc-legend').getByText(/高度疑似 ≥ \d+%/).waitFor()
+  // 占比 is explained where it stands, and the distribution's bars fill the chart, each as wide
+  // as its paragraph is long.
+  await page.getByTestId('aigc-rate-explained').waitFor()
+  const strip = await page.getByTestId('aigc-distribution').boundingBox()
+  const bars = await page.locator('.aigc-bar').evaluateAll((els) => els.map((el) => el.getBoundingClientRect().width))
+  const barsWidth = bars.reduce((a, b) => a + b, 0)
+  assert.ok(barsWidth > strip.width * 0.9, `bars ${barsWidth}px of ${strip.width}px`)
+  const lengths = PARAGRAPHS.map((t) => t.replace(/\s/g, '').length)
+  const longest = lengths.indexOf(Math.max(...lengths))
+  assert.equal(bars.indexOf(Math.max(...bars)), longest)
   await page.waitForTimeout(400)
   await page.screenshot({ path: 'artifacts/aigc-report.png' }).catch(() => {})
 

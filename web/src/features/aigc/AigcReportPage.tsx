@@ -1,5 +1,6 @@
 import { useMemo, useState } from 'react'
 import { Alert, Button, Card, Col, Descriptions, Empty, Modal, Progress, Result, Row, Space, Spin, Statistic, Tag, Tooltip } from 'antd'
+import { QuestionCircleOutlined } from '@ant-design/icons'
 import { useQuery, useQueryClient } from '@tanstack/react-query'
 import { useNavigate, useParams } from 'react-router'
 import { aigcDownload, aigcLoad, aigcParagraph, aigcReport } from './api'
@@ -43,11 +44,23 @@ function Figures({ report }: { report: AigcReport }) {
           )}
         />
         <div className="report-gauge-label">AIGC 占比</div>
+        <div className="muted report-gauge-note" data-testid="aigc-rate-explained">
+          高度疑似段落的字数占检测字数的比例
+        </div>
       </Col>
       <Col xs={24} md={16}>
         {r.notice && <Alert className="mb" type="warning" showIcon title={r.notice} data-testid="aigc-notice" />}
         <Row gutter={[12, 12]}>
-          <Col xs={12} lg={8}><Statistic title="全文 AI 生成概率" value={r.probability == null ? '—' : pct(r.probability * 100)} /></Col>
+          <Col xs={12} lg={8}>
+            <Statistic
+              title={
+                <Tooltip title="把全文当作一个整体判断为 AI 生成的概率。它与 AIGC 占比不同：占比只数高度疑似段落的字数，全文概率看的是整篇的整体特征。">
+                  <span>全文 AI 生成概率 <QuestionCircleOutlined /></span>
+                </Tooltip>
+              }
+              value={r.probability == null ? '—' : pct(r.probability * 100)}
+            />
+          </Col>
           <Col xs={12} lg={8}><Statistic title="检测字数" value={r.chars} suffix="字" /></Col>
           <Col xs={12} lg={8}><Statistic title="判断段落" value={report.paragraphs.length} suffix="段" /></Col>
           <Col xs={12} lg={8}><Statistic title="高度疑似" value={`${high.count} 段 / ${high.chars} 字`} valueStyle={{ color: '#cf1322' }} /></Col>
@@ -63,16 +76,33 @@ function Figures({ report }: { report: AigcReport }) {
 function Distribution({ report, onPick }: { report: AigcReport; onPick: (index: number) => void }) {
   if (report.paragraphs.length === 0) return <Empty image={Empty.PRESENTED_IMAGE_SIMPLE} description="没有可单独判断的段落" />
   return (
-    <div className="aigc-strip" data-testid="aigc-distribution">
-      <span className="aigc-threshold" style={{ bottom: `${report.highThreshold * 100}%` }} title="高度疑似阈值" />
-      <span className="aigc-threshold medium" style={{ bottom: `${report.mediumThreshold * 100}%` }} title="中度疑似阈值" />
-      {report.paragraphs.map((p) => (
-        <Tooltip key={p.index} title={`第 ${p.index + 1} 段 · AI 生成概率 ${pct(p.probability * 100)} · ${p.bandLabel}`}>
-          <button type="button" className="aigc-bar" onClick={() => onPick(p.index)} aria-label={`第 ${p.index + 1} 段`}>
-            <span style={{ height: `${Math.max(2, p.probability * 100)}%`, background: BAND_COLOR[p.band] }} />
-          </button>
-        </Tooltip>
-      ))}
+    <div className="aigc-chart">
+      <div className="aigc-axis" aria-hidden>
+        <span style={{ bottom: '100%' }}>100%</span>
+        <span style={{ bottom: '50%' }}>50%</span>
+        <span style={{ bottom: '0%' }}>0</span>
+      </div>
+      <div className="aigc-strip" data-testid="aigc-distribution">
+        <span className="aigc-threshold" style={{ bottom: `${report.highThreshold * 100}%` }} title="高度疑似阈值">
+          <em>高度疑似 {Math.round(report.highThreshold * 100)}%</em>
+        </span>
+        <span className="aigc-threshold medium" style={{ bottom: `${report.mediumThreshold * 100}%` }} title="中度疑似阈值">
+          <em>中度疑似 {Math.round(report.mediumThreshold * 100)}%</em>
+        </span>
+        {report.paragraphs.map((p) => (
+          <Tooltip key={p.index} title={`第 ${p.index + 1} 段 · ${p.chars} 字 · AI 生成概率 ${pct(p.probability * 100)} · ${p.bandLabel}`}>
+            <button
+              type="button"
+              className="aigc-bar"
+              style={{ flexGrow: Math.max(1, p.chars) }}
+              onClick={() => onPick(p.index)}
+              aria-label={`第 ${p.index + 1} 段`}
+            >
+              <span style={{ height: `${Math.max(2, p.probability * 100)}%`, background: BAND_COLOR[p.band] }} />
+            </button>
+          </Tooltip>
+        ))}
+      </div>
     </div>
   )
 }
@@ -187,7 +217,7 @@ export default function AigcReportPage() {
           <Figures report={data} />
         </Card>
         <Card size="small" title="段落分布" className="mt">
-          <div className="muted mb-s">每根柱为一段，高度为该段的 AI 生成概率，虚线为分级阈值；点击查看该段。</div>
+          <div className="muted mb-s">每根柱为一段：高度为该段的 AI 生成概率，宽度与该段字数成比例，虚线为分级阈值；点击查看该段。</div>
           <Distribution report={data} onPick={setPicked} />
         </Card>
         <Card size="small" title="全文标注" className="mt">

@@ -11,7 +11,7 @@ test('register → logout → password login → protected page → logout lands
   const dialog = page.locator('.ant-modal')
   await dialog.getByText('立即注册').click()
   await dialog.getByPlaceholder('用户名（4–32 个字符）').fill('e2e_student')
-  await dialog.getByPlaceholder('密码（至少 8 位）').fill('e2e-password-1')
+  await dialog.getByPlaceholder('密码（至少 8 位，含字母和数字）').fill('e2e-password-1')
   await dialog.getByPlaceholder('确认密码').fill('e2e-password-1')
   await dialog.getByRole('button', { name: '注册并登录' }).click()
   await page.getByTestId('user-area').waitFor()

@@ -182,7 +182,7 @@ pub fn is_common_password(password: &str) -> bool {
 }
 
 /// The checks on a new password (registration and password change): `weak_password` (too
-/// short), `invalid_password` (too long), `blank_password`, `password_contains_username`,
+/// short, or not both letters and digits), `invalid_password` (too long), `blank_password`, `password_contains_username`,
 /// `common_password`.
 pub fn check_new_password(password: &str, username: &str) -> Result<(), ApiError> {
     let count = password.chars().count();
@@ -215,6 +215,15 @@ pub fn check_new_password(password: &str, username: &str) -> Result<(), ApiError
         return Err(ApiError::bad_request(
             "common_password",
             "该密码过于常见，很容易被猜中，请换一个更复杂的密码",
+        ));
+    }
+    // The same rule the registration form states (web/src/utils/validate.ts).
+    if !password.chars().any(|c| c.is_ascii_alphabetic())
+        || !password.chars().any(|c| c.is_ascii_digit())
+    {
+        return Err(ApiError::bad_request(
+            "weak_password",
+            "密码需同时包含字母和数字",
         ));
     }
     Ok(())
@@ -327,6 +336,8 @@ mod tests {
         let code = |p: &str, u: &str| check_new_password(p, u).err().map(|e| e.code);
         assert_eq!(code("password-123", "student01"), None);
         assert_eq!(code("short", "student01"), Some("weak_password"));
+        assert_eq!(code("abcdefgh-x", "student01"), Some("weak_password"));
+        assert_eq!(code("2468013579", "student01"), Some("weak_password"));
         assert_eq!(code("        ", "student01"), Some("blank_password"));
         assert_eq!(
             code("\t \u{3000}     ", "student01"),

@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'react'
-import { Alert, Form, Input, Segmented, Typography, Upload } from 'antd'
+import { Alert, Form, Input, Segmented, Upload } from 'antd'
 import { InboxOutlined } from '@ant-design/icons'
 import type { PaperSource } from '../api/paper'
 import type { ApiError } from '../api/client'
@@ -97,11 +97,11 @@ export function usePaperInput(countWith: (source: PaperSource) => Promise<WordCo
         {countError ? (
           <Alert type="error" showIcon title={countError} />
         ) : count ? (
-          <Typography.Text>
-            检测字数：<b>{count.chars.toLocaleString('zh-CN')}</b> 字<Typography.Text type="secondary">（{count.rule}）</Typography.Text>
-          </Typography.Text>
+          <span>
+            检测字数：<b>{count.chars.toLocaleString('zh-CN')}</b> 字<span className="text-secondary">（{count.rule}）</span>
+          </span>
         ) : (
-          <Typography.Text type="secondary">选择文件或粘贴文本后显示字数</Typography.Text>
+          <span className="text-secondary">选择文件或粘贴文本后显示字数</span>
         )}
       </div>
     </>

@@ -1,4 +1,5 @@
-import { Activity, useRef, type ReactNode } from 'react'
+import { Activity, Suspense, useRef, type ReactNode } from 'react'
+import { Spin } from 'antd'
 import { useLocation, useOutlet } from 'react-router'
 import { useTagsViewStore } from '../stores/tagsView'
 
@@ -22,7 +23,8 @@ export default function AppMain() {
     <main className="app-main">
       {[...map.entries()].map(([path, element]) => (
         <Activity key={path} mode={path === pathname ? 'visible' : 'hidden'}>
-          {element}
+          {/* Pages are split into chunks: a spinner shows while one loads for the first time. */}
+          <Suspense fallback={<Spin className="page-spin" />}>{element}</Suspense>
         </Activity>
       ))}
     </main>

@@ -1,5 +1,4 @@
-import { useEffect } from 'react'
-import { Drawer } from 'antd'
+import { lazy, Suspense, useEffect, useState } from 'react'
 import { useLocation, useMatches, useNavigation } from 'react-router'
 import NProgress from 'nprogress'
 import 'nprogress/nprogress.css'
@@ -8,8 +7,8 @@ import Navbar from './Navbar'
 import Breadcrumbs from './Breadcrumbs'
 import TagsView from './TagsView'
 import AppMain from './AppMain'
-import SettingsPanel from '../components/SettingsPanel'
 import LoginDialog from '../features/auth/LoginDialog'
+import { useLoginBlocker } from '../features/auth/useLoginBlocker'
 import { MOBILE_BREAKPOINT, useAppStore } from '../stores/app'
 import { useSettingsStore } from '../stores/settings'
 import { useSiteStore } from '../stores/site'
@@ -20,6 +19,11 @@ import { getToken } from '../utils/auth'
 import type { RouteMeta } from '../router/meta'
 
 NProgress.configure({ showSpinner: false })
+
+// Loaded when first opened: its colour picker is heavy and most visitors never open it.
+const SettingsPanel = lazy(() => import('../components/SettingsPanel'))
+// The sidebar drawer of mobile mode (below 992 px).
+const MobileSidebar = lazy(() => import('./MobileSidebar'))
 
 /** Spec §2: the site title, plus '- ' and the route title when there is one. */
 export function pageTitle(siteTitle: string, routeTitle?: string): string {
@@ -42,13 +46,16 @@ function useResponsiveDevice() {
 
 export default function Layout() {
   const { sidebarOpened, device, toggleSidebar, closeSidebar } = useAppStore()
-  const { tagsView, fixedHeader } = useSettingsStore()
+  const { tagsView, fixedHeader, panelVisible } = useSettingsStore()
+  const [settingsLoaded, setSettingsLoaded] = useState(false)
+  if (panelVisible && !settingsLoaded) setSettingsLoaded(true)
   const siteTitle = useSiteStore((s) => s.siteTitle)
   const navigation = useNavigation()
   const matches = useMatches()
   const location = useLocation()
   const meta = (matches[matches.length - 1]?.handle ?? {}) as RouteMeta
   useResponsiveDevice()
+  useLoginBlocker()
 
   useEffect(() => {
     if (navigation.state === 'idle') NProgress.done()
@@ -76,16 +83,9 @@ export default function Layout() {
   return (
     <div className={`app-wrapper ${mobile ? 'mobile' : 'desktop'}${collapsed ? ' collapsed' : ''}`}>
       {mobile ? (
-        <Drawer
-          placement="left"
-          open={sidebarOpened}
-          onClose={() => closeSidebar(false)}
-          size={220}
-          closable={false}
-          styles={{ body: { padding: 0, background: '#001529' } }}
-        >
-          <Sidebar collapsed={false} onNavigate={() => closeSidebar(false)} />
-        </Drawer>
+        <Suspense fallback={null}>
+          <MobileSidebar open={sidebarOpened} onClose={() => closeSidebar(false)} />
+        </Suspense>
       ) : (
         <aside className="sidebar-container">
           <Sidebar collapsed={collapsed} />
@@ -106,7 +106,11 @@ export default function Layout() {
         </header>
         <AppMain />
       </div>
-      <SettingsPanel />
+      {settingsLoaded && (
+        <Suspense fallback={null}>
+          <SettingsPanel />
+        </Suspense>
+      )}
       <LoginDialog />
     </div>
   )

@@ -7,7 +7,7 @@ import { useSettingsStore } from '../stores/settings'
 import { useSiteStore } from '../stores/site'
 import { useLoginDialogStore } from '../stores/loginDialog'
 import { useTagsViewStore } from '../stores/tagsView'
-import { activeHeaderKey, headerMenu } from '../router/routes'
+import { activeHeaderKey, headerMenu, homeTarget } from '../router/routes'
 import HeaderSearch from '../components/HeaderSearch'
 import Screenfull from '../components/Screenfull'
 import SizeSelect from '../components/SizeSelect'
@@ -28,7 +28,9 @@ export default function Navbar() {
     const entry = headerMenu.find((h) => h.key === key)
     if (!entry) return
     if (entry.to === 'marketing') {
-      if (marketingUrl) window.open(marketingUrl, '_blank', 'noopener')
+      const target = homeTarget(marketingUrl)
+      if ('external' in target) window.open(target.external, '_blank', 'noopener')
+      else navigate(target.path)
     } else {
       navigate(entry.to)
     }
@@ -89,7 +91,7 @@ export default function Navbar() {
             </span>
           </Dropdown>
         ) : (
-          <Button type="primary" size="small" onClick={openLogin} data-testid="open-login">
+          <Button type="primary" size="small" onClick={() => openLogin()} data-testid="open-login">
             登录 / 注册
           </Button>
         )}

@@ -33,6 +33,11 @@ describe('navigation guard', () => {
     expect(usePermissionStore.getState().groups.length).toBeGreaterThan(0)
   })
 
+  it('lets visitors open / (it only redirects to the check page) and the service overview', async () => {
+    expect(await run('/')).toBeNull()
+    expect(await run('/dashboard')).toBeNull()
+  })
+
   it('sends visitors elsewhere to /login with a redirect query', async () => {
     expect(location(await run('/aipaper/list'))).toBe('/login?redirect=/aipaper/list')
   })

@@ -3,7 +3,7 @@ import { getToken } from '../utils/auth'
 import { toastError } from '../utils/feedback'
 import { useUserStore } from '../stores/user'
 import { usePermissionStore } from '../stores/permission'
-import { isWhitelisted } from './whitelist'
+import { needsLogin } from './whitelist'
 import { zhCN } from '../locales/zh-CN'
 
 /**
@@ -12,6 +12,8 @@ import { zhCN } from '../locales/zh-CN'
  *   fails the token is cleared, the message shown ('Has Error' as fallback) and the user sent
  *   to /login?redirect=…;
  * - without a token, whitelisted paths proceed as an anonymous user, others go to /login?redirect=….
+ *   (In-app clicks on such paths never get here: the shell's blocker opens the login dialog
+ *   instead, see `useLoginBlocker`; this branch serves typed-in addresses and reloads.)
  */
 export async function guardLoader({ request }: LoaderFunctionArgs) {
   const path = new URL(request.url).pathname
@@ -29,7 +31,7 @@ export async function guardLoader({ request }: LoaderFunctionArgs) {
       return redirect(`/login?redirect=${path}`)
     }
   }
-  if (isWhitelisted(path)) {
+  if (!needsLogin(path)) {
     if (!user.anonymous) {
       user.becomeAnonymous()
       usePermissionStore.getState().generateRoutes(['admin'])

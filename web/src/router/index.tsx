@@ -1,15 +1,24 @@
+import { lazy, Suspense, type ReactNode } from 'react'
+import { Spin } from 'antd'
 import { createBrowserRouter, redirect, type RouteObject } from 'react-router'
 import Layout from '../layout/Layout'
 import { guardLoader } from './guard'
-import { allPages } from './routes'
-import LoginPage from '../features/auth/LoginPage'
-import ForgotPasswordPage from '../features/auth/ForgotPasswordPage'
-import AuthRedirectPage from '../features/auth/AuthRedirectPage'
-import QrConfirmPage from '../features/auth/QrConfirmPage'
-import VerifyPage from '../features/verify/VerifyPage'
+import { allPages, DASHBOARD_PATH } from './routes'
 import RedirectPage from '../features/errors/RedirectPage'
-import { NotFoundPage, UnauthorizedPage } from '../features/errors/ErrorPages'
-import FeatureUnavailable from '../components/FeatureUnavailable'
+
+// Pages in their own chunks (see routes.tsx); the shell's AppMain supplies the Suspense boundary.
+const FeatureUnavailable = lazy(() => import('../components/FeatureUnavailable'))
+const NotFoundPage = lazy(() => import('../features/errors/ErrorPages').then((m) => ({ default: m.NotFoundPage })))
+const UnauthorizedPage = lazy(() => import('../features/errors/ErrorPages').then((m) => ({ default: m.UnauthorizedPage })))
+const LoginPage = lazy(() => import('../features/auth/LoginPage'))
+const ForgotPasswordPage = lazy(() => import('../features/auth/ForgotPasswordPage'))
+const AuthRedirectPage = lazy(() => import('../features/auth/AuthRedirectPage'))
+const DashboardPage = lazy(() => import('../features/home/DashboardPage'))
+const QrConfirmPage = lazy(() => import('../features/auth/QrConfirmPage'))
+const VerifyPage = lazy(() => import('../features/verify/VerifyPage'))
+
+/** Pages that stand alone, outside the shell, need their own Suspense boundary. */
+const standalone = (page: ReactNode) => <Suspense fallback={<Spin className="page-spin" />}>{page}</Suspense>
 
 const utilityRoutes: RouteObject[] = [
   { path: '/redirect/*', element: <RedirectPage />, handle: { hidden: true, noTag: true } },
@@ -27,9 +36,9 @@ const utilityRoutes: RouteObject[] = [
 
 export const routeObjects: RouteObject[] = [
   // The phone confirmation page stands alone: no shell on a phone-sized screen.
-  { path: '/m/qr/:id', element: <QrConfirmPage />, handle: { title: '扫码登录确认' } },
+  { path: '/m/qr/:id', element: standalone(<QrConfirmPage />), handle: { title: '扫码登录确认' } },
   // Report verification is public and stands alone too: whoever holds a printed report checks it here.
-  { path: '/verify', element: <VerifyPage />, handle: { title: '报告真伪核验' } },
+  { path: '/verify', element: standalone(<VerifyPage />), handle: { title: '报告真伪核验' } },
   {
     id: 'root',
     path: '/',
@@ -39,7 +48,8 @@ export const routeObjects: RouteObject[] = [
     shouldRevalidate: () => true,
     children: [
       { index: true, loader: () => redirect('/papercheck/check') },
-      { path: '/dashboard', loader: () => redirect('/papercheck/check') },
+      // Our own landing page: what 首页 opens when no marketing site is configured.
+      { path: DASHBOARD_PATH, element: <DashboardPage />, handle: { title: '首页' } },
       { path: '/paperwirte', loader: () => redirect('/paperwirte/gc') },
       ...utilityRoutes,
       ...allPages.map((p) => ({ path: p.path, element: p.element, handle: p.meta })),

@@ -3,7 +3,7 @@ import { activeHeaderKey, allPages, findPage, headerMenu, matchPattern } from '.
 import { filterGroups } from './permission'
 import { menuGroups } from './routes'
 import { isWhitelisted } from './whitelist'
-import { buildSearch } from '../components/HeaderSearch'
+import { buildSearch } from '../components/pageSearch'
 
 describe('route table', () => {
   it('holds every product route of spec §2', () => {

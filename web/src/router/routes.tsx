@@ -9,19 +9,25 @@ import {
   WalletOutlined,
 } from '@ant-design/icons'
 import type { MenuGroup, PageRoute } from './meta'
-import FeatureUnavailable from '../components/FeatureUnavailable'
-import AccountCenter from '../features/account'
-import CheckPage from '../features/check/CheckPage'
-import SubmitPage from '../features/check/SubmitPage'
-import RecordsPage from '../features/check/RecordsPage'
-import AigcCheckPage from '../features/aigc/AigcCheckPage'
-import AigcRecordsPage from '../features/aigc/AigcRecordsPage'
-import AigcReportPage from '../features/aigc/AigcReportPage'
-import RewriteSubmitPage from '../features/rewrite/RewriteSubmitPage'
-import RewriteRecordsPage from '../features/rewrite/RewriteRecordsPage'
-import ComparisonPage from '../features/rewrite/ComparisonPage'
-import PasteRewritePage from '../features/rewrite/PasteRewritePage'
-import SmartRewriteHub, { SmartRecordsHub } from '../features/chat/SmartRewriteHub'
+import { lazy } from 'react'
+
+// Each screen is its own chunk, loaded when first opened (AppMain shows a spinner meanwhile), so
+// the first route downloads only the shell and its own page.
+// The honest "not built yet" page of the services that are not open.
+const FeatureUnavailable = lazy(() => import('../components/FeatureUnavailable'))
+const AccountCenter = lazy(() => import('../features/account'))
+const CheckPage = lazy(() => import('../features/check/CheckPage'))
+const SubmitPage = lazy(() => import('../features/check/SubmitPage'))
+const RecordsPage = lazy(() => import('../features/check/RecordsPage'))
+const AigcCheckPage = lazy(() => import('../features/aigc/AigcCheckPage'))
+const AigcRecordsPage = lazy(() => import('../features/aigc/AigcRecordsPage'))
+const AigcReportPage = lazy(() => import('../features/aigc/AigcReportPage'))
+const RewriteSubmitPage = lazy(() => import('../features/rewrite/RewriteSubmitPage'))
+const RewriteRecordsPage = lazy(() => import('../features/rewrite/RewriteRecordsPage'))
+const ComparisonPage = lazy(() => import('../features/rewrite/ComparisonPage'))
+const PasteRewritePage = lazy(() => import('../features/rewrite/PasteRewritePage'))
+const SmartRewriteHub = lazy(() => import('../features/chat/SmartRewriteHub'))
+const SmartRecordsHub = lazy(() => import('../features/chat/SmartRewriteHub').then((m) => ({ default: m.SmartRecordsHub })))
 
 const soon = (feature: string, detail: string) => <FeatureUnavailable feature={feature} detail={detail} />
 
@@ -136,7 +142,10 @@ export function matchPattern(pattern: string, pathname: string): boolean {
   return a.length === b.length && a.every((seg, i) => seg.startsWith(':') || seg === b[i])
 }
 
-/** The header menu of spec §1; `home` opens the marketing site in a new tab. */
+/**
+ * The header menu of spec §1. `home` opens the marketing site in a new tab when the server names
+ * one, else our own service overview (see `homeTarget`).
+ */
 export const headerMenu: { key: string; title: string; to: string | 'marketing'; group?: string }[] = [
   { key: 'home', title: '首页', to: 'marketing' },
   { key: 'check', title: '论文查重', to: '/papercheck/check', group: 'check' },
@@ -149,8 +158,18 @@ export const headerMenu: { key: string; title: string; to: string | 'marketing';
   { key: 'order', title: '优惠套餐', to: '/order/taocan', group: 'order' },
 ]
 
+/** Our own landing page: a card for every service. */
+export const DASHBOARD_PATH = '/dashboard'
+
+/** Where 首页 goes: the marketing site when one is configured (http/https), else /dashboard. */
+export function homeTarget(marketingUrl: string | null | undefined): { external: string } | { path: string } {
+  const url = marketingUrl?.trim()
+  return url && /^https?:\/\//i.test(url) ? { external: url } : { path: DASHBOARD_PATH }
+}
+
 /** Which header entry is active for a path. */
 export function activeHeaderKey(pathname: string): string | undefined {
+  if (pathname === DASHBOARD_PATH) return 'home'
   const { group } = findPage(pathname)
   return group && headerMenu.find((h) => h.group === group.key)?.key
 }

@@ -15,7 +15,7 @@ export const useSiteStore = create<SiteState>((set) => ({
     try {
       set(await getSiteConfig())
     } catch {
-      // The defaults are usable; the header's home link is simply hidden without a URL.
+      // The defaults are usable; without a marketing URL 首页 opens our own /dashboard.
     }
   },
 }))

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { formatFen, numberFormatter, relativeTime } from './format'
-import { capsLockOn, isExternal, validNewUsername, validUsername } from './validate'
+import { capsLockOn, isExternal, passwordProblem, validNewUsername, validUsername } from './validate'
 import { pageTitle } from '../layout/Layout'
 
 describe('formatting', () => {
@@ -54,6 +54,19 @@ describe('validation', () => {
     expect(validNewUsername('stud\u03bfnt')).toBe(false)
     expect(validNewUsername('ｓｔｕｄｅｎｔ')).toBe(false)
     expect(validNewUsername('a.b-c_d@x')).toBe(true)
+  })
+
+  it('new passwords need 8+ characters with letters and digits, without the user name', () => {
+    expect(passwordProblem('abc1234')).toBe('密码至少需要 8 个字符')
+    expect(passwordProblem('abcdefgh')).toBe('密码需同时包含字母和数字')
+    expect(passwordProblem('12345678')).toBe('密码需同时包含字母和数字')
+    expect(passwordProblem('        ')).toBe('密码不能全是空格')
+    expect(passwordProblem('x1'.repeat(65))).toBe('密码不能超过 128 个字符')
+    expect(passwordProblem('Student2024', 'student')).toBe('密码不能包含用户名')
+    expect(passwordProblem('Passw0rd')).toBe('该密码过于常见，请换一个')
+    expect(passwordProblem('strong-pass-42', 'student')).toBeNull()
+    // Characters, not UTF-16 units: eight CJK characters and a digit are fine.
+    expect(passwordProblem('论文查重很重要a1')).toBeNull()
   })
 
   it('caps lock', () => {

@@ -1,10 +1,13 @@
 import { useState } from 'react'
 import { useQuery } from '@tanstack/react-query'
-import { Button, Card, Col, Empty, Form, Input, Row, Statistic, Table, Tag } from 'antd'
+import { Button, Card, Col, Empty, Form, Input, Row, Statistic, Tag } from 'antd'
 import { changePassword, getAccount, type LedgerRow } from '../../api/user'
 import { formatDateTime, formatFen } from '../../utils/format'
 import { toastError, toastSuccess } from '../../utils/feedback'
 import { useNavigate } from 'react-router'
+import ResponsiveTable from '../../components/ResponsiveTable'
+import { useIsPhone } from '../../utils/useMediaQuery'
+import { newPasswordRules, confirmPasswordRules } from '../auth/rules'
 
 const kindLabels: Record<string, string> = {
   qr_first_login_bonus: '赠送',
@@ -30,23 +33,27 @@ export default function AccountCenter() {
     )
   }
 
+  const money = (v: number) => (v === 0 ? '—' : <span className={v > 0 ? 'plus' : 'minus'}>{v > 0 ? '+' : ''}{formatFen(v)}</span>)
+  const credits = (v: number) => (v === 0 ? '—' : <span className={v > 0 ? 'plus' : 'minus'}>{v > 0 ? `+${v}` : v} 次</span>)
+  const kind = (v: string) => <Tag>{kindLabels[v] ?? v}</Tag>
+
   const columns = [
     { title: '时间', dataIndex: 'createdAt', key: 'createdAt', width: 170, render: (v: number) => formatDateTime(v) },
-    { title: '类型', dataIndex: 'kind', key: 'kind', width: 100, render: (v: string) => <Tag>{kindLabels[v] ?? v}</Tag> },
+    { title: '类型', dataIndex: 'kind', key: 'kind', width: 100, render: kind },
     { title: '说明', dataIndex: 'reason', key: 'reason', width: 240 },
     {
       title: '金额变动',
       dataIndex: 'deltaFen',
       key: 'deltaFen',
       width: 120,
-      render: (v: number) => (v === 0 ? '—' : <span className={v > 0 ? 'plus' : 'minus'}>{v > 0 ? '+' : ''}{formatFen(v)}</span>),
+      render: money,
     },
     {
       title: '免费次数变动',
       dataIndex: 'deltaFreeChecks',
       key: 'deltaFreeChecks',
       width: 120,
-      render: (v: number) => (v === 0 ? '—' : <span className={v > 0 ? 'plus' : 'minus'}>{v > 0 ? `+${v}` : v}</span>),
+      render: credits,
     },
     {
       title: '变动后',
@@ -83,7 +90,7 @@ export default function AccountCenter() {
         </Col>
       </Row>
       <Card title="账户流水" className="mt">
-        <Table<LedgerRow>
+        <ResponsiveTable<LedgerRow>
           rowKey="id"
           size="middle"
           loading={isLoading}
@@ -92,21 +99,32 @@ export default function AccountCenter() {
           pagination={false}
           scroll={{ x: 760 }}
           locale={{ emptyText: <Empty description="暂无账户流水" /> }}
+          cardTestId="ledger-card"
+          card={{
+            title: (r) => r.reason || kindLabels[r.kind] || r.kind,
+            status: (r) => kind(r.kind),
+            figure: (r) =>
+              r.deltaFen !== 0
+                ? { label: '金额变动', value: money(r.deltaFen) }
+                : { label: '免费次数变动', value: credits(r.deltaFreeChecks) },
+            meta: (r) => `${formatDateTime(r.createdAt)} · 变动后 ${formatFen(r.balanceAfterFen)} / 免费 ${r.freeChecksAfter} 次`,
+          }}
         />
       </Card>
-      <ChangePasswordCard />
+      <ChangePasswordCard loginName={data?.loginName ?? ''} />
     </div>
   )
 }
 
-function ChangePasswordCard() {
+function ChangePasswordCard({ loginName }: { loginName: string }) {
+  const phone = useIsPhone()
   const [form] = Form.useForm()
   const [saving, setSaving] = useState(false)
   const submit = async (v: { old: string; next: string }) => {
     if (saving) return
     setSaving(true)
     try {
-      await changePassword(v.old, v.next)
+      await changePassword(v.old ?? '', v.next)
       toastSuccess('密码已修改，其他设备上的登录已退出')
       form.resetFields()
     } catch (e) {
@@ -116,18 +134,23 @@ function ChangePasswordCard() {
     }
   }
   return (
-    <Card title="修改密码" className="mt">
-      <Form form={form} layout="inline" onFinish={submit} requiredMark={false} name="change-password">
-        <Form.Item name="old" rules={[{ required: true, message: '请输入原密码' }]}>
+    <Card title="修改密码" className="mt change-password">
+      <Form form={form} layout={phone ? 'vertical' : 'inline'} onFinish={submit} requiredMark={false} name="change-password">
+        <Form.Item name="old">
           <Input.Password placeholder="原密码" autoComplete="current-password" />
         </Form.Item>
-        <Form.Item name="next" rules={[{ required: true, message: '请输入新密码' }, { min: 8, message: '新密码至少 8 个字符' }]}>
-          <Input.Password placeholder="新密码（至少 8 位）" autoComplete="new-password" />
+        <Form.Item name="next" validateTrigger="onBlur" rules={newPasswordRules({ username: loginName })}>
+          <Input.Password placeholder="新密码（≥8 位，含字母和数字）" autoComplete="new-password" />
+        </Form.Item>
+        <Form.Item name="confirm" dependencies={['next']} validateTrigger="onBlur" rules={confirmPasswordRules('next')}>
+          <Input.Password placeholder="确认新密码" autoComplete="new-password" />
         </Form.Item>
         <Button htmlType="submit" loading={saving}>
           修改密码
         </Button>
       </Form>
+      {/* Below the whole row: as a field's extra it would break the inline layout. */}
+      <div className="muted mt-s">忘记原密码：用手机扫码登录后 15 分钟内，可不填原密码直接设置新密码。</div>
     </Card>
   )
 }

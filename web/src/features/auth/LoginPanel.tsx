@@ -1,11 +1,14 @@
 import { useState } from 'react'
-import { Button, Form, Input, Spin, Typography } from 'antd'
+import { Alert, Button, Form, Input, Spin, Tabs, Typography } from 'antd'
 import { LockOutlined, ReloadOutlined, UserOutlined } from '@ant-design/icons'
 import { Link } from 'react-router'
 import { useQrLogin } from './useQrLogin'
 import { useUserStore } from '../../stores/user'
 import { useSubmit } from '../../utils/useSubmit'
-import { capsLockOn, validNewUsername } from '../../utils/validate'
+import { capsLockOn, PASSWORD_RULE } from '../../utils/validate'
+import { toastSuccess } from '../../utils/feedback'
+import { useIsPhone } from '../../utils/useMediaQuery'
+import { confirmPasswordRules, newPasswordRules, newUsernameRules } from './rules'
 import { zhCN } from '../../locales/zh-CN'
 
 interface Props {
@@ -14,62 +17,94 @@ interface Props {
   onSuccess: () => void
   /** Shows the dismiss link (dialog only). */
   onDismiss?: () => void
+  /** Why the user is asked to log in, e.g. 请先登录后使用 AIGC检测. */
+  reason?: string
 }
 
-/** QR login beside the password / register form; used by the login dialog and the /login page. */
-export default function LoginPanel({ active, onSuccess, onDismiss }: Props) {
+/**
+ * QR login beside the password / register form; used by the login dialog and the /login page.
+ * On a phone-sized screen the two are tabs and password login comes first: a QR code shown on
+ * the phone itself cannot be scanned by it.
+ */
+export default function LoginPanel({ active, onSuccess, onDismiss, reason }: Props) {
   const acceptToken = useUserStore((s) => s.acceptToken)
-  const { qr, refresh } = useQrLogin(active, (token) => {
+  const phone = useIsPhone()
+  const [tab, setTab] = useState<'password' | 'qr'>('password')
+  const { qr, refresh } = useQrLogin(active && (!phone || tab === 'qr'), (token) => {
     acceptToken(token)
+    toastSuccess('扫码登录成功')
     onSuccess()
   })
   const [mode, setMode] = useState<'login' | 'register'>('login')
 
-  return (
-    <div className="login-panel">
-      <div className="login-qr">
-        <div className="login-qr-title">手机扫码登录</div>
-        <div
-          className="login-qr-box"
-          role="button"
-          tabIndex={0}
-          title="点击刷新二维码"
-          onClick={() => void refresh()}
-          onKeyDown={(e) => e.key === 'Enter' && void refresh()}
-        >
-          {qr ? (
-            <img src={qr.dataUrl} width={300} height={300} alt="登录二维码" data-testid="login-qr" />
-          ) : (
-            <Spin />
-          )}
-          {qr?.stale && (
-            <div className="login-qr-stale">
-              <div>二维码已失效</div>
-              <div>点击刷新</div>
-            </div>
-          )}
-        </div>
-        <div className="login-qr-hint">
-          用手机相机或浏览器扫码，在手机上确认登录
-          <Button type="link" size="small" icon={<ReloadOutlined />} onClick={() => void refresh()}>
-            刷新二维码
-          </Button>
-        </div>
-        <div className="login-qr-gift">首次扫码登录赠送 1 次免费查重（同一网络每天限 1 次）</div>
-      </div>
-      <div className="login-form">
-        {mode === 'login' ? (
-          <PasswordForm onSuccess={onSuccess} onRegister={() => setMode('register')} />
+  const qrBlock = (
+    <div className="login-qr">
+      <div className="login-qr-title">手机扫码登录</div>
+      <div
+        className="login-qr-box"
+        role="button"
+        tabIndex={0}
+        title="点击刷新二维码"
+        onClick={() => void refresh()}
+        onKeyDown={(e) => e.key === 'Enter' && void refresh()}
+      >
+        {qr ? (
+          <img src={qr.dataUrl} width={300} height={300} alt="登录二维码" data-testid="login-qr" />
         ) : (
-          <RegisterForm onSuccess={onSuccess} onLogin={() => setMode('login')} />
+          <Spin />
         )}
-        {onDismiss && (
-          <div className="login-dismiss">
-            <Typography.Link onClick={onDismiss}>{zhCN.dismissLogin}</Typography.Link>
+        {qr?.stale && (
+          <div className="login-qr-stale">
+            <div>二维码已失效</div>
+            <div>点击刷新</div>
           </div>
         )}
       </div>
+      <div className="login-qr-hint">
+        用手机相机或浏览器扫码，在手机上确认登录
+        <Button type="link" size="small" icon={<ReloadOutlined />} onClick={() => void refresh()}>
+          刷新二维码
+        </Button>
+      </div>
+      <div className="login-qr-gift">首次扫码登录赠送 1 次免费查重（同一网络每天限 1 次）</div>
     </div>
+  )
+  const formBlock = (
+    <div className="login-form">
+      {mode === 'login' ? (
+        <PasswordForm onSuccess={onSuccess} onRegister={() => setMode('register')} />
+      ) : (
+        <RegisterForm onSuccess={onSuccess} onLogin={() => setMode('login')} />
+      )}
+      {onDismiss && (
+        <div className="login-dismiss">
+          <Typography.Link onClick={onDismiss}>{zhCN.dismissLogin}</Typography.Link>
+        </div>
+      )}
+    </div>
+  )
+
+  return (
+    <>
+      {reason && <Alert className="login-reason" type="warning" showIcon title={reason} data-testid="login-reason" />}
+      {phone ? (
+        <Tabs
+          className="login-tabs"
+          activeKey={tab}
+          onChange={(key) => setTab(key as 'password' | 'qr')}
+          centered
+          items={[
+            { key: 'password', label: '账号登录', children: formBlock },
+            { key: 'qr', label: '扫码登录', children: qrBlock },
+          ]}
+        />
+      ) : (
+        <div className="login-panel">
+          {qrBlock}
+          {formBlock}
+        </div>
+      )}
+    </>
   )
 }
 
@@ -82,6 +117,7 @@ function PasswordForm({ onSuccess, onRegister }: { onSuccess: () => void; onRegi
   const [caps, setCaps] = useState(false)
   const [loading, submit] = useSubmit(async (values: { username: string; password: string }) => {
     await login(values.username.trim(), values.password)
+    toastSuccess('登录成功')
     onSuccess()
   })
 
@@ -125,6 +161,7 @@ function RegisterForm({ onSuccess, onLogin }: { onSuccess: () => void; onLogin: 
   const register = useUserStore((s) => s.registerAccount)
   const [loading, submit] = useSubmit(async (values: { username: string; password: string }) => {
     await register(values.username.trim(), values.password)
+    toastSuccess('注册成功，已为您登录')
     onSuccess()
   })
 
@@ -132,43 +169,19 @@ function RegisterForm({ onSuccess, onLogin }: { onSuccess: () => void; onLogin: 
     <>
       <div className="login-form-title">注册新账号</div>
       <Form layout="vertical" onFinish={submit} requiredMark={false} name="register">
-        <Form.Item
-          name="username"
-          validateTrigger="onBlur"
-          rules={[
-            { required: true, whitespace: true, message: '请输入用户名' },
-            {
-              validator: (_, v: string) =>
-                !v || validNewUsername(v)
-                  ? Promise.resolve()
-                  : Promise.reject(new Error('4–32 个字符，可使用英文字母、数字、汉字及 _ - . @')),
-            },
-          ]}
-        >
+        <Form.Item name="username" validateTrigger="onBlur" rules={newUsernameRules}>
           <Input prefix={<UserOutlined />} placeholder="用户名（4–32 个字符）" autoComplete="username" size="large" />
         </Form.Item>
         <Form.Item
           name="password"
+          dependencies={['username']}
           validateTrigger="onBlur"
-          rules={[
-            { required: true, message: '请输入密码' },
-            { min: 8, message: '密码至少需要 8 个字符' },
-          ]}
+          rules={newPasswordRules({ usernameField: 'username' })}
+          extra={PASSWORD_RULE}
         >
-          <Input.Password prefix={<LockOutlined />} placeholder="密码（至少 8 位）" autoComplete="new-password" size="large" />
+          <Input.Password prefix={<LockOutlined />} placeholder="密码（至少 8 位，含字母和数字）" autoComplete="new-password" size="large" />
         </Form.Item>
-        <Form.Item
-          name="confirm"
-          dependencies={['password']}
-          validateTrigger="onBlur"
-          rules={[
-            { required: true, message: '请再次输入密码' },
-            ({ getFieldValue }) => ({
-              validator: (_, v: string) =>
-                !v || getFieldValue('password') === v ? Promise.resolve() : Promise.reject(new Error('两次输入的密码不一致')),
-            }),
-          ]}
-        >
+        <Form.Item name="confirm" dependencies={['password']} validateTrigger="onBlur" rules={confirmPasswordRules()}>
           <Input.Password prefix={<LockOutlined />} placeholder="确认密码" autoComplete="new-password" size="large" />
         </Form.Item>
         <Button type="primary" htmlType="submit" block size="large" loading={loading}>

@@ -6,6 +6,9 @@ import { useUserStore } from '../../stores/user'
 import { getToken } from '../../utils/auth'
 import { useSubmit } from '../../utils/useSubmit'
 import { formatDateTime } from '../../utils/format'
+import { toastSuccess } from '../../utils/feedback'
+import { PASSWORD_RULE } from '../../utils/validate'
+import { confirmPasswordRules, newPasswordRules, newUsernameRules } from './rules'
 import type { ApiError } from '../../api/client'
 
 function describeAgent(agent: string): string {
@@ -70,6 +73,7 @@ export default function QrConfirmPage() {
   const [submitting, signIn] = useSubmit(async (values: { username: string; password: string }) => {
     if (mode === 'login') await loginWithPassword(values.username.trim(), values.password)
     else await registerAccount(values.username.trim(), values.password)
+    toastSuccess(mode === 'login' ? '登录成功' : '注册成功，已为您登录')
     await loadMe()
   })
 
@@ -128,16 +132,31 @@ export default function QrConfirmPage() {
           <div className="qr-confirm-box">
             <div className="qr-account">{mode === 'login' ? '请先登录您的账号' : '创建新账号'}</div>
             <Form layout="vertical" onFinish={signIn} requiredMark={false} key={mode} name="qr-login">
-              <Form.Item name="username" validateTrigger="onBlur" rules={[{ required: true, whitespace: true, message: '请输入用户名' }]}>
+              <Form.Item
+                name="username"
+                validateTrigger="onBlur"
+                rules={mode === 'login' ? [{ required: true, whitespace: true, message: '请输入用户名' }] : newUsernameRules}
+              >
                 <Input placeholder={mode === 'login' ? '用户名' : '用户名（4–32 个字符）'} size="large" autoComplete="username" />
               </Form.Item>
               <Form.Item
                 name="password"
+                dependencies={mode === 'register' ? ['username'] : undefined}
                 validateTrigger="onBlur"
-                rules={[{ required: true, message: '请输入密码' }, ...(mode === 'register' ? [{ min: 8, message: '密码至少需要 8 个字符' }] : [])]}
+                rules={mode === 'login' ? [{ required: true, message: '请输入密码' }] : newPasswordRules({ usernameField: 'username' })}
+                extra={mode === 'register' ? PASSWORD_RULE : undefined}
               >
-                <Input.Password placeholder={mode === 'login' ? '密码' : '密码（至少 8 位）'} size="large" />
+                <Input.Password
+                  placeholder={mode === 'login' ? '密码' : '密码（至少 8 位，含字母和数字）'}
+                  size="large"
+                  autoComplete={mode === 'login' ? 'current-password' : 'new-password'}
+                />
               </Form.Item>
+              {mode === 'register' && (
+                <Form.Item name="confirm" dependencies={['password']} validateTrigger="onBlur" rules={confirmPasswordRules()}>
+                  <Input.Password placeholder="确认密码" size="large" autoComplete="new-password" />
+                </Form.Item>
+              )}
               <Button type="primary" htmlType="submit" size="large" block loading={submitting}>
                 {mode === 'login' ? '登录' : '注册'}
               </Button>

@@ -1,5 +1,4 @@
 import { useCallback, useEffect, useRef, useState } from 'react'
-import QRCode from 'qrcode'
 import { getLoginQrCode, valLoginQrCode } from '../../api/user'
 import type { ApiError } from '../../api/client'
 
@@ -29,7 +28,8 @@ export function useQrLogin(active: boolean, onLoggedIn: (token: string) => void)
 
   const refresh = useCallback(async () => {
     try {
-      const result = await getLoginQrCode()
+      // The QR encoder loads with the first code (phones, which start on password login, may never need it).
+      const [result, { default: QRCode }] = await Promise.all([getLoginQrCode(), import('qrcode')])
       const dataUrl = await QRCode.toDataURL(result.qrCode, QR_IMAGE)
       setQr({ id: result.id, text: result.qrCode, dataUrl, stale: false })
     } catch {

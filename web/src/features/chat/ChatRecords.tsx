@@ -1,8 +1,9 @@
 import { useState } from 'react'
-import { Button, Card, Empty, Space, Table, Typography } from 'antd'
+import { Button, Card, Empty, Space, Typography } from 'antd'
 import { useQuery, useQueryClient } from '@tanstack/react-query'
 import { useNavigate } from 'react-router'
 import { chatDelete, chatList, modeLabel, type ChatRecord } from './api'
+import ResponsiveTable from '../../components/ResponsiveTable'
 import { DeleteTaskButton, TaskStatusCell, isUnderway } from '../../components/TaskStatus'
 import { useUserStore } from '../../stores/user'
 import { formatDateTime, formatFen } from '../../utils/format'
@@ -19,6 +20,19 @@ export default function ChatRecords() {
     enabled: Boolean(token),
     refetchInterval: (q) => (q.state.data?.records.some((r) => isUnderway(r.status)) ? 2000 : false),
   })
+  const actions = (r: ChatRecord) => (
+    <Space size={4}>
+      {r.status === 'done' && <Button size="small" type="link" onClick={() => navigate(`/nlp/machine?chat=${r.id}`)}>继续对话</Button>}
+      <DeleteTaskButton
+        what="对话记录"
+        status={r.status}
+        onDelete={async () => {
+          await chatDelete(r.id)
+          await queryClient.invalidateQueries({ queryKey: ['chat'] })
+        }}
+      />
+    </Space>
+  )
   const columns = [
     { title: '消息', dataIndex: 'message', key: 'message', ellipsis: true },
     { title: '方式', dataIndex: 'mode', key: 'mode', width: 100, render: (m: string) => modeLabel(m) },
@@ -35,32 +49,29 @@ export default function ChatRecords() {
       title: '操作',
       key: 'actions',
       width: 170,
-      render: (_: unknown, r: ChatRecord) => (
-        <Space size={4}>
-          {r.status === 'done' && <Button size="small" type="link" onClick={() => navigate(`/nlp/machine?chat=${r.id}`)}>继续对话</Button>}
-          <DeleteTaskButton
-            what="对话记录"
-            status={r.status}
-            onDelete={async () => {
-              await chatDelete(r.id)
-              await queryClient.invalidateQueries({ queryKey: ['chat'] })
-            }}
-          />
-        </Space>
-      ),
+      render: (_: unknown, r: ChatRecord) => actions(r),
     },
   ]
   return (
     <div className="page-card">
       <Card title="对话记录" extra={<Button type="primary" onClick={() => navigate('/nlp/machine?tab=chat')}>新对话</Button>}>
-        <Table<ChatRecord>
+        <ResponsiveTable<ChatRecord>
           rowKey="id"
           loading={list.isLoading}
+          error={list.error}
+          onRetry={() => void list.refetch()}
           columns={columns}
           dataSource={list.data?.records ?? []}
           scroll={{ x: 900 }}
           pagination={{ current: page, pageSize: 10, total: list.data?.total ?? 0, onChange: setPage }}
           locale={{ emptyText: <Empty description={token ? '还没有对话记录' : '登录后查看对话记录'} /> }}
+          card={{
+            title: (r) => r.message,
+            fullTitle: (r) => r.message,
+            status: (r) => <TaskStatusCell status={r.status} progress={r.status === 'done' ? 100 : 0} phase="" error={r.error} />,
+            meta: (r) => `${modeLabel(r.mode)} · 扣费 ${formatFen(r.chargedFen)} · ${formatDateTime(r.createdAt)}`,
+            actions,
+          }}
         />
       </Card>
     </div>

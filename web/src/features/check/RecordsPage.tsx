@@ -1,11 +1,12 @@
 import { useState } from 'react'
-import { Button, Card, Drawer, Empty, Input, Modal, Space, Table } from 'antd'
+import { Button, Card, Drawer, Empty, Input, Modal, Space } from 'antd'
 import { useQuery, useQueryClient } from '@tanstack/react-query'
 import { useNavigate } from 'react-router'
 import { deleteCheck, downloadReport, queryList, updateTitle } from './api'
 import type { CheckRecord } from './types'
 import { DeleteTaskButton, TaskStatusCell, isUnderway } from '../../components/TaskStatus'
 import ReportView from './ReportView'
+import ResponsiveTable, { titleColumn } from '../../components/ResponsiveTable'
 import { useUserStore } from '../../stores/user'
 import { useLoginDialogStore } from '../../stores/loginDialog'
 import { formatDateTime } from '../../utils/format'
@@ -34,15 +35,38 @@ export default function RecordsPage() {
       <div className="page-card">
         <Card>
           <Empty description="登录后查看您的查重记录">
-            <Button type="primary" onClick={openLogin}>登录</Button>
+            <Button type="primary" onClick={() => openLogin()}>登录</Button>
           </Empty>
         </Card>
       </div>
     )
   }
 
+  const ratio = (r: CheckRecord) => (r.ratioTotal == null ? '—' : <b data-testid="ratio-total">{r.ratioTotal.toFixed(1)}%</b>)
+  const actions = (r: CheckRecord) => (
+    <Space size={4} wrap>
+      {r.status === 'done' && <Button size="small" type="link" onClick={() => setViewing(r)}>查看报告</Button>}
+      {r.status === 'done' && (
+        <Button size="small" type="link" onClick={() => downloadReport(r.id, r.title, 'pdf').catch((e: Error) => toastError(e.message))}>
+          下载PDF
+        </Button>
+      )}
+      {r.status === 'pending' && <Button size="small" type="link" onClick={() => navigate(`/paper/submit/${r.id}`)}>去提交</Button>}
+      <Button size="small" type="link" onClick={() => setRenaming({ id: r.id, title: r.title })}>重命名</Button>
+      <DeleteTaskButton
+        what="查重记录"
+        verifiable
+        status={r.status}
+        onDelete={async () => {
+          await deleteCheck(r.id)
+          await refresh()
+        }}
+      />
+    </Space>
+  )
+
   const columns = [
-    { title: '标题', dataIndex: 'title', key: 'title', ellipsis: true },
+    titleColumn(),
     { title: '字数', dataIndex: 'chars', key: 'chars', width: 90 },
     {
       title: '状态',
@@ -54,48 +78,38 @@ export default function RecordsPage() {
       title: '总文字复制比',
       key: 'ratio',
       width: 120,
-      render: (_: unknown, r: CheckRecord) => (r.ratioTotal == null ? '—' : <b data-testid="ratio-total">{r.ratioTotal.toFixed(1)}%</b>),
+      render: (_: unknown, r: CheckRecord) => ratio(r),
     },
     { title: '提交时间', dataIndex: 'createdAt', key: 'createdAt', width: 160, render: (v: number) => formatDateTime(v) },
     {
       title: '操作',
       key: 'actions',
       width: 230,
-      render: (_: unknown, r: CheckRecord) => (
-        <Space size={4} wrap>
-          {r.status === 'done' && <Button size="small" type="link" onClick={() => setViewing(r)}>查看报告</Button>}
-          {r.status === 'done' && (
-            <Button size="small" type="link" onClick={() => downloadReport(r.id, r.title, 'pdf').catch((e: Error) => toastError(e.message))}>
-              下载PDF
-            </Button>
-          )}
-          {r.status === 'pending' && <Button size="small" type="link" onClick={() => navigate(`/paper/submit/${r.id}`)}>去提交</Button>}
-          <Button size="small" type="link" onClick={() => setRenaming({ id: r.id, title: r.title })}>重命名</Button>
-          <DeleteTaskButton
-            what="查重记录"
-            verifiable
-            status={r.status}
-            onDelete={async () => {
-              await deleteCheck(r.id)
-              await refresh()
-            }}
-          />
-        </Space>
-      ),
+      render: (_: unknown, r: CheckRecord) => actions(r),
     },
   ]
 
   return (
     <div className="page-card">
       <Card title="查重记录" extra={<Button type="primary" onClick={() => navigate('/papercheck/check')}>新建查重</Button>}>
-        <Table<CheckRecord>
+        <ResponsiveTable<CheckRecord>
           rowKey="id"
           loading={list.isLoading}
+          error={list.error}
+          onRetry={() => void list.refetch()}
           columns={columns}
           dataSource={list.data?.records ?? []}
-          scroll={{ x: 900 }}
+          scroll={{ x: 1040 }}
           pagination={{ current: page, pageSize: 10, total: list.data?.total ?? 0, onChange: setPage }}
           locale={{ emptyText: <Empty description="还没有查重记录" /> }}
+          card={{
+            title: (r) => r.title,
+            fullTitle: (r) => r.title,
+            status: (r) => <TaskStatusCell {...r} />,
+            figure: (r) => (r.status === 'done' ? { label: '总文字复制比', value: ratio(r) } : null),
+            meta: (r) => `${r.chars.toLocaleString('zh-CN')} 字 · ${formatDateTime(r.createdAt)}`,
+            actions,
+          }}
         />
       </Card>
       <Drawer open={Boolean(viewing)} onClose={() => setViewing(null)} title={viewing ? `查重报告：${viewing.title}` : ''} size="min(1120px, 100vw)" destroyOnHidden>

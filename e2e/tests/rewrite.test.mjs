@@ -164,6 +164,9 @@ test('rewrite journey: checked paper → 一键降重 → measured comparison �
   const lines = page.getByTestId('rewrite-line')
   await lines.first().waitFor()
   assert.equal(await lines.count(), 2)
+  // The figures say they cover the rewritten paragraphs; the whole paper's rate is estimated.
+  const estimate = await page.getByTestId('paper-estimate').innerText()
+  assert.ok(estimate.includes('只统计被改写的段落') && estimate.includes(`${checked.ratioTotal.toFixed(1)}%`), estimate)
   let accepted = 0
   const measured = []
   for (let i = 0; i < 2; i++) {

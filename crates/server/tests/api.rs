@@ -1510,6 +1510,14 @@ mod rewrite_journey {
             )
             .await;
         assert_eq!(status, StatusCode::OK, "{content}");
+        // The whole paper: the check's figure, and an estimate with the chosen rewrites.
+        let paper = &content["result"]["paper"];
+        assert_eq!(paper["checkId"], json!(check_id));
+        assert_eq!(paper["ratioBefore"], check["ratioTotal"]);
+        assert!(
+            paper["ratioEstimated"].as_f64().unwrap() <= paper["ratioBefore"].as_f64().unwrap(),
+            "{paper}"
+        );
         let lines = content["result"]["lines"].as_array().unwrap();
         assert_eq!(lines.len(), 3, "{content}");
         assert!(lines[0]["rewrite"].is_null() && lines[1]["rewrite"].is_null());

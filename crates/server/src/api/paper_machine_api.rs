@@ -839,11 +839,61 @@ pub struct ComparedLine {
 #[serde(rename_all = "camelCase")]
 pub struct RewriteContent {
     pub record: RewriteRecord,
+    /// The whole paper, when it came from a finished check: that check's 总文字复制比 and an
+    /// estimate of it with the chosen rewrites (the paragraph figures cover only the rewritten
+    /// paragraphs). A new check gives the real figure.
+    pub paper: Option<PaperEstimate>,
     pub lines: Vec<ComparedLine>,
     pub prompt_version: String,
     /// The least meaning similarity a rewrite had to keep.
     pub meaning_min: f64,
     pub elapsed_ms: u64,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct PaperEstimate {
+    /// The check the paper came from.
+    pub check_id: i64,
+    /// That check's 总文字复制比 (percent).
+    pub ratio_before: f64,
+    /// The same paper with the rewrites now chosen: the check's copied characters less what
+    /// each chosen rewrite measured off its paragraph, over the check's 检测字数 (percent).
+    pub ratio_estimated: f64,
+}
+
+/// The whole-paper estimate for a rewrite of a checked paper; `None` for a pasted or uploaded
+/// paper, or when the check is gone.
+async fn paper_estimate(
+    state: &AppState,
+    task: &Task,
+    result: &RewriteResult,
+    user_id: i64,
+) -> Option<PaperEstimate> {
+    let check = state
+        .store
+        .task(input_of(task)?.source_task?, user_id)
+        .await
+        .ok()
+        .filter(|t| t.kind == crate::check_task::KIND && t.status == TaskStatus::Done)?;
+    let rec = super::check_api::record_of(&check);
+    let (ratio_before, copied) = (rec.ratio_total?, rec.copied_chars? as f64);
+    let lowered: f64 = result
+        .lines
+        .iter()
+        .filter(|l| l.uses_rewrite())
+        .filter_map(|l| {
+            let r = l.rewrite.as_ref()?;
+            let drop = (r.similarity_before - r.similarity_after?).max(0.0);
+            Some(drop / 100.0 * aidetect::counted_chars(&l.text) as f64)
+        })
+        .sum();
+    Some(PaperEstimate {
+        check_id: check.id,
+        ratio_before,
+        ratio_estimated: ((copied - lowered).max(0.0) * 100.0 / rec.chars.max(1) as f64)
+            .min(ratio_before),
+    })
 }
 
 pub fn compared(i: usize, line: &RewriteLine) -> ComparedLine {
@@ -888,6 +938,7 @@ pub async fn query_content_list(
     let (task, result) = finished(&state, form.id, session.user.id).await?;
     Ok(Success(RewriteContent {
         record: record(&task),
+        paper: paper_estimate(&state, &task, &result, session.user.id).await,
         lines: result
             .lines
             .iter()

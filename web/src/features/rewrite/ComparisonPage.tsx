@@ -27,6 +27,14 @@ function Summary({ content }: { content: RewriteContent }) {
       <Col xs={12} md={6}>
         <Statistic title="采用改写" value={`${rec.accepted ?? 0} / ${rec.paragraphs} 段`} />
       </Col>
+      {content.paper && (
+        <Col xs={24}>
+          <div className="muted" data-testid="paper-estimate">
+            以上复制比只统计被改写的段落。全文总文字复制比：查重时 {percent(content.paper.ratioBefore)}，按当前采用的改写估计约{' '}
+            <b>{percent(content.paper.ratioEstimated)}</b>（估计值，以重新查重的结果为准）。
+          </div>
+        </Col>
+      )}
     </Row>
   )
 }

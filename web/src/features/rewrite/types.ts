@@ -124,8 +124,18 @@ export interface MachineDetail {
   meaningMin: number
 }
 
+/** The whole paper, when it came from a finished check. */
+export interface PaperEstimate {
+  checkId: number
+  /** That check's 总文字复制比. */
+  ratioBefore: number
+  /** Estimated with the rewrites now chosen (a new check gives the real figure). */
+  ratioEstimated: number
+}
+
 export interface RewriteContent {
   record: RewriteRecord
+  paper: PaperEstimate | null
   lines: ComparedLine[]
   promptVersion: string
   meaningMin: number

@@ -90,18 +90,8 @@ impl TaskHandler for AigcHandler {
             .map_err(|e| TaskError::retryable(format!("检测过程异常中断：{e}")))?
             .map_err(|e| TaskError::permanent(format!("文本无法检测：{e}")))?;
             ctx.progress(97, "生成报告").await;
-            let task = ctx
-                .store
-                .task_by_id(ctx.task_id)
-                .await
-                .map_err(|e| TaskError::retryable(format!("报告暂时无法保存：{e}")))?;
-            crate::official::take(
-                &ctx.store,
-                &task,
-                &crate::official::aigc_summary(&task, &detection),
-            )
-            .await
-            .map_err(|e| TaskError::retryable(format!("报告暂时无法保存：{e}")))?;
+            crate::official::take_now(&ctx, |task| crate::official::aigc_summary(task, &detection))
+                .await?;
             serde_json::to_string(&detection)
                 .map(Into::into)
                 .map_err(|e| TaskError::permanent(format!("报告无法保存：{e}")))

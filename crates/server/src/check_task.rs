@@ -158,18 +158,10 @@ impl<L: Library + 'static> TaskHandler for CheckHandler<L> {
             .map_err(|e| TaskError::retryable(format!("比对库暂时不可用：{e}")))?;
             ctx.progress(90, "生成报告").await;
             // The official report is fixed now: title and settings as they are at check time.
-            let task = ctx
-                .store
-                .task_by_id(ctx.task_id)
-                .await
-                .map_err(|e| TaskError::retryable(format!("报告暂时无法保存：{e}")))?;
-            crate::official::take(
-                &ctx.store,
-                &task,
-                &crate::official::check_summary(&task, Some(&input), &report),
-            )
-            .await
-            .map_err(|e| TaskError::retryable(format!("报告暂时无法保存：{e}")))?;
+            crate::official::take_now(&ctx, |task| {
+                crate::official::check_summary(task, Some(&input), &report)
+            })
+            .await?;
             let mut result = serde_json::to_value(&report)
                 .map_err(|e| TaskError::permanent(format!("报告无法保存：{e}")))?;
             if let (true, Some(owner)) = (input.add_to_private_library, input.owner) {

@@ -136,6 +136,21 @@ pub async fn take(store: &Store, task: &Task, summary: &Summary) -> store::Resul
         .await
 }
 
+/// Takes the snapshot of the task a worker is finishing, from its record as it stands now.
+pub async fn take_now(
+    ctx: &crate::worker::TaskContext,
+    summary: impl FnOnce(&Task) -> Summary,
+) -> Result<(), crate::worker::TaskError> {
+    let unsaved = |e: store::StoreError| {
+        crate::worker::TaskError::retryable(format!("报告暂时无法保存：{e}"))
+    };
+    let task = ctx.store.task_by_id(ctx.task_id).await.map_err(unsaved)?;
+    take(&ctx.store, &task, &summary(&task))
+        .await
+        .map_err(unsaved)?;
+    Ok(())
+}
+
 fn now_ms() -> i64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)

@@ -2012,6 +2012,35 @@ mod rewrite_charges {
                 "{newest}"
             );
         }
+        // Each menu lists its own kind: 降重记录 and 降AIGC记录 are not one mixed list.
+        for (goal, want) in [("aigc", "aigc"), ("similarity", "similarity")] {
+            let (status, list) = s
+                .post(
+                    "/api/base/paper_machine_api/query_list",
+                    Some(&token),
+                    json!({"goal": goal}),
+                )
+                .await;
+            assert_eq!(status, StatusCode::OK, "{list}");
+            assert_eq!(list["result"]["total"], json!(1), "{list}");
+            assert_eq!(list["result"]["records"][0]["goal"], json!(want));
+        }
+        let (_, all) = s
+            .post(
+                "/api/base/paper_machine_api/query_list",
+                Some(&token),
+                json!({}),
+            )
+            .await;
+        assert_eq!(all["result"]["total"], json!(2));
+        let (status, body) = s
+            .post(
+                "/api/base/paper_machine_api/query_list",
+                Some(&token),
+                json!({"goal": "polish"}),
+            )
+            .await;
+        assert_error(status, &body, 400, "invalid_goal");
         s.stop().await;
     }
 

@@ -13,11 +13,24 @@ export const STATUS: Record<TaskStatus, { label: string; color: string }> = {
 export const isUnderway = (status: TaskStatus) => status === 'queued' || status === 'running'
 
 /** A task's status for the records tables: live progress while underway, the reason when failed. */
-export function TaskStatusCell({ status, progress, phase, error }: { status: TaskStatus; progress: number; phase: string; error: string | null }) {
+export function TaskStatusCell({
+  status,
+  progress,
+  phase,
+  error,
+  running,
+}: {
+  status: TaskStatus
+  progress: number
+  phase: string
+  error: string | null
+  /** What a running task of this family is doing (改写中); 检测中 otherwise. */
+  running?: string
+}) {
   if (isUnderway(status)) {
     return (
       <div>
-        <Tag color={STATUS[status].color}>{STATUS[status].label}</Tag>
+        <Tag color={STATUS[status].color}>{status === 'running' && running ? running : STATUS[status].label}</Tag>
         <Progress percent={progress} size="small" />
         <div className="muted">{phase}</div>
       </div>

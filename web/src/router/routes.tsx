@@ -49,7 +49,7 @@ export const menuGroups: MenuGroup[] = [
     icon: <ScissorOutlined />,
     pages: [
       { path: '/papermachinesubmit/papermachine', meta: { title: '论文降重' }, element: <RewriteSubmitPage defaultGoal="similarity" listPath="/papermachine/list" /> },
-      { path: '/papermachine/list', meta: { title: '降重记录' }, element: <RewriteRecordsPage contentPath="/papermachine/content" newPath="/papermachinesubmit/papermachine" /> },
+      { path: '/papermachine/list', meta: { title: '降重记录' }, element: <RewriteRecordsPage contentPath="/papermachine/content" newPath="/papermachinesubmit/papermachine" goal="similarity" title="降重记录" /> },
       { path: '/papermachine/cnki', meta: { title: '段落改写记录' }, element: <RewriteRecordsPage contentPath="/papermachine/content" newPath="/cnki/cnki" paste="cnki" /> },
       { path: '/papermachine/content/:id', meta: { title: '降重详情', hidden: true, noCache: true, activeMenu: '/papermachine/list' }, element: <ComparisonPage /> },
     ],
@@ -60,10 +60,10 @@ export const menuGroups: MenuGroup[] = [
     icon: <RobotOutlined />,
     pages: [
       { path: '/proaigcsubmit/promachine', meta: { title: '降AIGC' }, element: <RewriteSubmitPage defaultGoal="aigc" listPath="/proaigcsubmit/list" /> },
-      { path: '/proaigcsubmit/list', meta: { title: '降AIGC记录' }, element: <RewriteRecordsPage contentPath="/proaigcsubmit/content" newPath="/proaigcsubmit/promachine" /> },
+      { path: '/proaigcsubmit/list', meta: { title: '降AIGC记录' }, element: <RewriteRecordsPage contentPath="/proaigcsubmit/content" newPath="/proaigcsubmit/promachine" goal="aigc" title="降AIGC记录" /> },
       { path: '/proaigcsubmit/content/:id', meta: { title: '改写对比', hidden: true, noCache: true, activeMenu: '/proaigcsubmit/list' }, element: <ComparisonPage /> },
       { path: '/aigcdown/machine', meta: { title: 'AI率降低' }, element: <RewriteSubmitPage defaultGoal="aigc" listPath="/aigc/list" /> },
-      { path: '/aigc/list', meta: { title: 'AI率降低记录' }, element: <RewriteRecordsPage contentPath="/proaigcsubmit/content" newPath="/aigcdown/machine" /> },
+      { path: '/aigc/list', meta: { title: 'AI率降低记录' }, element: <RewriteRecordsPage contentPath="/proaigcsubmit/content" newPath="/aigcdown/machine" goal="aigc" title="AI率降低记录" /> },
     ],
   },
   {

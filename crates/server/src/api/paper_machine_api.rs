@@ -778,19 +778,99 @@ pub async fn reload(
     Ok(Success(record(&task)))
 }
 
-/// The user's rewriting tasks, newest first.
+#[derive(Debug, Deserialize, ToSchema, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct RewriteListForm {
+    /// 1-based page (default 1).
+    #[serde(default, deserialize_with = "lenient::opt_i64")]
+    pub page: Option<i64>,
+    /// Page size (default 10, at most 100).
+    #[serde(default, deserialize_with = "lenient::opt_i64")]
+    pub size: Option<i64>,
+    /// Only tasks in this status.
+    #[serde(default)]
+    pub status: Option<String>,
+    /// `similarity` (降重记录: 降重 and 降重 + 降AIGC) or `aigc` (降AIGC记录 / AI率降低记录:
+    /// 降AIGC and 降重 + 降AIGC); empty: every paper rewrite.
+    #[serde(default)]
+    pub goal: Option<String>,
+}
+
+/// The most rewrites of one user a goal-filtered list looks through (newest first).
+const GOAL_LIST_SCAN: i64 = 5_000;
+
+/// The user's rewriting tasks, newest first; with `goal`, only that menu's kind.
 #[utoipa::path(post, path = "/api/base/paper_machine_api/query_list", tag = "paper_machine_api", security(("bearer" = [])),
-    params(ListForm), request_body = ListForm,
-    responses((status = 200, body = inline(crate::envelope::Envelope<RecordPage<RewriteRecord>>))))]
+    params(RewriteListForm), request_body = RewriteListForm,
+    responses(
+        (status = 200, body = inline(crate::envelope::Envelope<RecordPage<RewriteRecord>>)),
+        (status = 400, description = "invalid_goal", body = crate::envelope::ErrorBody),
+    ))]
 pub async fn query_list(
     State(state): State<AppState>,
     AuthUser(session): AuthUser,
-    Params(form): Params<ListForm>,
+    Params(form): Params<RewriteListForm>,
 ) -> ApiResult<RecordPage<RewriteRecord>> {
-    Ok(Success(
-        paper_task::list_records(&state, session.user.id, rewrite_task::KIND, &form, record)
-            .await?,
-    ))
+    let list = ListForm {
+        page: form.page,
+        size: form.size,
+        status: form.status.clone(),
+    };
+    let wanted: &[Goal] = match form.goal.as_deref().unwrap_or("") {
+        "" => {
+            return Ok(Success(
+                paper_task::list_records(
+                    &state,
+                    session.user.id,
+                    rewrite_task::KIND,
+                    &list,
+                    record,
+                )
+                .await?,
+            ));
+        }
+        "similarity" => &[Goal::Similarity, Goal::Both],
+        "aigc" => &[Goal::Aigc, Goal::Both],
+        _ => {
+            return Err(ApiError::bad_request(
+                "invalid_goal",
+                "记录类型只能是 similarity 或 aigc",
+            ));
+        }
+    };
+    // The goal lives in the task's input: filtered here, over the user's newest rewrites.
+    let all = ListForm {
+        page: Some(1),
+        size: Some(GOAL_LIST_SCAN),
+        status: form.status,
+    };
+    let page = paper_task::list_records_upto(
+        &state,
+        session.user.id,
+        rewrite_task::KIND,
+        &all,
+        GOAL_LIST_SCAN,
+    )
+    .await?;
+    let matching: Vec<&Task> = page
+        .iter()
+        .filter(|t| input_of(t).is_some_and(|i| wanted.contains(&i.goal)))
+        .collect();
+    let (number, size) = (
+        list.page.unwrap_or(1).max(1),
+        list.size.unwrap_or(10).clamp(1, 100),
+    );
+    Ok(Success(RecordPage {
+        total: matching.len() as i64,
+        records: matching
+            .iter()
+            .skip(((number - 1) * size) as usize)
+            .take(size as usize)
+            .map(|t| record(t))
+            .collect(),
+        page: number,
+        size,
+    }))
 }
 
 /// One rewriting task: status, progress and, once done, its figures.

@@ -286,6 +286,26 @@ pub async fn list_records<T>(
     })
 }
 
+/// The user's newest `limit` tasks of `kind` (in `form.status` when given).
+pub async fn list_records_upto(
+    state: &AppState,
+    user_id: i64,
+    kind: &str,
+    form: &ListForm,
+    limit: i64,
+) -> Result<Vec<Task>, ApiError> {
+    let status = form
+        .status
+        .as_deref()
+        .filter(|s| !s.is_empty())
+        .map(TaskStatus::parse);
+    Ok(state
+        .store
+        .list_tasks(user_id, kind, status, 0, limit)
+        .await?
+        .0)
+}
+
 /// A user's task of `kind`; another user's, or another kind's, is `not_found`.
 pub async fn owned_task(
     state: &AppState,

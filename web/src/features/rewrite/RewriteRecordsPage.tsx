@@ -2,7 +2,7 @@ import { useState } from 'react'
 import { Button, Card, Empty, Space, Tooltip } from 'antd'
 import { useQuery, useQueryClient } from '@tanstack/react-query'
 import { useNavigate } from 'react-router'
-import { rewriteDelete, rewriteDownload, rewriteList, machineList, machineSubmit, type PasteKind } from './api'
+import { rewriteDelete, rewriteDownload, rewriteList, machineList, machineSubmit, type PasteKind, type RecordGoal } from './api'
 import type { RewriteRecord } from './types'
 import RewritePayModal from './RewritePayModal'
 import { percent } from './figures'
@@ -17,7 +17,20 @@ import { toastError } from '../../utils/feedback'
  * /papermachine/list, /proaigcsubmit/list, /aigc/list — the user's paper rewrites; with `paste`, /papermachine/cnki
  * (paragraph rewriting) and /machine/list (smart rewriting) — with live progress and measured figures.
  */
-export default function RewriteRecordsPage({ contentPath, newPath, paste }: { contentPath: string; newPath: string; paste?: PasteKind }) {
+export default function RewriteRecordsPage({
+  contentPath,
+  newPath,
+  paste,
+  goal,
+  title,
+}: {
+  contentPath: string
+  newPath: string
+  paste?: PasteKind
+  /** The menu's kind: its records only, with its own figure. */
+  goal?: RecordGoal
+  title?: string
+}) {
   const token = useUserStore((s) => s.token)
   const openLogin = useLoginDialogStore((s) => s.open)
   const navigate = useNavigate()
@@ -25,8 +38,8 @@ export default function RewriteRecordsPage({ contentPath, newPath, paste }: { co
   const [page, setPage] = useState(1)
   const [paying, setPaying] = useState<{ id: number; rerun: boolean } | null>(null)
   const list = useQuery({
-    queryKey: ['rewrite', paste ?? 'paper', page],
-    queryFn: () => (paste ? machineList(paste, page, 10) : rewriteList(page, 10)),
+    queryKey: ['rewrite', paste ?? 'paper', goal ?? 'all', page],
+    queryFn: () => (paste ? machineList(paste, page, 10) : rewriteList(page, 10, goal)),
     enabled: Boolean(token),
     refetchInterval: (q) => (q.state.data?.records.some((r) => isUnderway(r.status)) ? 2000 : false),
   })
@@ -49,12 +62,12 @@ export default function RewriteRecordsPage({ contentPath, newPath, paste }: { co
     if (r.similarityBefore == null && r.aiBefore == null) return null
     return (
       <span className="rewrite-figures-cell">
-        {r.similarityBefore != null && (
+        {r.similarityBefore != null && goal !== 'aigc' && (
           <span data-testid="rewrite-similarity">
             复制比 {percent(r.similarityBefore)} → <b>{percent(r.similarityAfter)}</b>
           </span>
         )}
-        {r.aiBefore != null && (
+        {r.aiBefore != null && goal !== 'similarity' && (
           <span data-testid="rewrite-ai">
             AI率 {percent(r.aiBefore)} → <b>{percent(r.aiAfter)}</b>
           </span>
@@ -112,7 +125,7 @@ export default function RewriteRecordsPage({ contentPath, newPath, paste }: { co
         </div>
       ),
     },
-    { title: '状态', key: 'status', width: 160, render: (_: unknown, r: RewriteRecord) => <TaskStatusCell {...r} /> },
+    { title: '状态', key: 'status', width: 160, render: (_: unknown, r: RewriteRecord) => <TaskStatusCell {...r} running="改写中" /> },
     { title: '效果（改写前→后）', key: 'figures', width: 170, render: (_: unknown, r: RewriteRecord) => figures(r) ?? '—' },
     { title: '采用', key: 'accepted', width: 96, render: (_: unknown, r: RewriteRecord) => (r.accepted != null ? `${r.accepted}/${r.paragraphs} 段` : '—') },
     { title: '提交时间', dataIndex: 'createdAt', key: 'createdAt', width: 150, render: (v: number) => formatDateTime(v) },
@@ -121,7 +134,7 @@ export default function RewriteRecordsPage({ contentPath, newPath, paste }: { co
 
   return (
     <div className="page-card">
-      <Card title={paste === 'cnki' ? '段落改写记录' : paste === 'smart' ? '智能改写记录' : '改写记录'} extra={<Button type="primary" onClick={() => navigate(newPath)}>新建改写</Button>}>
+      <Card title={title ?? (paste === 'cnki' ? '段落改写记录' : paste === 'smart' ? '智能改写记录' : '改写记录')} extra={<Button type="primary" onClick={() => navigate(newPath)}>新建改写</Button>}>
         <ResponsiveTable<RewriteRecord>
           rowKey="id"
           loading={list.isLoading}
@@ -135,7 +148,7 @@ export default function RewriteRecordsPage({ contentPath, newPath, paste }: { co
           card={{
             title: (r) => r.title,
             fullTitle: (r) => r.title,
-            status: (r) => <TaskStatusCell {...r} />,
+            status: (r) => <TaskStatusCell {...r} running="改写中" />,
             figure: (r) => {
               const value = figures(r)
               return value ? { label: '改写前 → 后', value } : null

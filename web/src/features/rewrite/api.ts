@@ -27,7 +27,11 @@ export const rewriteSubmit = (id: number, goal: Goal, strength: Strength, frozen
 /** Runs an ended rewrite again: every paragraph, or `line` alone. */
 export const rewriteReload = (id: number, line?: number) => post<RewriteRecord>(`${BASE}/reload`, { data: { id, index: line } })
 
-export const rewriteList = (page: number, size: number) => post<RewritePage>(`${BASE}/query_list`, { data: { page, size }, silent: true })
+/** Which menu's records: 降重 (similarity) or 降AIGC / AI率降低 (aigc); both kinds when absent. */
+export type RecordGoal = 'similarity' | 'aigc'
+
+export const rewriteList = (page: number, size: number, goal?: RecordGoal) =>
+  post<RewritePage>(`${BASE}/query_list`, { data: { page, size, goal }, silent: true })
 
 export const rewriteLoad = (id: number) => post<RewriteRecord>(`${BASE}/load_by_id`, { data: { id }, silent: true })
 

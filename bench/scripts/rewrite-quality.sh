@@ -10,6 +10,8 @@
 # Then the independent measures of `rewrite-review` (authors' keywords, numbers and English kept, sentence
 # coverage, fluency under qwen2.5-1.5b); SAMPLES=docs/rewrite-samples.md writes 20 paragraphs side by side
 # (git-ignored: it quotes the shared data).
+# The local rewriting variants of docs/rewrite.md are chosen the same way, by configuration:
+#   WENJIAN_REWRITE_BY_SENTENCE=true / WENJIAN_REWRITE_LOCAL_MODEL=qwen2.5-1.5b bench/scripts/rewrite-quality.sh 10
 # Build first: cargo build --release -p wenjian -p wenjian-bench --bin wenjian --bin rewrite-review
 #   bench/scripts/rewrite-quality.sh [N] [strength]   (GOAL, OUT_JSON, SAMPLES, WENJIAN_BIN, WENJIAN_MODELS_DIR, WENJIAN_EVAL_DATA)
 set -euo pipefail

@@ -95,7 +95,9 @@ test('AIGC detection: paste paragraphs → pay → report with bands and AI rate
   // Hovering a paragraph shows its probability.
   await paras.nth(1).hover()
   await page.locator('.ant-tooltip').getByText(/AI 生成概率 \d+\.\d% · (高度疑似|中度疑似|低风险)/).waitFor()
-  await page.getByTestId('aigc-method').getByText('qwen2.5-0.5b', { exact: false }).waitFor()
+  // Engine names sit behind the 技术说明 fold.
+  await page.getByTestId('aigc-tech').getByText('技术说明').click()
+  await page.getByTestId('aigc-tech').getByText('qwen2.5-0.5b', { exact: false }).waitFor()
   await page.mouse.move(0, 0)
   await page.waitForTimeout(400)
   await page.getByTestId('aigc-method').scrollIntoViewIfNeeded()

@@ -1,6 +1,7 @@
 import { useMemo, useState } from 'react'
 import { Alert, Button, Card, Col, Descriptions, Empty, Modal, Progress, Result, Row, Space, Spin, Statistic, Tag, Tooltip } from 'antd'
 import { QuestionCircleOutlined } from '@ant-design/icons'
+import TechNote from '../../components/TechNote'
 import { useQuery, useQueryClient } from '@tanstack/react-query'
 import { useNavigate, useParams } from 'react-router'
 import { aigcDownload, aigcLoad, aigcParagraph, aigcReport } from './api'
@@ -248,8 +249,10 @@ export default function AigcReportPage() {
         </Card>
         <Card size="small" title="检测说明" className="mt" data-testid="aigc-method">
           <p>{data.bandRule}</p>
-          <p className="muted">检测模型：{data.model}；判别方法：{data.criterion}；校准版本：{data.calibration}</p>
           <Alert type="warning" showIcon title="关于检测结果的局限" description={data.note} />
+          <TechNote testId="aigc-tech">
+            <p className="muted">检测模型：{data.model}；判别方法：{data.criterion}；校准版本：{data.calibration}</p>
+          </TechNote>
         </Card>
       </Card>
       <ParagraphDetail id={taskId} index={picked} onClose={() => setPicked(null)} />

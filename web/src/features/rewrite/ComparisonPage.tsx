@@ -5,6 +5,7 @@ import { rewriteContent, rewriteDownload, rewriteLoad, rewriteSubmitCheck } from
 import type { RewriteContent } from './types'
 import { percent, probability } from './figures'
 import LineCard from './LineCard'
+import TechNote from '../../components/TechNote'
 import ManualList from './ManualList'
 import { useLineRerun } from './RewritePayModal'
 import { isUnderway } from '../../components/TaskStatus'
@@ -97,9 +98,12 @@ export default function ComparisonPage({ newCheckPath = '/paper/submit' }: { new
               className="mt"
               type="info"
               showIcon
-              title={`由 ${rec.model ?? '—'} 改写（提示词 ${c.promptVersion}），用时 ${(c.elapsedMs / 1000).toFixed(0)} 秒`}
+              title={`改写完成，用时 ${(c.elapsedMs / 1000).toFixed(0)} 秒`}
               description={`每段改写后都重新测量：复制比由本站查重引擎比对文献库得出，AI 概率由 AIGC 检测模型估计，语义相似度须不低于 ${c.meaningMin.toFixed(2)}，且数字、引用、公式与保留术语一个不少；再核对关键术语是否保留、语句是否通顺、原文每句是否都有对应、意思有无反转、是否与原文雷同。未达标或未通过核对的段落默认保留原文并退还费用，您可以逐段改变选择；下载与重新查重都使用当前的选择。`}
             />
+            <TechNote testId="rewrite-tech">
+              <span className="muted">改写模型：{rec.model ?? '—'}；提示词版本：{c.promptVersion}</span>
+            </TechNote>
             <div className="mt">
               {c.lines.some((l) => l.rewrite) ? (
                 c.lines.map((line) => (

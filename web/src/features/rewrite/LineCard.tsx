@@ -62,7 +62,9 @@ function Figures({ line }: { line: ComparedLine }) {
           </span>
         </Tooltip>
       )}
-      <span className="muted">尝试 {r.attempts} 次 · {r.model}</span>
+      <Tooltip title={`技术说明：由 ${r.model} 写出`}>
+        <span className="muted">尝试 {r.attempts} 次</span>
+      </Tooltip>
     </Space>
   )
 }

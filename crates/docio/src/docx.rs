@@ -128,11 +128,16 @@ fn attr(e: &BytesStart<'_>, name: &[u8]) -> Option<String> {
         .and_then(|a| a.unescape_value().ok().map(|v| v.into_owned()))
 }
 
-/// Heading level from a paragraph style id: "Heading1", "heading 2", "1" (Chinese Word's 标题 1), "Title".
+/// The level `style_level` gives the document's title (the Title style): a chapter-level
+/// heading that also names the paper.
+const TITLE_LEVEL: u8 = 0;
+
+/// Heading level from a paragraph style id: "Heading1", "heading 2", "1" (Chinese Word's 标题 1);
+/// `TITLE_LEVEL` for "Title" (Chinese Word's 标题).
 fn style_level(style: &str) -> Option<u8> {
     let s = style.to_lowercase().replace(' ', "");
-    if s == "title" {
-        return Some(1);
+    if s == "title" || s == "标题" {
+        return Some(TITLE_LEVEL);
     }
     let digits = s
         .strip_prefix("heading")
@@ -306,6 +311,8 @@ pub(crate) struct Layout {
     pub lines: Vec<String>,
     pub origins: Vec<Option<Origin>>,
     pub headings: Vec<Heading>,
+    /// The first paragraph in the Title style, when there is one.
+    pub title: Option<String>,
     pub parts: [Option<Vec<Para>>; 3],
 }
 
@@ -359,6 +366,7 @@ pub(crate) fn layout(archive: &mut Archive<'_>, limits: &Limits) -> Result<Layou
 
     // The paragraphs' lines before tidying: (text, origin, heading level).
     let mut raw: Vec<(&str, Option<Origin>, Option<u8>)> = Vec::new();
+    let mut title: Option<String> = None;
     for (part, paras) in parts.iter().enumerate() {
         let Some(paras) = paras else { continue };
         if part > 0 {
@@ -376,6 +384,12 @@ pub(crate) fn layout(archive: &mut Archive<'_>, limits: &Limits) -> Result<Layou
             let mut level = para
                 .level
                 .filter(|_| part == 0 && !para.text.trim().is_empty());
+            if level == Some(TITLE_LEVEL) {
+                if title.is_none() {
+                    title = Some(para.text.split_whitespace().collect::<Vec<_>>().join(" "));
+                }
+                level = Some(1);
+            }
             for (start, text) in segments(&para.text) {
                 let level = if text.trim().is_empty() {
                     None
@@ -434,6 +448,7 @@ pub(crate) fn layout(archive: &mut Archive<'_>, limits: &Limits) -> Result<Layou
         lines,
         origins,
         headings,
+        title,
         parts,
     })
 }
@@ -447,5 +462,6 @@ pub fn extract(bytes: &[u8], limits: &Limits) -> Result<Extracted, DocError> {
         format: Format::Docx,
         reader: "docx".into(),
         headings: layout.headings,
+        title: layout.title,
     })
 }

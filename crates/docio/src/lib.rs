@@ -96,6 +96,9 @@ pub struct Extracted {
     /// How the text was read ("utf-8", "gb18030", "docx", "pdf-extract", "pdftotext", …).
     pub reader: String,
     pub headings: Vec<Heading>,
+    /// The paper's title as the document marks it (a .docx paragraph in the Title style).
+    #[serde(default)]
+    pub title: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error, Serialize, Deserialize)]
@@ -203,6 +206,7 @@ pub fn extract(bytes: &[u8], file_name: &str, limits: &Limits) -> Result<Extract
                 format,
                 reader: encoding.into(),
                 headings: vec![],
+                title: None,
             }
         }
         Format::Docx => docx::extract(bytes, limits)?,

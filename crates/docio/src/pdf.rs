@@ -198,6 +198,7 @@ pub fn extract(bytes: &[u8], limits: &Limits) -> Result<Extracted, DocError> {
             format: Format::Pdf,
             reader: "pdf-extract".into(),
             headings: vec![],
+            title: None,
         });
     }
     let second = with_pdftotext(bytes, limits);
@@ -207,6 +208,7 @@ pub fn extract(bytes: &[u8], limits: &Limits) -> Result<Extracted, DocError> {
             format: Format::Pdf,
             reader: "pdftotext".into(),
             headings: vec![],
+            title: None,
         });
     }
     if first.is_none() && second.is_none() {

@@ -66,6 +66,34 @@ pub fn sample_pdf(text: Option<&str>) -> Vec<u8> {
 }
 
 #[test]
+fn a_paragraph_in_the_title_style_names_the_paper() {
+    let body = [
+        para(Some("Title"), &run("基于深度学习的  图像识别研究")),
+        para(Some("1"), &run("第一章 绪论")),
+        para(None, &run("正文。")),
+    ]
+    .concat();
+    let document = format!(
+        r#"<?xml version="1.0" encoding="UTF-8"?><w:document {W}><w:body>{body}</w:body></w:document>"#
+    );
+    let docx = zip_of(&[
+        ("[Content_Types].xml", "<Types/>"),
+        ("word/document.xml", &document),
+    ]);
+    let out = extract(&docx, "新建 Microsoft Word 文档.docx", &Limits::default()).unwrap();
+    assert_eq!(out.title.as_deref(), Some("基于深度学习的 图像识别研究"));
+    // Still a chapter-level heading line, so the checks leave it out of the prose.
+    assert_eq!(out.headings[0].level, 1);
+    // Without a Title style, no title.
+    assert_eq!(
+        extract(&sample_docx(), "论文.docx", &Limits::default())
+            .unwrap()
+            .title,
+        None
+    );
+}
+
+#[test]
 fn docx_paragraphs_headings_tables_and_footnotes() {
     let out = extract(&sample_docx(), "论文.docx", &Limits::default()).unwrap();
     assert_eq!(out.format, Format::Docx);

@@ -194,7 +194,7 @@ pub async fn check_init(
 ) -> ApiResult<CheckRecord> {
     let upload = read_upload(&state, req).await?;
     let extracted = extract(&state, &upload, &Caller::user(session.user.id)).await?;
-    let title = default_title(&upload, &extracted.text);
+    let title = default_title(&upload, &extracted);
     let task = create_draft(
         &state,
         session.user.id,

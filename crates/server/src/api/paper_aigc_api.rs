@@ -188,7 +188,7 @@ pub async fn machine_init(
             ),
         ));
     }
-    let title = default_title(&upload, &extracted.text);
+    let title = default_title(&upload, &extracted);
     let input = AigcInput {
         chars,
         text: extracted.text,

@@ -328,7 +328,7 @@ pub async fn machine_init(
     require_model(&state)?;
     let upload = read_upload(&state, req).await?;
     let extracted = extract(&state, &upload, &Caller::user(session.user.id)).await?;
-    let title = default_title(&upload, &extracted.text);
+    let title = default_title(&upload, &extracted);
     let mut input = input_from(extracted, Goal::Similarity, Strength::Medium);
     input.owner = Some(session.user.id);
     input.file_name = upload.file_name.clone();

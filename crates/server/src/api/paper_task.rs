@@ -195,12 +195,19 @@ pub fn plain_line(text: &str) -> String {
         .to_string()
 }
 
-/// The title given, else the file name, else the first line of the text.
-pub fn default_title(upload: &Upload, text: &str) -> String {
-    let title = plain_line(&upload.title);
-    let title = title.trim();
-    if !title.is_empty() {
-        return title.chars().take(200).collect();
+/// The title given, else the title the document marks (a .docx paragraph in the Title style),
+/// else the file name, else the first line of the text.
+pub fn default_title(upload: &Upload, extracted: &docio::Extracted) -> String {
+    let text = &extracted.text;
+    for given in [Some(upload.title.as_str()), extracted.title.as_deref()]
+        .into_iter()
+        .flatten()
+    {
+        let title = plain_line(given);
+        let title = title.trim();
+        if !title.is_empty() {
+            return title.chars().take(200).collect();
+        }
     }
     let name = plain_line(&upload.file_name);
     let stem = name
@@ -592,5 +599,34 @@ impl OrderState {
             charged_fen: task.charged_fen,
             cost,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_title_typed_wins_then_the_documents_own_then_the_file_name() {
+        let upload = |title: &str| Upload {
+            title: title.into(),
+            author: String::new(),
+            file_name: "新建 Microsoft Word 文档.docx".into(),
+            bytes: vec![],
+        };
+        let doc = |title: Option<&str>| docio::Extracted {
+            text: "第一章 绪论\n正文。".into(),
+            format: docio::Format::Docx,
+            reader: "docx".into(),
+            headings: vec![],
+            title: title.map(String::from),
+        };
+        let marked = doc(Some("县域供销社研究"));
+        assert_eq!(default_title(&upload("我的论文"), &marked), "我的论文");
+        assert_eq!(default_title(&upload(""), &marked), "县域供销社研究");
+        assert_eq!(
+            default_title(&upload(""), &doc(None)),
+            "新建 Microsoft Word 文档"
+        );
     }
 }

@@ -161,7 +161,7 @@ h1{{font-size:22px}}table{{border-collapse:collapse;width:100%}}td,th{{border:1p
             .iter()
             .map(|s| format!("<li>{}</li>", escape(s)))
             .collect::<String>(),
-        when = beijing_time(doc.checked_at_ms),
+        when = crate::shown_time(doc.checked_at_ms),
         author = escape(&doc.author),
         total = percent(r.ratio_total),
         quotes = percent(r.ratio_excluding_quotes),

@@ -161,6 +161,12 @@ pub fn beijing_time(ms: i64) -> String {
         .unwrap_or_default()
 }
 
+/// A time as every report prints it: Beijing time, with the zone named, as the web app and
+/// `/verify` show it.
+pub fn shown_time(ms: i64) -> String {
+    format!("{}（北京时间）", beijing_time(ms))
+}
+
 /// `WJ20261122-000042`: the date the check was created (Beijing) and its number.
 pub fn report_number(id: i64, created_ms: i64) -> String {
     let date: String = beijing_time(created_ms)

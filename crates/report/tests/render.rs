@@ -91,6 +91,7 @@ async fn the_pdf_carries_cover_figures_sources_and_text() {
         "http://127.0.0.1:8080/verify",
         "相似片段对照",
         "相似内容：",
+        "（北京时间）",
     ] {
         let needle: String = needle.split_whitespace().collect();
         assert!(flat.contains(&needle), "missing {needle:?} in:\n{read}");

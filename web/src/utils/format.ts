@@ -26,8 +26,22 @@ export function formatFen(fen: number): string {
   return `${sign}¥${Math.floor(abs / 100)}.${String(abs % 100).padStart(2, '0')}`
 }
 
+/** The one zone every time is shown in, as the reports and /verify print it. */
+export const SITE_TIME_ZONE = 'Asia/Shanghai'
+export const SITE_TIME_ZONE_LABEL = '北京时间'
+
+const SITE_CLOCK = new Intl.DateTimeFormat('en-CA', {
+  timeZone: SITE_TIME_ZONE,
+  year: 'numeric',
+  month: '2-digit',
+  day: '2-digit',
+  hour: '2-digit',
+  minute: '2-digit',
+  hourCycle: 'h23',
+})
+
+/** `2026-11-24 07:58` in Beijing time, whatever the browser's own zone. */
 export function formatDateTime(ms: number): string {
-  const d = new Date(ms)
-  const p = (n: number) => String(n).padStart(2, '0')
-  return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())} ${p(d.getHours())}:${p(d.getMinutes())}`
+  const part = (type: string) => SITE_CLOCK.formatToParts(new Date(ms)).find((p) => p.type === type)?.value ?? ''
+  return `${part('year')}-${part('month')}-${part('day')} ${part('hour')}:${part('minute')}`
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { formatFen, numberFormatter, relativeTime } from './format'
+import { formatDateTime, formatFen, numberFormatter, relativeTime } from './format'
 import { capsLockOn, isExternal, passwordProblem, validNewUsername, validUsername } from './validate'
 import { pageTitle } from '../layout/Layout'
 
@@ -72,5 +72,12 @@ describe('validation', () => {
   it('caps lock', () => {
     expect(capsLockOn({ getModifierState: () => true })).toBe(true)
     expect(capsLockOn({})).toBe(false)
+  })
+})
+
+describe('formatDateTime', () => {
+  it('shows Beijing time whatever the browser zone', () => {
+    expect(formatDateTime(0)).toBe('1970-01-01 08:00')
+    expect(formatDateTime(Date.UTC(2026, 10, 23, 16, 30))).toBe('2026-11-24 00:30')
   })
 })

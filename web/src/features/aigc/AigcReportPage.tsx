@@ -198,7 +198,7 @@ export default function AigcReportPage() {
             <div>报告编号：<b data-testid="aigc-report-number">{data.reportNumber}</b></div>
             <div className="muted">
               验证码：<span data-testid="aigc-verify-code">{data.verifyCode}</span>
-              {'　'}检测时间：{formatDateTime(r.finishedAt ?? r.createdAt)}
+              {'　'}检测时间：{formatDateTime(r.finishedAt ?? r.createdAt)}（北京时间）
               {r.author && <>{'　'}作者：{r.author}</>}
             </div>
           </div>

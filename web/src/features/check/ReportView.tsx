@@ -196,7 +196,7 @@ export default function ReportView({ id }: { id: number }) {
           <div>报告编号：<b data-testid="report-number">{data.reportNumber}</b></div>
           <div className="muted">
             验证码：<span data-testid="verify-code">{data.verifyCode}</span>
-            {data.record.finishedAt && <>{'　'}检测时间：{formatDateTime(data.record.finishedAt)}</>}
+            {data.record.finishedAt && <>{'　'}检测时间：{formatDateTime(data.record.finishedAt)}（北京时间）</>}
           </div>
         </div>
         <Space wrap>

@@ -83,7 +83,7 @@ export default function VerifyPage() {
             <Descriptions column={1} size="small" bordered>
               <Descriptions.Item label="论文题目">{result.title}</Descriptions.Item>
               <Descriptions.Item label="作者">{result.author || '（未填写）'}</Descriptions.Item>
-              <Descriptions.Item label="检测时间">{formatDateTime(result.checkedAt)}</Descriptions.Item>
+              <Descriptions.Item label="检测时间（北京时间）">{formatDateTime(result.checkedAt)}</Descriptions.Item>
               <Descriptions.Item label="检测字数">{result.chars} 字</Descriptions.Item>
               {result.kind === 'aigc' ? (
                 <Descriptions.Item label="AIGC 占比">

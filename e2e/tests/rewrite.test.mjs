@@ -314,7 +314,11 @@ test('chat-style rewriting: the answer streams in, a follow-up adjusts it, both 
   const page = await context.newPage()
   await page.goto(`${env.server.base}/nlp/machine?tab=chat`)
   await page.getByTestId('chat-input').fill(SOURCE_A)
+  // The price shows before sending, and sending asks first.
+  assert.match(await page.getByTestId('chat-price').innerText(), /本条约 ¥\d+\.\d\d/)
   await page.getByTestId('chat-send').click()
+  await page.getByText('确认发送并扣费？').waitFor()
+  await page.getByRole('button', { name: '发送', exact: true }).click()
   const answers = page.getByTestId('chat-assistant')
   // Text shows while the model writes, with the caret, before the answer is done.
   await eventually(async () => {
@@ -325,9 +329,13 @@ test('chat-style rewriting: the answer streams in, a follow-up adjusts it, both 
   await page.screenshot({ path: 'artifacts/chat-streaming.png' }).catch(() => {})
   await answers.first().locator('.chat-note').waitFor({ timeout: 600000 })
   assert.match(await answers.first().locator('.chat-note').innerText(), /扣费 ¥/)
+  // What changed, word by word.
+  await answers.first().getByTestId('chat-show-changes').click()
+  await answers.first().getByTestId('chat-diff').waitFor()
 
   await page.getByTestId('chat-input').fill('请再简洁一些')
   await page.getByTestId('chat-send').click()
+  await page.getByRole('button', { name: '发送', exact: true }).click()
   await answers.nth(1).locator('.chat-note').waitFor({ timeout: 600000 })
   assert.ok((await answers.nth(1).innerText()).trim().length > 0)
   await page.screenshot({ path: 'artifacts/chat-follow-up.png' }).catch(() => {})

@@ -6,7 +6,7 @@ use crate::pdf::{
     BLACK, GREY, Layout, MARGIN, PAGE_H, PAGE_W, PdfError, PdfFont, author_or_blank, cover_top,
     shaded_text,
 };
-use crate::{beijing_time, percent};
+use crate::percent;
 use aidetect::{Band, Detection};
 
 /// Everything printed on a detection report besides the detector's figures.

@@ -1,8 +1,6 @@
 //! The self-contained HTML report (no scripts, no external assets).
 
-use crate::{
-    COUNTING_RULE, LEGEND, ReportDoc, beijing_time, char_marks, class_style, percent, scope_label,
-};
+use crate::{COUNTING_RULE, LEGEND, ReportDoc, char_marks, class_style, percent, scope_label};
 use simcheck::SpanClass;
 
 pub(crate) fn escape(s: &str) -> String {

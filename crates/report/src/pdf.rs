@@ -2,9 +2,7 @@
 //! breaking, so highlights sit exactly under their characters); krilla writes the PDF and embeds
 //! a subset of the CJK font.
 
-use crate::{
-    COUNTING_RULE, LEGEND, ReportDoc, beijing_time, char_marks, class_style, percent, scope_label,
-};
+use crate::{COUNTING_RULE, LEGEND, ReportDoc, char_marks, class_style, percent, scope_label};
 use krilla::Document;
 use krilla::color::rgb;
 use krilla::geom::{PathBuilder, Point, Rect};

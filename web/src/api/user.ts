@@ -58,6 +58,8 @@ export interface SiteConfig {
   marketingUrl: string
   qrProvider: string
   version: string
+  /** 对话改写's price per started 1,000 characters, in fen. */
+  chatPriceFenPerThousand: number
 }
 
 // Login failures are shown by the form itself, so these calls stay silent. Credentials go in

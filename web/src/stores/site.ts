@@ -11,6 +11,7 @@ export const useSiteStore = create<SiteState>((set) => ({
   marketingUrl: '',
   qrProvider: 'local',
   version: '',
+  chatPriceFenPerThousand: 0,
   load: async () => {
     try {
       set(await getSiteConfig())

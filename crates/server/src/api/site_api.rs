@@ -15,6 +15,9 @@ pub struct SiteConfig {
     /// Which QR-login provider confirms scans, e.g. `local`.
     pub qr_provider: String,
     pub version: String,
+    /// 对话改写's price per started 1,000 characters of a message, in fen: the page shows what a
+    /// message will cost and asks before sending.
+    pub chat_price_fen_per_thousand: i64,
 }
 
 #[utoipa::path(get, path = "/api/base/site_api/f/config", tag = "site_api",
@@ -25,6 +28,7 @@ pub async fn config(State(state): State<AppState>) -> ApiResult<SiteConfig> {
         marketing_url: state.config.marketing_url.clone(),
         qr_provider: state.qr_provider.name().into(),
         version: env!("CARGO_PKG_VERSION").into(),
+        chat_price_fen_per_thousand: state.config.chat_price_fen_per_thousand,
     }))
 }
 

@@ -1,10 +1,18 @@
 import { useEffect, useRef, useState } from 'react'
-import { Alert, Button, Empty, Input, Select, Space, Tag, Typography } from 'antd'
+import { Alert, App, Button, Empty, Input, Select, Space, Tag, Typography } from 'antd'
 import { useSearchParams } from 'react-router'
 import { chatComplete, chatLoad, MODES, modeLabel, type ChatTurn } from './api'
 import { useUserStore } from '../../stores/user'
 import { useLoginDialogStore } from '../../stores/loginDialog'
 import { formatFen } from '../../utils/format'
+import { useSiteStore } from '../../stores/site'
+import TextDiff from '../../components/TextDiff'
+
+/** What one message costs: every started 1,000 counted characters (whitespace not counted). */
+export function messagePriceFen(text: string, fenPerThousand: number): number {
+  const chars = Array.from(text).filter((c) => !/\s/.test(c)).length
+  return Math.ceil(chars / 1000) * fenPerThousand
+}
 
 interface Bubble extends ChatTurn {
   /** Still being written. */
@@ -26,6 +34,9 @@ export default function ChatPanel() {
   const [sending, setSending] = useState(false)
   const [error, setError] = useState<string | null>(null)
   const abort = useRef<AbortController | null>(null)
+  const fenPerThousand = useSiteStore((s) => s.chatPriceFenPerThousand)
+  const { modal } = App.useApp()
+  const [showChanges, setShowChanges] = useState<number | null>(null)
   const bottom = useRef<HTMLDivElement | null>(null)
 
   // ?chat=ID continues a conversation from the records.
@@ -48,11 +59,24 @@ export default function ChatPanel() {
 
   const updateLast = (change: (b: Bubble) => Bubble) => setBubbles((all) => [...all.slice(0, -1), change(all[all.length - 1])])
 
-  const send = async () => {
+  /** Asks before charging: the message's price, then sends. */
+  const confirmAndSend = () => {
     if (!token) {
       openLogin()
       return
     }
+    const text = message.trim()
+    if (!text) return
+    modal.confirm({
+      title: '确认发送并扣费？',
+      content: `本条消息按字数计费 ${formatFen(messagePriceFen(text, fenPerThousand))}（每条不足千字按千字计）；模型未能回答时全额退回。`,
+      okText: '发送',
+      cancelText: '取消',
+      onOk: () => void send(),
+    })
+  }
+
+  const send = async () => {
     const text = message.trim()
     if (!text) return
     setError(null)
@@ -111,6 +135,18 @@ export default function ChatPanel() {
                 {b.content || (b.streaming ? <span className="muted">模型书写中…</span> : null)}
                 {b.streaming && <span className="live-caret" />}
               </div>
+              {b.role === 'assistant' && !b.streaming && b.content && bubbles[i - 1]?.role === 'user' && (
+                <div>
+                  <Button size="small" type="link" onClick={() => setShowChanges(showChanges === i ? null : i)} data-testid="chat-show-changes">
+                    {showChanges === i ? '收起修改' : '查看修改'}
+                  </Button>
+                  {showChanges === i && (
+                    <div className="rewrite-text chat-diff" data-testid="chat-diff">
+                      <TextDiff before={bubbles[i - 1].content} after={b.content} side="both" />
+                    </div>
+                  )}
+                </div>
+              )}
               {b.note && <Tag className="chat-note">{b.note}</Tag>}
             </div>
           ))
@@ -125,11 +161,16 @@ export default function ChatPanel() {
           autoSize={{ minRows: 3, maxRows: 8 }}
           placeholder={parent ? '继续提出修改要求，例如：再口语化一点 / 保留“卷积神经网络”' : '粘贴需要改写的段落（一条最多 5000 字）'}
           onPressEnter={(e) => {
-            if (e.ctrlKey || e.metaKey) void send()
+            if (e.ctrlKey || e.metaKey) confirmAndSend()
           }}
           data-testid="chat-input"
         />
-        <Button type="primary" loading={sending} disabled={!message.trim()} onClick={() => void send()} data-testid="chat-send">
+        {token && message.trim() && (
+          <Typography.Text type="secondary" data-testid="chat-price">
+            本条约 {formatFen(messagePriceFen(message, fenPerThousand))}
+          </Typography.Text>
+        )}
+        <Button type="primary" loading={sending} disabled={!message.trim()} onClick={confirmAndSend} data-testid="chat-send">
           {token ? '发送（Ctrl+Enter）' : '登录后发送'}
         </Button>
       </div>

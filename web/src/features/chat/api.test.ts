@@ -12,3 +12,13 @@ describe('splitEvents', () => {
     expect(splitEvents(':\n\n').events).toEqual([])
   })
 })
+
+describe('messagePriceFen', () => {
+  it('charges every started 1,000 counted characters', async () => {
+    const { messagePriceFen } = await import('./ChatPanel')
+    expect(messagePriceFen('改写 这一段', 200)).toBe(200)
+    expect(messagePriceFen('字'.repeat(1000), 200)).toBe(200)
+    expect(messagePriceFen('字'.repeat(1001), 200)).toBe(400)
+    expect(messagePriceFen('   ', 200)).toBe(0)
+  })
+})

@@ -1,24 +1,11 @@
 import { Alert, Button, Card, Col, Popconfirm, Row, Space, Tag, Tooltip } from 'antd'
-import { diffArrays } from 'diff'
 import { rewriteChoose } from './api'
 import type { ComparedLine, Doubt, ParagraphRewrite } from './types'
-import { DOUBT_COLOR, doubtsOf, percent, probability, words } from './figures'
+import { DOUBT_COLOR, doubtsOf, percent, probability } from './figures'
 import { useSubmit } from '../../utils/useSubmit'
+import TextDiff from '../../components/TextDiff'
 
-/** The rewrite with what it removed and added marked word by word. */
-function Diff({ before, after, side }: { before: string; after: string; side: 'before' | 'after' }) {
-  const parts = diffArrays(words(before), words(after))
-  return (
-    <>
-      {parts.map((p, i) => {
-        const text = p.value.join('')
-        if (p.added) return side === 'after' ? <ins key={i} className="diff-added">{text}</ins> : null
-        if (p.removed) return side === 'before' ? <del key={i} className="diff-removed">{text}</del> : null
-        return <span key={i}>{text}</span>
-      })}
-    </>
-  )
-}
+const Diff = TextDiff
 
 /** The goal faults of `reason` ("保留原文：…"), without the doubts shown on their own. */
 function otherFaults(r: ParagraphRewrite): string[] {

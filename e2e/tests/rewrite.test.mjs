@@ -317,7 +317,7 @@ test('chat-style rewriting: the answer streams in, a follow-up adjusts it, both 
   // The price shows before sending, and sending asks first.
   assert.match(await page.getByTestId('chat-price').innerText(), /本条约 ¥\d+\.\d\d/)
   await page.getByTestId('chat-send').click()
-  await page.getByText('确认发送并扣费？').waitFor()
+  await page.locator('.ant-modal-confirm-title', { hasText: '确认发送并扣费？' }).waitFor()
   await page.getByRole('button', { name: '发送', exact: true }).click()
   const answers = page.getByTestId('chat-assistant')
   // Text shows while the model writes, with the caret, before the answer is done.

@@ -839,16 +839,11 @@ pub async fn query_list(
         }
     };
     // The goal lives in the task's input: filtered here, over the user's newest rewrites.
-    let all = ListForm {
-        page: Some(1),
-        size: Some(GOAL_LIST_SCAN),
-        status: form.status,
-    };
     let page = paper_task::list_records_upto(
         &state,
         session.user.id,
         rewrite_task::KIND,
-        &all,
+        form.status.as_deref(),
         GOAL_LIST_SCAN,
     )
     .await?;

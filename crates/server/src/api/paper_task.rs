@@ -276,14 +276,15 @@ pub async fn list_records<T>(
 ) -> Result<RecordPage<T>, ApiError> {
     let page = form.page.unwrap_or(1).max(1);
     let size = form.size.unwrap_or(10).clamp(1, 100);
-    let status = form
-        .status
-        .as_deref()
-        .filter(|s| !s.is_empty())
-        .map(TaskStatus::parse);
     let (tasks, total) = state
         .store
-        .list_tasks(user_id, kind, status, (page - 1).saturating_mul(size), size)
+        .list_tasks(
+            user_id,
+            kind,
+            status_filter(form.status.as_deref()),
+            (page - 1).saturating_mul(size),
+            size,
+        )
         .await?;
     Ok(RecordPage {
         records: tasks.iter().map(record).collect(),
@@ -293,22 +294,22 @@ pub async fn list_records<T>(
     })
 }
 
+/// A list's status parameter: empty or absent lists every status.
+fn status_filter(status: Option<&str>) -> Option<TaskStatus> {
+    status.filter(|s| !s.is_empty()).map(TaskStatus::parse)
+}
+
 /// The user's newest `limit` tasks of `kind` (in `form.status` when given).
 pub async fn list_records_upto(
     state: &AppState,
     user_id: i64,
     kind: &str,
-    form: &ListForm,
+    status: Option<&str>,
     limit: i64,
 ) -> Result<Vec<Task>, ApiError> {
-    let status = form
-        .status
-        .as_deref()
-        .filter(|s| !s.is_empty())
-        .map(TaskStatus::parse);
     Ok(state
         .store
-        .list_tasks(user_id, kind, status, 0, limit)
+        .list_tasks(user_id, kind, status_filter(status), 0, limit)
         .await?
         .0)
 }

@@ -108,13 +108,14 @@ fn read_part(
     archive: &mut Archive<'_>,
     name: &str,
     budget: &mut Budget<'_>,
+    styles: &StyleLevels,
 ) -> Result<Option<Vec<Para>>, DocError> {
     let limit = budget.limits.max_part_bytes;
     let Some(part) = open_part(archive, name, limit)? else {
         return Ok(None);
     };
     let mut limited = std::io::BufReader::new(part);
-    let paragraphs = paragraphs(&mut limited, budget)?;
+    let paragraphs = paragraphs(&mut limited, budget, styles)?;
     if limited.into_inner().limit() == 0 {
         return Err(too_big(name, limit));
     }
@@ -149,6 +150,109 @@ fn style_level(style: &str) -> Option<u8> {
     }
 }
 
+/// The heading level of each paragraph style the document defines, from word/styles.xml: by the
+/// style's built-in name ("heading 2", "Title" — Word writes these names in English whatever the
+/// interface language), else its own outline level, else the style it is based on. A university
+/// template's "论文一级标题" based on "heading 1", or carrying outline level 1, is a chapter heading.
+#[derive(Debug, Default)]
+pub(crate) struct StyleLevels {
+    styles: std::collections::HashMap<String, StyleDef>,
+}
+
+#[derive(Debug, Default)]
+struct StyleDef {
+    name: Option<String>,
+    based_on: Option<String>,
+    outline: Option<u8>,
+}
+
+impl StyleLevels {
+    const PART: &'static str = "word/styles.xml";
+
+    /// Reads the styles part; a document without one resolves style ids by their names alone.
+    pub(crate) fn read(
+        archive: &mut Archive<'_>,
+        limits: &Limits,
+    ) -> Result<StyleLevels, DocError> {
+        let limit = limits.max_part_bytes;
+        let Some(part) = open_part(archive, Self::PART, limit)? else {
+            return Ok(StyleLevels::default());
+        };
+        let mut limited = std::io::BufReader::new(part);
+        let levels = Self::parse(&mut limited)?;
+        if limited.into_inner().limit() == 0 {
+            return Err(too_big(Self::PART, limit));
+        }
+        Ok(levels)
+    }
+
+    fn parse(xml: impl std::io::BufRead) -> Result<StyleLevels, DocError> {
+        let mut reader = Reader::from_reader(xml);
+        let mut buf = Vec::new();
+        let mut out = StyleLevels::default();
+        // The paragraph style being read: its id and what it says so far.
+        let mut current: Option<(String, StyleDef)> = None;
+        loop {
+            let event = reader
+                .read_event_into(&mut buf)
+                .map_err(|e| corrupt(e.to_string()))?;
+            match &event {
+                Event::Eof => break,
+                Event::Start(e) if e.name().as_ref() == b"w:style" => {
+                    let paragraph = attr(e, b"w:type").is_none_or(|t| t == "paragraph");
+                    current = attr(e, b"w:styleId")
+                        .filter(|_| paragraph)
+                        .map(|id| (id, StyleDef::default()));
+                }
+                Event::End(e) if e.name().as_ref() == b"w:style" => {
+                    if let Some((id, def)) = current.take() {
+                        out.styles.insert(id, def);
+                    }
+                }
+                Event::Empty(e) | Event::Start(e) => {
+                    if let Some((_, def)) = current.as_mut() {
+                        match e.name().as_ref() {
+                            b"w:name" => def.name = attr(e, b"w:val"),
+                            b"w:basedOn" => def.based_on = attr(e, b"w:val"),
+                            // Outline levels 0–8 are headings 1–9; 9 is body text.
+                            b"w:outlineLvl" => {
+                                def.outline = attr(e, b"w:val")
+                                    .and_then(|v| v.parse::<u8>().ok())
+                                    .filter(|v| *v < 9)
+                                    .map(|v| v + 1)
+                            }
+                            _ => {}
+                        }
+                    }
+                }
+                _ => {}
+            }
+            buf.clear();
+        }
+        Ok(out)
+    }
+
+    /// The heading level a paragraph of style `id` has, `TITLE_LEVEL` for the title.
+    pub(crate) fn level(&self, id: &str) -> Option<u8> {
+        let mut id = id;
+        // basedOn chains are short; a cycle in a hostile file ends here.
+        for _ in 0..16 {
+            let Some(def) = self.styles.get(id) else {
+                // A style the part does not define: its id may still say it ("Heading1").
+                return style_level(id);
+            };
+            if let Some(level) = def.name.as_deref().and_then(style_level) {
+                return Some(level);
+            }
+            if def.outline.is_some() {
+                return def.outline;
+            }
+            id = def.based_on.as_deref()?;
+        }
+        None
+    }
+}
+
 /// What one XML event of a part means for its text.
 pub(crate) enum Step<'a> {
     Nothing,
@@ -165,6 +269,8 @@ pub(crate) enum Step<'a> {
     /// A tab (`\t`) or a line break (`\n`) in a run: piece number `n`.
     Mark(usize, char),
     Level(u8),
+    /// The paragraph's style id (`w:pStyle`); its heading level comes from styles.xml.
+    Style(String),
 }
 
 /// Walks a part's events, numbering the pieces of text; the reader and the editor share it so
@@ -203,9 +309,7 @@ impl Walker {
                 _ => Step::Nothing,
             },
             Event::Empty(e) => match e.name().as_ref() {
-                b"w:pStyle" => attr(e, b"w:val")
-                    .and_then(|v| style_level(&v))
-                    .map_or(Step::Nothing, Step::Level),
+                b"w:pStyle" => attr(e, b"w:val").map_or(Step::Nothing, Step::Style),
                 // Outline levels 0–8 are headings 1–9; 9 is body text.
                 b"w:outlineLvl" => attr(e, b"w:val")
                     .and_then(|v| v.parse::<u8>().ok())
@@ -241,7 +345,11 @@ impl Walker {
 }
 
 /// Paragraphs of one part, with heading levels.
-fn paragraphs(xml: impl std::io::BufRead, budget: &mut Budget<'_>) -> Result<Vec<Para>, DocError> {
+fn paragraphs(
+    xml: impl std::io::BufRead,
+    budget: &mut Budget<'_>,
+    styles: &StyleLevels,
+) -> Result<Vec<Para>, DocError> {
     let mut reader = Reader::from_reader(xml);
     reader.config_mut().trim_text(false);
     let mut buf = Vec::new();
@@ -288,6 +396,11 @@ fn paragraphs(xml: impl std::io::BufRead, budget: &mut Budget<'_>) -> Result<Vec
             }
             Step::Mark(_, c) => current.push(c),
             Step::Level(l) => level = Some(l),
+            Step::Style(id) => {
+                if let Some(l) = styles.level(&id) {
+                    level = Some(l);
+                }
+            }
             Step::Nothing | Step::TextOpen(_) | Step::TextClose => {}
         }
         buf.clear();
@@ -358,10 +471,11 @@ pub(crate) fn layout(archive: &mut Archive<'_>, limits: &Limits) -> Result<Layou
         chars: 0,
         paragraphs: 0,
     };
-    let body = read_part(archive, PARTS[0], &mut budget)?
+    let styles = StyleLevels::read(archive, limits)?;
+    let body = read_part(archive, PARTS[0], &mut budget, &styles)?
         .ok_or_else(|| corrupt("缺少 word/document.xml"))?;
-    let footnotes = read_part(archive, PARTS[1], &mut budget)?;
-    let endnotes = read_part(archive, PARTS[2], &mut budget)?;
+    let footnotes = read_part(archive, PARTS[1], &mut budget, &styles)?;
+    let endnotes = read_part(archive, PARTS[2], &mut budget, &styles)?;
     let parts = [Some(body), footnotes, endnotes];
 
     // The paragraphs' lines before tidying: (text, origin, heading level).
@@ -439,11 +553,12 @@ pub(crate) fn layout(archive: &mut Archive<'_>, limits: &Limits) -> Result<Layou
     keep_range(&mut lines, lead, keep);
     keep_range(&mut origins, lead, keep);
     keep_range(&mut levels, lead, keep);
-    let headings = levels
+    let headings: Vec<Heading> = levels
         .iter()
         .enumerate()
         .filter_map(|(line, level)| level.map(|level| Heading { line, level }))
         .collect();
+    let title = title.or_else(|| first_heading_title(&lines, &headings));
     Ok(Layout {
         lines,
         origins,
@@ -451,6 +566,72 @@ pub(crate) fn layout(archive: &mut Archive<'_>, limits: &Limits) -> Result<Layou
         title,
         parts,
     })
+}
+
+/// A document without a Title paragraph often sets its title as the first heading: the first line,
+/// in a heading style, that is not a section name (摘要, 目录) nor a numbered chapter.
+fn first_heading_title(lines: &[String], headings: &[Heading]) -> Option<String> {
+    let first = lines.iter().position(|l| !l.trim().is_empty())?;
+    headings.iter().find(|h| h.line == first)?;
+    let line = lines[first]
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    let squeezed: String = line.chars().filter(|c| !c.is_whitespace()).collect();
+    let lower = squeezed.to_lowercase();
+    let section = [
+        "摘要", "abstract", "目录", "contents", "前言", "引言", "绪论",
+    ]
+    .iter()
+    .any(|w| lower.starts_with(w));
+    let numbered = lower.starts_with('第')
+        || lower.starts_with(|c: char| c.is_ascii_digit())
+        || lower.starts_with("chapter");
+    (!section && !numbered && squeezed.chars().count() >= 4).then_some(line)
+}
+
+/// The title in the document's properties (docProps/core.xml `dc:title`), when it looks like a
+/// paper's title: Word fills it from templates and old file names too ("Microsoft Word - 1.doc",
+/// "毕业论文模板"), so those are not taken. Unreadable properties are no title, not an error.
+fn core_title(archive: &mut Archive<'_>, limits: &Limits) -> Option<String> {
+    let part = open_part(
+        archive,
+        "docProps/core.xml",
+        limits.max_part_bytes.min(1 << 20),
+    )
+    .ok()??;
+    let mut reader = Reader::from_reader(std::io::BufReader::new(part));
+    let mut buf = Vec::new();
+    let mut in_title = false;
+    let mut title = String::new();
+    loop {
+        match reader.read_event_into(&mut buf).ok()? {
+            Event::Eof => break,
+            Event::Start(e) if e.name().as_ref() == b"dc:title" => in_title = true,
+            Event::End(e) if e.name().as_ref() == b"dc:title" => break,
+            Event::Text(t) if in_title => title.push_str(&t.unescape().ok()?),
+            _ => {}
+        }
+        buf.clear();
+    }
+    let title = title.split_whitespace().collect::<Vec<_>>().join(" ");
+    let chars = title.chars().count();
+    let placeholder = [
+        "Microsoft Word",
+        "模板",
+        "template",
+        "Template",
+        "标题",
+        "Title",
+        "无标题",
+    ]
+    .iter()
+    .any(|w| title.contains(w));
+    let cjk = title
+        .chars()
+        .filter(|c| ('\u{4e00}'..='\u{9fff}').contains(c))
+        .count();
+    (cjk >= 4 && chars <= 100 && !placeholder).then_some(title)
 }
 
 pub fn extract(bytes: &[u8], limits: &Limits) -> Result<Extracted, DocError> {
@@ -462,6 +643,6 @@ pub fn extract(bytes: &[u8], limits: &Limits) -> Result<Extracted, DocError> {
         format: Format::Docx,
         reader: "docx".into(),
         headings: layout.headings,
-        title: layout.title,
+        title: layout.title.or_else(|| core_title(&mut archive, limits)),
     })
 }

@@ -96,7 +96,8 @@ pub struct Extracted {
     /// How the text was read ("utf-8", "gb18030", "docx", "pdf-extract", "pdftotext", …).
     pub reader: String,
     pub headings: Vec<Heading>,
-    /// The paper's title as the document marks it (a .docx paragraph in the Title style).
+    /// The paper's title as the document marks it: a .docx paragraph in the Title style, else a
+    /// plausible title in the document's properties.
     #[serde(default)]
     pub title: Option<String>,
 }

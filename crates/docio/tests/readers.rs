@@ -93,6 +93,101 @@ fn a_paragraph_in_the_title_style_names_the_paper() {
     );
 }
 
+fn docx_with(body: &[String], extra: &[(&str, &str)]) -> Vec<u8> {
+    let document = format!(
+        r#"<?xml version="1.0" encoding="UTF-8"?><w:document {W}><w:body>{}</w:body></w:document>"#,
+        body.concat()
+    );
+    let mut parts = vec![
+        ("[Content_Types].xml", "<Types/>"),
+        ("word/document.xml", document.as_str()),
+    ];
+    parts.extend_from_slice(extra);
+    zip_of(&parts)
+}
+
+/// A university template's styles: custom ids, levels by built-in name, by outline level and by
+/// inheritance; "2" here is not a heading although Chinese Word uses that id for 标题 2.
+fn template_styles() -> String {
+    format!(
+        r#"<?xml version="1.0"?><w:styles {W}>
+<w:style w:type="paragraph" w:styleId="a"><w:name w:val="Normal"/></w:style>
+<w:style w:type="paragraph" w:styleId="a5"><w:name w:val="Title"/><w:basedOn w:val="a"/></w:style>
+<w:style w:type="paragraph" w:styleId="10"><w:name w:val="heading 1"/><w:basedOn w:val="a"/></w:style>
+<w:style w:type="paragraph" w:styleId="thesis-ch"><w:name w:val="论文一级标题"/><w:basedOn w:val="10"/></w:style>
+<w:style w:type="paragraph" w:styleId="thesis-sec"><w:name w:val="论文二级标题"/><w:basedOn w:val="a"/><w:pPr><w:outlineLvl w:val="1"/></w:pPr></w:style>
+<w:style w:type="paragraph" w:styleId="2"><w:name w:val="正文缩进"/><w:basedOn w:val="a"/></w:style>
+<w:style w:type="paragraph" w:styleId="loop1"><w:name w:val="环一"/><w:basedOn w:val="loop2"/></w:style>
+<w:style w:type="paragraph" w:styleId="loop2"><w:name w:val="环二"/><w:basedOn w:val="loop1"/></w:style>
+<w:style w:type="character" w:styleId="thesis-ch-char"><w:name w:val="heading 1 Char"/></w:style>
+</w:styles>"#
+    )
+}
+
+#[test]
+fn heading_levels_come_from_the_documents_own_styles() {
+    let styles = template_styles();
+    let docx = docx_with(
+        &[
+            para(Some("a5"), &run("中小企业云存储安全机制研究")),
+            para(Some("thesis-ch"), &run("一、研究背景")),
+            para(Some("2"), &run("正文段落。")),
+            para(Some("thesis-sec"), &run("（一）国内研究")),
+            para(Some("loop1"), &run("基于循环样式的段落。")),
+            para(Some("Heading3"), &run("未定义的样式按名称识别")),
+        ],
+        &[("word/styles.xml", &styles)],
+    );
+    let out = extract(&docx, "论文.docx", &Limits::default()).unwrap();
+    let levels: Vec<(usize, u8)> = out.headings.iter().map(|h| (h.line, h.level)).collect();
+    assert_eq!(levels, vec![(0, 1), (1, 1), (3, 2), (5, 3)]);
+    assert_eq!(out.title.as_deref(), Some("中小企业云存储安全机制研究"));
+}
+
+#[test]
+fn without_a_title_paragraph_the_first_heading_or_the_properties_name_the_paper() {
+    let core = |title: &str| {
+        format!(
+            r#"<?xml version="1.0"?><cp:coreProperties xmlns:cp="http://schemas.openxmlformats.org/package/2006/metadata/core-properties" xmlns:dc="http://purl.org/dc/elements/1.1/"><dc:title>{title}</dc:title></cp:coreProperties>"#
+        )
+    };
+    let titled = |body: &[String], title: &str| {
+        let core = core(title);
+        extract(
+            &docx_with(body, &[("docProps/core.xml", &core)]),
+            "a.docx",
+            &Limits::default(),
+        )
+        .unwrap()
+        .title
+    };
+    let plain = [para(None, &run("正文第一段。"))];
+    assert_eq!(
+        titled(&plain, "农村留守儿童教育问题研究"),
+        Some("农村留守儿童教育问题研究".into())
+    );
+    // Template and file-name titles are not the paper's.
+    assert_eq!(titled(&plain, "Microsoft Word - 论文终稿修改版.doc"), None);
+    assert_eq!(titled(&plain, "本科毕业论文模板"), None);
+    assert_eq!(titled(&plain, "Thesis"), None);
+    // A first line styled as a heading, not a section name or numbered chapter, is the title.
+    let first = [
+        para(Some("1"), &run("乡村振兴背景下的电商发展研究")),
+        para(None, &run("正文。")),
+    ];
+    assert_eq!(
+        titled(&first, "模板"),
+        Some("乡村振兴背景下的电商发展研究".into())
+    );
+    let chapter = [
+        para(Some("1"), &run("第一章 绪论")),
+        para(None, &run("正文。")),
+    ];
+    assert_eq!(titled(&chapter, ""), None);
+    let abstract_ = [para(Some("1"), &run("摘  要")), para(None, &run("正文。"))];
+    assert_eq!(titled(&abstract_, ""), None);
+}
+
 #[test]
 fn docx_paragraphs_headings_tables_and_footnotes() {
     let out = extract(&sample_docx(), "论文.docx", &Limits::default()).unwrap();

@@ -21,6 +21,8 @@ pub struct AigcReportDoc<'a> {
     pub title: String,
     pub author: String,
     pub checked_at_ms: i64,
+    /// The zone the time is printed in.
+    pub clock: crate::SiteClock,
     /// The checked text; paragraph offsets are characters of it.
     pub text: &'a str,
     pub detection: &'a Detection,
@@ -101,7 +103,7 @@ pub fn render_aigc_pdf(doc: &AigcReportDoc<'_>, font: &PdfFont) -> Result<Vec<u8
         &[
             ("报告编号", doc.number.clone()),
             ("验证码", doc.verification.cover_value()),
-            ("检测时间", crate::shown_time(doc.checked_at_ms)),
+            ("检测时间", doc.clock.shown(doc.checked_at_ms)),
             ("论文题目", doc.title.clone()),
             ("作者", author_or_blank(&doc.author)),
             ("检测字数", format!("{} 字", d.chars)),
@@ -277,7 +279,7 @@ h1{{font-size:22px}}table{{border-collapse:collapse;width:100%}}td,th{{border:1p
             .iter()
             .map(|s| format!("<li>{}</li>", esc(s)))
             .collect::<String>(),
-        when = crate::shown_time(doc.checked_at_ms),
+        when = doc.clock.shown(doc.checked_at_ms),
         author = esc(&doc.author),
         rate = headline(d),
         prob = d

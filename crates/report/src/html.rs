@@ -159,7 +159,7 @@ h1{{font-size:22px}}table{{border-collapse:collapse;width:100%}}td,th{{border:1p
             .iter()
             .map(|s| format!("<li>{}</li>", escape(s)))
             .collect::<String>(),
-        when = crate::shown_time(doc.checked_at_ms),
+        when = doc.clock.shown(doc.checked_at_ms),
         author = escape(&doc.author),
         total = percent(r.ratio_total),
         quotes = percent(r.ratio_excluding_quotes),

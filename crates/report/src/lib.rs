@@ -29,6 +29,8 @@ pub struct ReportDoc<'a> {
     pub author: String,
     /// When the check finished, Unix milliseconds.
     pub checked_at_ms: i64,
+    /// The zone the time is printed in.
+    pub clock: SiteClock,
     /// The checked text; span offsets are characters of it.
     pub text: &'a str,
     pub report: &'a Report,
@@ -151,8 +153,9 @@ pub fn char_marks(text_len: usize, report: &Report) -> Vec<Option<SpanClass>> {
     marks
 }
 
-/// `2026-11-22 14:03`, Beijing time (the users' clock, whatever the server's zone).
-pub fn beijing_time(ms: i64) -> String {
+/// `2026-11-22 14:03`, Beijing time: the date inside report numbers, which never changes with the
+/// site's display zone.
+fn beijing_time(ms: i64) -> String {
     let format = time::macros::format_description!("[year]-[month]-[day] [hour]:[minute]");
     time::OffsetDateTime::from_unix_timestamp(ms.div_euclid(1000))
         .map(|t| t.to_offset(time::macros::offset!(+8)))
@@ -161,10 +164,74 @@ pub fn beijing_time(ms: i64) -> String {
         .unwrap_or_default()
 }
 
-/// A time as every report prints it: Beijing time, with the zone named, as the web app and
-/// `/verify` show it.
-pub fn shown_time(ms: i64) -> String {
-    format!("{}（北京时间）", beijing_time(ms))
+/// The one zone every time on the site is shown in (reports, /verify, the web app), named
+/// wherever a time is printed. Configurable; by default Asia/Shanghai, shown as 北京时间.
+#[derive(Debug, Clone)]
+pub struct SiteClock {
+    zone: jiff::tz::TimeZone,
+    name: String,
+    label: String,
+}
+
+/// IANA names that are China Standard Time, shown by the name users know.
+const BEIJING_NAMES: &[&str] = &["Asia/Shanghai", "Asia/Chongqing", "Asia/Harbin", "PRC"];
+
+impl SiteClock {
+    pub const DEFAULT_ZONE: &'static str = "Asia/Shanghai";
+
+    /// The clock of an IANA zone (`Asia/Shanghai`, `Asia/Hong_Kong`, `Europe/London`, `UTC`);
+    /// the zone database is built in, so this does not depend on the server's files.
+    pub fn named(name: &str) -> Result<SiteClock, String> {
+        let name = name.trim();
+        let zone = jiff::tz::TimeZone::get(name)
+            .map_err(|_| format!("未知的时区“{name}”：请使用 IANA 时区名，例如 Asia/Shanghai"))?;
+        let label = if BEIJING_NAMES.contains(&name) {
+            "北京时间".to_string()
+        } else {
+            name.to_string()
+        };
+        Ok(SiteClock {
+            zone,
+            name: name.to_string(),
+            label,
+        })
+    }
+
+    /// The IANA name, for the web app's `Intl.DateTimeFormat`.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// How the zone is named beside a time: 北京时间, or the IANA name.
+    pub fn label(&self) -> &str {
+        &self.label
+    }
+
+    /// `2026-11-22 14:03` in this zone.
+    pub fn local(&self, ms: i64) -> String {
+        jiff::Timestamp::from_millisecond(ms)
+            .map(|t| {
+                t.to_zoned_datetime(self.zone.clone())
+                    .strftime("%Y-%m-%d %H:%M")
+                    .to_string()
+            })
+            .unwrap_or_default()
+    }
+
+    /// A time as every report prints it, with the zone named: `2026-11-22 14:03（北京时间）`.
+    pub fn shown(&self, ms: i64) -> String {
+        format!("{}（{}）", self.local(ms), self.label)
+    }
+}
+
+impl Default for SiteClock {
+    fn default() -> Self {
+        SiteClock::named(SiteClock::DEFAULT_ZONE).unwrap_or_else(|_| SiteClock {
+            zone: jiff::tz::TimeZone::fixed(jiff::tz::offset(8)),
+            name: SiteClock::DEFAULT_ZONE.to_string(),
+            label: "北京时间".to_string(),
+        })
+    }
 }
 
 /// `WJ20261122-000042`: the date the check was created (Beijing) and its number.
@@ -179,4 +246,38 @@ pub fn report_number(id: i64, created_ms: i64) -> String {
 
 pub fn percent(v: f64) -> String {
     format!("{v:.1}%")
+}
+
+#[cfg(test)]
+mod clock_tests {
+    use super::SiteClock;
+
+    // 2026-11-22 06:03 UTC.
+    const MS: i64 = 1_795_327_380_000;
+
+    #[test]
+    fn the_default_clock_is_beijing_time_and_says_so() {
+        let clock = SiteClock::default();
+        assert_eq!(clock.name(), "Asia/Shanghai");
+        assert_eq!(clock.shown(MS), "2026-11-22 14:03（北京时间）");
+    }
+
+    #[test]
+    fn another_zone_shows_its_own_time_and_name() {
+        let utc = SiteClock::named("UTC").unwrap();
+        assert_eq!(utc.shown(MS), "2026-11-22 06:03（UTC）");
+        let london = SiteClock::named("Europe/London").unwrap();
+        assert_eq!(london.local(MS), "2026-11-22 06:03");
+        // Summer time is the zone's, not a fixed offset.
+        assert_eq!(london.local(MS - 150 * 86_400_000), "2026-06-25 07:03");
+    }
+
+    #[test]
+    fn an_unknown_zone_is_refused_in_chinese() {
+        let err = SiteClock::named("Mars/Olympus").unwrap_err();
+        assert!(
+            err.contains("Mars/Olympus") && err.contains("IANA"),
+            "{err}"
+        );
+    }
 }

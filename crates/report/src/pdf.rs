@@ -301,7 +301,7 @@ fn cover(l: &mut Layout<'_>, doc: &ReportDoc<'_>) {
         &[
             ("报告编号", doc.number.clone()),
             ("验证码", doc.verification.cover_value()),
-            ("检测时间", crate::shown_time(doc.checked_at_ms)),
+            ("检测时间", doc.clock.shown(doc.checked_at_ms)),
             ("论文题目", doc.title.clone()),
             ("作者", author_or_blank(&doc.author)),
             ("检测字数", format!("{} 字", r.total_chars)),

@@ -59,6 +59,7 @@ fn doc<'a>(text: &'a str, d: &'a Detection) -> AigcReportDoc<'a> {
         title: "县域供销社研究".into(),
         author: "李四".into(),
         checked_at_ms: 1_795_000_000_000,
+        clock: report::SiteClock::default(),
         text,
         detection: d,
     }

@@ -37,6 +37,7 @@ fn doc<'a>(text: &'a str, report: &'a Report) -> ReportDoc<'a> {
         title: "基于深度学习的图像识别研究".into(),
         author: "张三".into(),
         checked_at_ms: 1_795_000_000_000,
+        clock: report::SiteClock::default(),
         text,
         report,
         private_library: true,

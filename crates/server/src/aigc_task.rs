@@ -23,12 +23,19 @@ pub struct AigcInput {
     /// Counted characters (the number priced).
     #[serde(default)]
     pub chars: usize,
+    /// The headings the uploaded document marks, `(line, level)`, as the check takes them.
+    #[serde(default)]
+    pub headings: Vec<(usize, u8)>,
 }
 
 /// A paper's 检测字数, the same for detection as for the similarity check: every counted
 /// character outside the table of contents and the reference list.
-pub fn paper_chars(text: &str) -> usize {
-    simcheck::checked_chars(text, &simcheck::CheckOptions::default())
+pub fn paper_chars(text: &str, headings: &[(usize, u8)]) -> usize {
+    let options = simcheck::CheckOptions {
+        headings: headings.to_vec(),
+        ..simcheck::CheckOptions::default()
+    };
+    simcheck::checked_chars(text, &options)
 }
 
 /// Why detection cannot run here, in words for the user; `None` when the model is installed.
@@ -76,8 +83,8 @@ impl TaskHandler for AigcHandler {
                 let mut last = 10;
                 // The check's segmentation: headings, contents and references are not judged,
                 // and the 检测字数 is the check's.
-                let excluded = simcheck::not_prose_mask(&input.text);
-                let chars = paper_chars(&input.text);
+                let excluded = simcheck::not_prose_mask(&input.text, &input.headings);
+                let chars = paper_chars(&input.text, &input.headings);
                 detector.detect_outside(&input.text, &excluded, chars, &mut |done, total| {
                     let percent = 10 + (done * 85 / total.max(1)) as i64;
                     if percent >= last + 5 {

@@ -25,6 +25,24 @@ pub struct CheckInput {
     pub add_to_private_library: bool,
     #[serde(default)]
     pub title: String,
+    /// The headings the uploaded document marks, `(line, level)`: its chapters (a .docx's
+    /// heading styles). Empty for pasted text and for checks made before they were kept.
+    #[serde(default)]
+    pub headings: Vec<(usize, u8)>,
+}
+
+impl CheckInput {
+    /// The engine's options for this paper: the one place a check, its report options and its
+    /// character count read the paper the same way.
+    pub fn options(&self) -> CheckOptions {
+        CheckOptions {
+            min_span: self.min_span.max(5),
+            exclude_bibliography: self.exclude_bibliography,
+            scope: ScopeFilter { owner: self.owner },
+            headings: self.headings.clone(),
+            ..CheckOptions::default()
+        }
+    }
 }
 
 fn default_min_span() -> usize {
@@ -131,12 +149,7 @@ impl<L: Library + 'static> TaskHandler for CheckHandler<L> {
             let input: CheckInput = serde_json::from_str(&ctx.input)
                 .map_err(|e| TaskError::permanent(format!("任务数据无法读取：{e}")))?;
             ctx.progress(10, "比对文献库").await;
-            let options = CheckOptions {
-                min_span: input.min_span.max(5),
-                exclude_bibliography: input.exclude_bibliography,
-                scope: ScopeFilter { owner: input.owner },
-                ..CheckOptions::default()
-            };
+            let options = input.options();
             // The check is long CPU work: it runs on a blocking thread, never on the async
             // threads that serve requests and send heartbeats.
             let (library, encoder) = (self.library.clone(), self.encoder.clone());

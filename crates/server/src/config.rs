@@ -44,6 +44,8 @@ pub struct Config {
     /// The marketing site opened by the "首页" menu entry; empty (the default): 首页 is the
     /// app's own landing page of the services (/dashboard).
     pub marketing_url: String,
+    /// The IANA zone every time is shown in (web app, reports, /verify), named beside each time.
+    pub time_zone: String,
     pub session_ttl_hours: i64,
     pub qr_ttl_seconds: i64,
     /// Failed logins allowed per IP and username before a temporary lock.
@@ -151,6 +153,7 @@ impl Default for Config {
             public_url: None,
             site_title: "文鉴".into(),
             marketing_url: String::new(),
+            time_zone: report::SiteClock::DEFAULT_ZONE.into(),
             session_ttl_hours: 24 * 30,
             qr_ttl_seconds: 300,
             login_max_failures: 5,
@@ -205,7 +208,13 @@ impl Config {
         let config: Config = figment
             .merge(Env::prefixed("WENJIAN_").ignore(&["config", "log"]))
             .extract()?;
+        config.clock().map_err(anyhow::Error::msg)?;
         Ok(config)
+    }
+
+    /// The clock of `time_zone`; an unknown zone is refused when the configuration loads.
+    pub fn clock(&self) -> Result<report::SiteClock, String> {
+        report::SiteClock::named(&self.time_zone)
     }
 
     pub fn database_url(&self) -> String {

@@ -96,7 +96,7 @@ impl RewriteInput {
     /// contents or the reference list (the check's segmentation, as detection reads it).
     pub fn selected(&self) -> Vec<usize> {
         let lines = self.lines();
-        let prose = prose_lines(&self.text, lines.len());
+        let prose = prose_lines(&self.text, &self.headings, lines.len());
         let eligible = |i: usize| {
             i < lines.len()
                 && prose[i]
@@ -134,8 +134,8 @@ impl RewriteInput {
 }
 
 /// Whether each of the `count` lines of `text` holds any of the paper's own prose.
-fn prose_lines(text: &str, count: usize) -> Vec<bool> {
-    let not_prose = simcheck::not_prose_mask(text);
+fn prose_lines(text: &str, headings: &[(usize, u8)], count: usize) -> Vec<bool> {
+    let not_prose = simcheck::not_prose_mask(text, headings);
     let mut out = vec![false; count];
     let (mut line, mut at) = (0, 0);
     for c in text.chars() {

@@ -19,6 +19,8 @@ pub struct AppState {
     pub models: Arc<crate::models::ModelHub>,
     /// Reads uploads in child processes with limits.
     pub extractor: Arc<crate::extraction::Extractor>,
+    /// The zone every time is shown in (`Config::time_zone`).
+    pub clock: report::SiteClock,
 }
 
 impl AppState {
@@ -26,7 +28,10 @@ impl AppState {
         let limiter = LoginGuard::new(store.clone(), &config);
         let models = Arc::new(crate::models::ModelHub::new(&config));
         let extractor = Arc::new(crate::extraction::Extractor::new(&config));
+        // `Config::load` refuses an unknown zone; a config built in code falls back to the default.
+        let clock = config.clock().unwrap_or_default();
         AppState {
+            clock,
             extractor,
             models,
             store,

@@ -48,6 +48,7 @@ async fn check_task_runs_to_done(db: TestDb) {
         owner: Some(user),
         add_to_private_library: true,
         title: "我的初稿".into(),
+        headings: Vec::new(),
     })
     .unwrap();
     let task = store

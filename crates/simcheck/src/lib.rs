@@ -24,13 +24,13 @@ pub use report::{Report, SourceShare, Span};
 use align::AlignParams;
 use fingerprint::kgram_hashes;
 use normalize::normalize;
-use segment::{SectionKind, segment};
+use segment::{SectionKind, segment_with};
 use std::collections::HashMap;
 
 /// Engine version, printed on reports.
 pub const ENGINE_VERSION: &str = concat!("simcheck ", env!("CARGO_PKG_VERSION"));
 
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct CheckOptions {
     /// Shortest reported match in characters (default 13, CNKI's rule).
     pub min_span: usize,
@@ -47,6 +47,9 @@ pub struct CheckOptions {
     pub paraphrase_candidates: usize,
     /// Cosine similarity from which a sentence pair is a suspected paraphrase.
     pub paraphrase_threshold: f32,
+    /// The headings the document marks, `(line, level)` (a .docx's heading styles): they decide
+    /// the chapters (see `segment_with`). Empty: chapters are recognised from the text.
+    pub headings: Vec<(usize, u8)>,
 }
 
 impl Default for CheckOptions {
@@ -61,6 +64,7 @@ impl Default for CheckOptions {
             max_postings_per_hash: 2_000,
             paraphrase_candidates: 10,
             paraphrase_threshold: PARAPHRASE_THRESHOLD,
+            headings: Vec::new(),
         }
     }
 }
@@ -87,7 +91,7 @@ pub async fn check_with<L: Library>(
     embedder: Option<&dyn SentenceEmbedder>,
 ) -> Result<Report, LibraryError> {
     let text_chars: Vec<char> = text.chars().collect();
-    let doc = segment(text);
+    let doc = segment_with(text, &options.headings);
     let excluded = excluded_mask(&doc, text_chars.len(), options);
     let query = normalize(text);
     let checkable: Vec<bool> = query
@@ -255,7 +259,7 @@ pub fn refigure(
     filter: &ReportFilter,
 ) -> Report {
     let text_chars: Vec<char> = text.chars().collect();
-    let doc = segment(text);
+    let doc = segment_with(text, &options.headings);
     let excluded = excluded_mask(&doc, text_chars.len(), options);
     let sources: HashMap<DocId, DocMeta> = report
         .sources
@@ -300,9 +304,9 @@ pub fn refigure(
 
 /// The characters that are not the paper's own prose — headings, the table of contents and the
 /// reference list — by the check's segmentation: AI-text detection and rewriting leave them
-/// out, so every engine reads the paper the same way.
-pub fn not_prose_mask(text: &str) -> Vec<bool> {
-    let doc = segment(text);
+/// out, so every engine reads the paper the same way. `headings` as in `CheckOptions::headings`.
+pub fn not_prose_mask(text: &str, headings: &[(usize, u8)]) -> Vec<bool> {
+    let doc = segment_with(text, headings);
     let mut mask = excluded_mask(&doc, text.chars().count(), &CheckOptions::default());
     for p in doc.paragraphs.iter().filter(|p| p.is_heading) {
         mask[p.start..p.end].iter_mut().for_each(|x| *x = true);
@@ -327,7 +331,7 @@ fn excluded_mask(doc: &segment::Document, len: usize, options: &CheckOptions) ->
 /// the price, and reported as `total_chars`.
 pub fn checked_chars(text: &str, options: &CheckOptions) -> usize {
     let chars: Vec<char> = text.chars().collect();
-    let excluded = excluded_mask(&segment(text), chars.len(), options);
+    let excluded = excluded_mask(&segment_with(text, &options.headings), chars.len(), options);
     chars
         .iter()
         .zip(&excluded)

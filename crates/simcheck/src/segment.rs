@@ -57,7 +57,9 @@ pub struct Document {
     pub citations: Vec<(usize, usize)>,
 }
 
-fn special_heading(line: &str) -> Option<SectionKind> {
+/// A section's heading word at the start of a line (摘要, Abstract, 目录, 参考文献, 致谢): the
+/// section it opens and the word as printed, without spaces ("摘 要" → "摘要").
+fn special_heading(line: &str) -> Option<(SectionKind, String)> {
     static RE: OnceLock<Regex> = OnceLock::new();
     let re = RE.get_or_init(|| {
         Regex::new(
@@ -66,17 +68,15 @@ fn special_heading(line: &str) -> Option<SectionKind> {
         .expect("valid regex")
     });
     let m = re.captures(line)?;
-    let word: String = m[1]
-        .chars()
-        .filter(|c| !c.is_whitespace())
-        .collect::<String>()
-        .to_lowercase();
-    Some(match word.as_str() {
+    let printed: String = m[1].chars().filter(|c| !c.is_whitespace()).collect();
+    let word = printed.to_lowercase();
+    let kind = match word.as_str() {
         "摘要" | "abstract" => SectionKind::Abstract,
         "目录" | "contents" | "tableofcontents" => SectionKind::Toc,
         "参考文献" | "references" | "bibliography" => SectionKind::References,
         _ => SectionKind::Acknowledgements,
-    })
+    };
+    Some((kind, printed))
 }
 
 fn chapter_heading(line: &str) -> bool {
@@ -165,15 +165,41 @@ fn byte_to_char_ranges(
 const SENTENCE_END: &[char] = &['。', '！', '？', '!', '?', '；', ';'];
 const CLOSERS: &[char] = &['”', '」', '』', '"', '）', ')'];
 
+/// The lines longer than this are prose even when they start like a heading.
+const HEADING_MAX_CHARS: usize = 20;
+
+/// How the front part (before the first chapter or section) is named when it holds the title.
+pub const TITLE_CHAPTER: &str = "题名";
+
 pub fn segment(text: &str) -> Document {
+    segment_with(text, &[])
+}
+
+/// Segments `text` with the headings its document marks: `(line, level)` pairs, the line's index
+/// in `text` and its level (1 = chapter), from a .docx's heading styles. With them, chapters are
+/// the document's own level-1 headings (the title line among them names the front part 题名),
+/// lower levels are sub-headings, and numbered lines in a styled document are not guessed to be
+/// chapters; section names (摘要, 参考文献, …) are recognised either way. Without them, chapters
+/// are recognised from the text.
+pub fn segment_with(text: &str, headings: &[(usize, u8)]) -> Document {
     let chars: Vec<char> = text.chars().collect();
     let citations = citation_ranges(text);
+    let styled = headings.iter().any(|&(_, level)| level == 1);
+    let level_of = |line: usize| {
+        headings
+            .iter()
+            .find(|&&(l, _)| l == line)
+            .map(|&(_, level)| level)
+    };
     let mut doc = Document {
         quotations: quotation_ranges(text),
         ..Document::default()
     };
     let mut section = SectionKind::Front;
     let mut start = 0;
+    let mut line_no = 0;
+    // Prose seen yet: a styled first line after prose is no longer the title.
+    let mut prose_seen = false;
     while start < chars.len() {
         let mut end = start;
         while end < chars.len() && chars[end] != '\n' {
@@ -181,42 +207,69 @@ pub fn segment(text: &str) -> Document {
         }
         let line: String = chars[start..end].iter().collect();
         let trimmed = line.trim();
+        let level = level_of(line_no);
         if !trimmed.is_empty() {
             // Offsets of the trimmed paragraph.
             let lead = line.chars().take_while(|c| c.is_whitespace()).count();
             let p_start = start + lead;
             let p_end = p_start + trimmed.chars().count();
+            let short = trimmed.chars().count() <= HEADING_MAX_CHARS;
             let mut is_heading = false;
-            if let Some(kind) = special_heading(trimmed) {
+            let mut new_chapter: Option<String> = None;
+            if let Some((kind, word)) = special_heading(trimmed) {
                 section = kind;
-                is_heading = trimmed.chars().count() <= 20;
-                doc.chapters.push(Chapter {
-                    title: trimmed.chars().take(30).collect(),
-                    section,
-                    start: p_start,
-                    end: p_end,
+                // "摘要：本文研究……。" is the abstract's first paragraph, not its heading.
+                let prose = trimmed.contains(['。', '！', '？', '；']);
+                is_heading = level.is_some() || (short && !prose);
+                // "摘要：本文……" opens the abstract and is its first paragraph: the chapter is
+                // named 摘要, not after the paragraph's first characters.
+                new_chapter = Some(if is_heading {
+                    trimmed.to_string()
+                } else {
+                    word
                 });
-            } else if chapter_heading(trimmed)
-                && !(section == SectionKind::Toc && toc_line(trimmed))
+            } else if level == Some(1)
+                && section == SectionKind::Front
+                && doc.chapters.is_empty()
+                && !prose_seen
+                && !chapter_heading(trimmed)
             {
-                if matches!(
-                    section,
-                    SectionKind::References | SectionKind::Acknowledgements
-                ) && !trimmed.starts_with('第')
+                // The paper's title, styled as a heading: it names the front part.
+                is_heading = true;
+                new_chapter = Some(TITLE_CHAPTER.to_string());
+            } else if level == Some(1)
+                || (!styled
+                    && chapter_heading(trimmed)
+                    && !(section == SectionKind::Toc && toc_line(trimmed)))
+            {
+                if level.is_none()
+                    && matches!(
+                        section,
+                        SectionKind::References | SectionKind::Acknowledgements
+                    )
+                    && !trimmed.starts_with('第')
                 {
                     // Numbered entries of a reference list are not chapters.
                 } else {
                     section = SectionKind::Body;
                     is_heading = true;
-                    doc.chapters.push(Chapter {
-                        title: trimmed.to_string(),
-                        section,
-                        start: p_start,
-                        end: p_end,
-                    });
+                    new_chapter = Some(trimmed.to_string());
                 }
-            } else if sub_heading(trimmed) && section == SectionKind::Body {
+            } else if level.is_some_and(|l| l > 1)
+                || (sub_heading(trimmed) && section == SectionKind::Body)
+            {
                 is_heading = true;
+            }
+            if !is_heading {
+                prose_seen = true;
+            }
+            if let Some(title) = new_chapter {
+                doc.chapters.push(Chapter {
+                    title: title.chars().take(30).collect(),
+                    section,
+                    start: p_start,
+                    end: p_end,
+                });
             }
             if doc.chapters.is_empty() {
                 doc.chapters.push(Chapter {
@@ -246,6 +299,7 @@ pub fn segment(text: &str) -> Document {
             );
         }
         start = end + 1;
+        line_no += 1;
     }
     doc.citations = citations;
     doc
@@ -321,7 +375,7 @@ mod tests {
             titles,
             vec![
                 ("", SectionKind::Front),
-                ("摘要：本文研究文本相似度。", SectionKind::Abstract),
+                ("摘要", SectionKind::Abstract),
                 ("目录", SectionKind::Toc),
                 ("第一章 绪论", SectionKind::Body),
                 ("第二章 方法", SectionKind::Body),
@@ -393,5 +447,49 @@ mod tests {
         assert!(segment("").paragraphs.is_empty());
         assert_eq!(segment("\n\n  \n").paragraphs.len(), 0);
         assert_eq!(segment("“未闭合的引号\n下一段”").quotations.len(), 0);
+    }
+
+    /// A .docx's lines as the reader gives them, with the heading levels of its styles.
+    const STYLED: &str = "面向中小企业的云存储安全机制研究\n摘要：本文研究云存储的安全问题，提出一种新的机制。\n一、研究背景与意义\n云存储发展迅速。\n1. 数据来源\n本文数据来自公开数据集。\n二、方法设计\n方法如下。\n参考文献\n[1] 张三. 云存储. 2020.";
+
+    #[test]
+    fn a_styled_document_takes_its_chapters_from_its_heading_styles() {
+        // Title (styled as level 1), two level-1 chapters, a level-2 heading "1. 数据来源".
+        let doc = segment_with(STYLED, &[(0, 1), (2, 1), (4, 2), (6, 1)]);
+        let titles: Vec<(&str, SectionKind)> = doc
+            .chapters
+            .iter()
+            .map(|c| (c.title.as_str(), c.section))
+            .collect();
+        assert_eq!(
+            titles,
+            vec![
+                (TITLE_CHAPTER, SectionKind::Front),
+                ("摘要", SectionKind::Abstract),
+                ("一、研究背景与意义", SectionKind::Body),
+                ("二、方法设计", SectionKind::Body),
+                ("参考文献", SectionKind::References),
+            ]
+        );
+        let heading_lines: Vec<usize> = doc
+            .paragraphs
+            .iter()
+            .enumerate()
+            .filter(|(_, p)| p.is_heading)
+            .map(|(i, _)| i)
+            .collect();
+        // The title, both chapters, the sub-heading and 参考文献; the abstract's paragraph is prose.
+        assert_eq!(heading_lines, vec![0, 2, 4, 6, 8]);
+        // Unstyled, the numbered "1. 数据来源" would have been guessed to be a chapter.
+        let guessed = segment(STYLED);
+        assert!(guessed.chapters.iter().any(|c| c.title == "1. 数据来源"));
+        assert_eq!(guessed.chapters[0].title, "");
+    }
+
+    #[test]
+    fn a_styled_chapter_heading_on_the_first_line_is_not_taken_for_the_title() {
+        let doc = segment_with("第一章 绪论\n正文。", &[(0, 1)]);
+        assert_eq!(doc.chapters[0].title, "第一章 绪论");
+        assert_eq!(doc.chapters[0].section, SectionKind::Body);
     }
 }

@@ -60,6 +60,9 @@ export interface SiteConfig {
   version: string
   /** 对话改写's price per started 1,000 characters, in fen. */
   chatPriceFenPerThousand: number
+  /** The IANA zone every time is shown in, and how it is named (北京时间). */
+  timeZone: string
+  timeZoneLabel: string
 }
 
 // Login failures are shown by the form itself, so these calls stay silent. Credentials go in

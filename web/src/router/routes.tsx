@@ -19,6 +19,7 @@ const AccountCenter = lazy(() => import('../features/account'))
 const CheckPage = lazy(() => import('../features/check/CheckPage'))
 const SubmitPage = lazy(() => import('../features/check/SubmitPage'))
 const RecordsPage = lazy(() => import('../features/check/RecordsPage'))
+const CheckReportPage = lazy(() => import('../features/check/CheckReportPage'))
 const AigcCheckPage = lazy(() => import('../features/aigc/AigcCheckPage'))
 const AigcRecordsPage = lazy(() => import('../features/aigc/AigcRecordsPage'))
 const AigcReportPage = lazy(() => import('../features/aigc/AigcReportPage'))
@@ -40,6 +41,7 @@ export const menuGroups: MenuGroup[] = [
     pages: [
       { path: '/papercheck/check', meta: { title: '论文查重', affix: true }, element: <CheckPage /> },
       { path: '/paper/report', meta: { title: '查重记录', hidden: true, activeMenu: '/papercheck/check' }, element: <RecordsPage /> },
+      { path: '/paper/report/:id', meta: { title: '查重报告', hidden: true, noCache: true, activeMenu: '/paper/report' }, element: <CheckReportPage /> },
       { path: '/paper/submit/:id', meta: { title: '确认提交', hidden: true, noCache: true, activeMenu: '/papercheck/check' }, element: <SubmitPage /> },
     ],
   },

@@ -26,22 +26,41 @@ export function formatFen(fen: number): string {
   return `${sign}¥${Math.floor(abs / 100)}.${String(abs % 100).padStart(2, '0')}`
 }
 
-/** The one zone every time is shown in, as the reports and /verify print it. */
-export const SITE_TIME_ZONE = 'Asia/Shanghai'
-export const SITE_TIME_ZONE_LABEL = '北京时间'
+/** The one zone every time is shown in, as the reports and /verify print it: the site's
+ * configured zone (site config), Beijing time until that has loaded. */
+let siteZone = 'Asia/Shanghai'
+let siteZoneLabel = '北京时间'
+let siteClock = clockOf(siteZone)
 
-const SITE_CLOCK = new Intl.DateTimeFormat('en-CA', {
-  timeZone: SITE_TIME_ZONE,
-  year: 'numeric',
-  month: '2-digit',
-  day: '2-digit',
-  hour: '2-digit',
-  minute: '2-digit',
-  hourCycle: 'h23',
-})
+function clockOf(timeZone: string) {
+  return new Intl.DateTimeFormat('en-CA', {
+    timeZone,
+    year: 'numeric',
+    month: '2-digit',
+    day: '2-digit',
+    hour: '2-digit',
+    minute: '2-digit',
+    hourCycle: 'h23',
+  })
+}
 
-/** `2026-11-24 07:58` in Beijing time, whatever the browser's own zone. */
+/** Takes the site's zone (IANA name) and its label; a zone this browser does not know is ignored. */
+export function setSiteTimeZone(zone: string, label: string) {
+  try {
+    siteClock = clockOf(zone)
+    siteZone = zone
+    siteZoneLabel = label || zone
+  } catch {
+    // Keep the previous zone: every time stays in one zone, named correctly.
+  }
+}
+
+/** How the site's zone is named beside a time: 北京时间, or the zone's name. */
+export const siteTimeZoneLabel = () => siteZoneLabel
+export const siteTimeZone = () => siteZone
+
+/** `2026-11-24 07:58` in the site's zone, whatever the browser's own zone. */
 export function formatDateTime(ms: number): string {
-  const part = (type: string) => SITE_CLOCK.formatToParts(new Date(ms)).find((p) => p.type === type)?.value ?? ''
+  const part = (type: string) => siteClock.formatToParts(new Date(ms)).find((p) => p.type === type)?.value ?? ''
   return `${part('year')}-${part('month')}-${part('day')} ${part('hour')}:${part('minute')}`
 }

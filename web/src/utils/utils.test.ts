@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { formatDateTime, formatFen, numberFormatter, relativeTime } from './format'
+import { formatDateTime, formatFen, numberFormatter, relativeTime, setSiteTimeZone, siteTimeZoneLabel } from './format'
 import { capsLockOn, isExternal, passwordProblem, validNewUsername, validUsername } from './validate'
 import { pageTitle } from '../layout/Layout'
 
@@ -79,5 +79,15 @@ describe('formatDateTime', () => {
   it('shows Beijing time whatever the browser zone', () => {
     expect(formatDateTime(0)).toBe('1970-01-01 08:00')
     expect(formatDateTime(Date.UTC(2026, 10, 23, 16, 30))).toBe('2026-11-24 00:30')
+  })
+
+  it('follows the site zone once configured, and ignores a zone the browser does not know', () => {
+    setSiteTimeZone('Europe/London', 'Europe/London')
+    expect(formatDateTime(Date.UTC(2026, 5, 25, 6, 3))).toBe('2026-06-25 07:03')
+    setSiteTimeZone('Mars/Olympus', '火星')
+    expect(siteTimeZoneLabel()).toBe('Europe/London')
+    setSiteTimeZone('Asia/Shanghai', '北京时间')
+    expect(formatDateTime(0)).toBe('1970-01-01 08:00')
+    expect(siteTimeZoneLabel()).toBe('北京时间')
   })
 })

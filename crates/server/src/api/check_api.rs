@@ -36,7 +36,13 @@ pub async fn word_count(
     let upload = read_upload(&state, req).await?;
     let extracted = extract(&state, &upload, &caller).await?;
     Ok(Success(WordCount {
-        chars: simcheck::checked_chars(&extracted.text, &simcheck::CheckOptions::default()),
+        chars: simcheck::checked_chars(
+            &extracted.text,
+            &simcheck::CheckOptions {
+                headings: outline(&extracted),
+                ..simcheck::CheckOptions::default()
+            },
+        ),
         rule: COUNTING_RULE.into(),
         format: extracted.format.name().into(),
     }))
@@ -130,19 +136,22 @@ pub async fn create_draft(
     user_id: i64,
     title: &str,
     text: String,
+    headings: Vec<(usize, u8)>,
     author: String,
     file_name: String,
 ) -> Result<Task, ApiError> {
-    let chars = simcheck::checked_chars(&text, &simcheck::CheckOptions::default());
+    let check = CheckInput {
+        text,
+        min_span: 13,
+        exclude_bibliography: true,
+        owner: Some(user_id),
+        add_to_private_library: false,
+        title: title.to_string(),
+        headings,
+    };
+    let chars = simcheck::checked_chars(&check.text, &check.options());
     let input = StoredInput {
-        check: Some(CheckInput {
-            text,
-            min_span: 13,
-            exclude_bibliography: true,
-            owner: Some(user_id),
-            add_to_private_library: false,
-            title: title.to_string(),
-        }),
+        check: Some(check),
         author,
         file_name,
         chars,
@@ -163,14 +172,14 @@ pub async fn finished_check(
     state: &AppState,
     id: i64,
     user_id: i64,
-) -> Result<(Task, String, simcheck::Report), ApiError> {
+) -> Result<(Task, CheckInput, simcheck::Report), ApiError> {
     let (task, input) = pending_check(state, id, user_id).await?;
     let report: Option<simcheck::Report> = task
         .result
         .as_deref()
         .and_then(|r| serde_json::from_str(r).ok());
     match (task.status, report, input.check) {
-        (TaskStatus::Done, Some(report), Some(check)) => Ok((task, check.text, report)),
+        (TaskStatus::Done, Some(report), Some(check)) => Ok((task, check, report)),
         _ => Err(ApiError::conflict(
             "check_not_finished",
             "该查重尚未完成，完成后才能按报告降重",
@@ -195,11 +204,13 @@ pub async fn check_init(
     let upload = read_upload(&state, req).await?;
     let extracted = extract(&state, &upload, &Caller::user(session.user.id)).await?;
     let title = default_title(&upload, &extracted);
+    let headings = outline(&extracted);
     let task = create_draft(
         &state,
         session.user.id,
         &title,
         extracted.text,
+        headings,
         upload.author.trim().chars().take(100).collect(),
         upload.file_name.clone(),
     )
@@ -303,13 +314,7 @@ pub async fn check_submit(
         check.min_span = simcheck::CheckOptions::default().min_span;
         check.add_to_private_library = form.add_to_private_library.unwrap_or(false);
         check.title = task.title.clone();
-        input.chars = simcheck::checked_chars(
-            &check.text,
-            &simcheck::CheckOptions {
-                exclude_bibliography: check.exclude_bibliography,
-                ..simcheck::CheckOptions::default()
-            },
-        );
+        input.chars = simcheck::checked_chars(&check.text, &check.options());
     }
     let input_json = serde_json::to_string(&input).map_err(ApiError::internal)?;
     let cost = paper_task::quote(&state, user, task.id, input.chars, &tariff(&state)).await?;
@@ -447,10 +452,19 @@ fn stored_report(task: &Task) -> Result<(simcheck::Report, bool), ApiError> {
 }
 
 fn check_options(input: &StoredInput) -> simcheck::CheckOptions {
-    simcheck::CheckOptions {
-        exclude_bibliography: input.check.as_ref().is_none_or(|c| c.exclude_bibliography),
-        ..simcheck::CheckOptions::default()
-    }
+    input
+        .check
+        .as_ref()
+        .map_or_else(simcheck::CheckOptions::default, CheckInput::options)
+}
+
+/// The headings an upload marks, `(line, level)`, as the engines take them.
+pub fn outline(extracted: &docio::Extracted) -> Vec<(usize, u8)> {
+    extracted
+        .headings
+        .iter()
+        .map(|h| (h.line, h.level))
+        .collect()
 }
 
 /// The report of a finished check with its text, for the highlighted full-text view; the
@@ -567,6 +581,7 @@ pub async fn download_report(
         title: snapshot.title.clone(),
         author: summary.author,
         checked_at_ms: snapshot.checked_at,
+        clock: state.clock.clone(),
         text: &text,
         report: &report,
         private_library,

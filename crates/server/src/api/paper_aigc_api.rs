@@ -150,7 +150,10 @@ pub async fn word_count(
     let upload = read_upload(&state, req).await?;
     let extracted = extract(&state, &upload, &caller).await?;
     Ok(Success(WordCount {
-        chars: crate::aigc_task::paper_chars(&extracted.text),
+        chars: crate::aigc_task::paper_chars(
+            &extracted.text,
+            &super::check_api::outline(&extracted),
+        ),
         rule: COUNTING_RULE.into(),
         format: extracted.format.name().into(),
     }))
@@ -176,7 +179,8 @@ pub async fn machine_init(
     require_model(&state)?;
     let upload = read_upload(&state, req).await?;
     let extracted = extract(&state, &upload, &Caller::user(session.user.id)).await?;
-    let chars = crate::aigc_task::paper_chars(&extracted.text);
+    let headings = super::check_api::outline(&extracted);
+    let chars = crate::aigc_task::paper_chars(&extracted.text, &headings);
     if chars < aidetect::MIN_CHARS {
         // A figure would mean little, so we do not take money for one.
         return Err(ApiError::new(
@@ -191,6 +195,7 @@ pub async fn machine_init(
     let title = default_title(&upload, &extracted);
     let input = AigcInput {
         chars,
+        headings,
         text: extracted.text,
         author: upload.author.trim().chars().take(100).collect(),
         file_name: upload.file_name.clone(),
@@ -536,6 +541,7 @@ pub async fn download_report(
         title: snapshot.title.clone(),
         author: summary.author,
         checked_at_ms: snapshot.checked_at,
+        clock: state.clock.clone(),
         text: &input.text,
         detection: &d,
     };

@@ -290,11 +290,7 @@ pub async fn word_count(
 
 fn input_from(extracted: docio::Extracted, goal: Goal, strength: Strength) -> RewriteInput {
     RewriteInput {
-        headings: extracted
-            .headings
-            .iter()
-            .map(|h| (h.line, h.level))
-            .collect(),
+        headings: super::check_api::outline(&extracted),
         text: extracted.text,
         goal,
         strength,
@@ -413,7 +409,9 @@ async fn from_check(
     form: &FromTaskForm,
     goal: Goal,
 ) -> Result<Task, ApiError> {
-    let (check, text, report) = super::check_api::finished_check(state, form.id, user_id).await?;
+    let (check, checked, report) =
+        super::check_api::finished_check(state, form.id, user_id).await?;
+    let (text, headings) = (checked.text, checked.headings);
     let mut only = flagged_by_check(&text, &report);
     if let Some(aigc_id) = form.aigc_id {
         let (_, aigc_text, detection) =
@@ -430,7 +428,7 @@ async fn from_check(
     }
     let input = RewriteInput {
         text,
-        headings: vec![],
+        headings,
         goal,
         strength: Strength::Medium,
         frozen: vec![],
@@ -1287,6 +1285,8 @@ pub async fn submit_check(
         session.user.id,
         &format!("{}（改写稿）", task.title),
         result.final_text(),
+        // The rewrite keeps every line where it was, so the paper's headings still apply.
+        input_of(&task).map(|i| i.headings).unwrap_or_default(),
         String::new(),
         format!("rewrite-{}.docx", task.id),
     )

@@ -18,6 +18,10 @@ pub struct SiteConfig {
     /// 对话改写's price per started 1,000 characters of a message, in fen: the page shows what a
     /// message will cost and asks before sending.
     pub chat_price_fen_per_thousand: i64,
+    /// The IANA zone every time is shown in, e.g. `Asia/Shanghai`.
+    pub time_zone: String,
+    /// How that zone is named beside a time, e.g. 北京时间.
+    pub time_zone_label: String,
 }
 
 #[utoipa::path(get, path = "/api/base/site_api/f/config", tag = "site_api",
@@ -29,6 +33,8 @@ pub async fn config(State(state): State<AppState>) -> ApiResult<SiteConfig> {
         qr_provider: state.qr_provider.name().into(),
         version: env!("CARGO_PKG_VERSION").into(),
         chat_price_fen_per_thousand: state.config.chat_price_fen_per_thousand,
+        time_zone: state.clock.name().into(),
+        time_zone_label: state.clock.label().into(),
     }))
 }
 

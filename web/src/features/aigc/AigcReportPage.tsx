@@ -10,6 +10,7 @@ import PayModal from './PayModal'
 import { paragraphRuns } from './runs'
 import { TaskStatusCell, isUnderway } from '../../components/TaskStatus'
 import { formatDateTime } from '../../utils/format'
+import { useSiteStore } from '../../stores/site'
 import { toastError } from '../../utils/feedback'
 import { rewriteFromDetection } from '../rewrite/api'
 import RewriteFromReport from '../rewrite/RewriteFromReport'
@@ -132,6 +133,7 @@ function ParagraphDetail({ id, index, onClose }: { id: number; index: number | n
 
 /** /aigccheck/content/:id — a detection's progress, then its report. */
 export default function AigcReportPage() {
+  const zoneLabel = useSiteStore((s) => s.timeZoneLabel)
   const { id = '' } = useParams()
   const taskId = Number(id)
   const navigate = useNavigate()
@@ -198,7 +200,7 @@ export default function AigcReportPage() {
             <div>报告编号：<b data-testid="aigc-report-number">{data.reportNumber}</b></div>
             <div className="muted">
               验证码：<span data-testid="aigc-verify-code">{data.verifyCode}</span>
-              {'　'}检测时间：{formatDateTime(r.finishedAt ?? r.createdAt)}（北京时间）
+              {'　'}检测时间：{formatDateTime(r.finishedAt ?? r.createdAt)}（{zoneLabel}）
               {r.author && <>{'　'}作者：{r.author}</>}
             </div>
           </div>

@@ -1,25 +1,23 @@
 import { useState } from 'react'
-import { Button, Card, Drawer, Empty, Input, Modal, Space } from 'antd'
+import { Button, Card, Empty, Input, Modal, Space } from 'antd'
 import { useQuery, useQueryClient } from '@tanstack/react-query'
 import { useNavigate } from 'react-router'
 import { deleteCheck, downloadReport, queryList, updateTitle } from './api'
 import type { CheckRecord } from './types'
 import { DeleteTaskButton, TaskStatusCell, isUnderway } from '../../components/TaskStatus'
-import ReportView from './ReportView'
 import ResponsiveTable, { titleColumn } from '../../components/ResponsiveTable'
 import { useUserStore } from '../../stores/user'
 import { useLoginDialogStore } from '../../stores/loginDialog'
 import { formatDateTime } from '../../utils/format'
 import { toastError } from '../../utils/feedback'
 
-/** /paper/report — the user's checks, live progress while running, and the report of each. */
+/** /paper/report — the user's checks, live progress while running; each report opens on its own page. */
 export default function RecordsPage() {
   const token = useUserStore((s) => s.token)
   const openLogin = useLoginDialogStore((s) => s.open)
   const navigate = useNavigate()
   const queryClient = useQueryClient()
   const [page, setPage] = useState(1)
-  const [viewing, setViewing] = useState<CheckRecord | null>(null)
   const [renaming, setRenaming] = useState<{ id: number; title: string } | null>(null)
   const list = useQuery({
     queryKey: ['checks', page],
@@ -45,7 +43,7 @@ export default function RecordsPage() {
   const ratio = (r: CheckRecord) => (r.ratioTotal == null ? '—' : <b data-testid="ratio-total">{r.ratioTotal.toFixed(1)}%</b>)
   const actions = (r: CheckRecord) => (
     <Space size={4} wrap>
-      {r.status === 'done' && <Button size="small" type="link" onClick={() => setViewing(r)}>查看报告</Button>}
+      {r.status === 'done' && <Button size="small" type="link" onClick={() => navigate(`/paper/report/${r.id}`)}>查看报告</Button>}
       {r.status === 'done' && (
         <Button size="small" type="link" onClick={() => downloadReport(r.id, r.title, 'pdf').catch((e: Error) => toastError(e.message))}>
           下载PDF
@@ -112,9 +110,6 @@ export default function RecordsPage() {
           }}
         />
       </Card>
-      <Drawer open={Boolean(viewing)} onClose={() => setViewing(null)} title={viewing ? `查重报告：${viewing.title}` : ''} size="min(1120px, 100vw)" destroyOnHidden>
-        {viewing && <ReportView id={viewing.id} />}
-      </Drawer>
       <Modal
         open={Boolean(renaming)}
         title="重命名"

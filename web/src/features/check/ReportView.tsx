@@ -1,9 +1,12 @@
 import { useMemo, useState } from 'react'
 import { Alert, Button, Card, Checkbox, Col, Empty, List, Modal, Progress, Row, Select, Space, Spin, Statistic, Tag, Typography } from 'antd'
 import { keepPreviousData, useQuery } from '@tanstack/react-query'
+import { useLocation, useNavigate, useSearchParams } from 'react-router'
+import { diffChars } from 'diff'
 import { downloadReport, isCustomView, reportParagraphs, type ReportOptions } from './api'
 import type { PartRatio, ReportDetail, ReportSource, ReportSpan, SpanClass } from './types'
 import { formatDateTime } from '../../utils/format'
+import { useSiteStore } from '../../stores/site'
 import { toastError } from '../../utils/feedback'
 import { rewriteFromCheck } from '../rewrite/api'
 import RewriteFromReport from '../rewrite/RewriteFromReport'
@@ -110,16 +113,24 @@ function ChapterChart({ chapters }: { chapters: PartRatio[] }) {
   )
 }
 
-function Sources({ sources }: { sources: ReportSource[] }) {
+function Sources({ sources, onOpen }: { sources: ReportSource[]; onOpen: (id: number) => void }) {
   return (
     <List
       size="small"
       locale={{ emptyText: '未发现相似来源' }}
       dataSource={sources}
       renderItem={(s, i) => (
-        <List.Item extra={<span className="source-share">{pct(s.ratio)}（{s.copied_chars} 字）</span>}>
+        <List.Item
+          extra={<span className="source-share">{pct(s.ratio)}（{s.copied_chars} 字）</span>}
+          actions={s.spans.length > 0 ? [<a key="open" onClick={() => onOpen(s.id)} data-testid="source-compare">对照</a>] : []}
+        >
           <div>
-            {i + 1}. 《{s.title}》
+            {i + 1}.{' '}
+            {s.spans.length > 0 ? (
+              <a className="source-title" onClick={() => onOpen(s.id)}>《{s.title}》</a>
+            ) : (
+              <>《{s.title}》</>
+            )}
             <div className="muted">
               {[s.author, s.year].filter(Boolean).join('，')} <Tag>{SCOPE_LABELS[s.scope] ?? s.scope}</Tag>
               {s.copied_chars === 0 && <Tag className="span-paraphrase">仅疑似意译</Tag>}
@@ -131,13 +142,52 @@ function Sources({ sources }: { sources: ReportSource[] }) {
   )
 }
 
-/** 全文对照: the paper's passage beside the source's. */
-function Comparison({ detail, span, onClose }: { detail: ReportDetail; span: number | null; onClose: () => void }) {
-  const s = span === null ? null : detail.report.spans[span]
-  const source = s ? detail.report.sources.find((x) => x.id === s.source_id) : undefined
-  const passage = s ? Array.from(detail.text).slice(s.start, s.end).join('') : ''
+/** Classes whose wording is the source's: the characters that differ are marked. */
+const MARKS_CHANGES: SpanClass[] = ['copy', 'light_edit']
+
+/** One matched passage beside its source, with the characters that differ marked on both sides
+ * (for copies and light edits: a light edit shows exactly what was changed). */
+function PassagePair({ paper, source, cls }: { paper: string; source: string; cls: SpanClass }) {
+  const parts = source && MARKS_CHANGES.includes(cls) ? diffChars(source, paper) : null
+  const side = (which: 'paper' | 'source') => {
+    const whole = which === 'paper' ? paper : source
+    if (!parts) return <mark className={`span-${cls}`}>{whole}</mark>
+    return parts.map((p, i) => {
+      if (which === 'paper' ? p.removed : p.added) return null
+      const changed = which === 'paper' ? p.added : p.removed
+      return (
+        <mark key={i} className={changed ? `span-${cls} char-changed` : `span-${cls}`} data-changed={changed || undefined}>
+          {p.value}
+        </mark>
+      )
+    })
+  }
   return (
-    <Modal open={s !== null} onCancel={onClose} footer={null} title="全文对照" width={900}>
+    <Row gutter={16}>
+      <Col xs={24} md={12}>
+        <div className="compare-label">本文</div>
+        <div className="compare-text" data-testid="compare-paper">{side('paper')}</div>
+      </Col>
+      <Col xs={24} md={12}>
+        <div className="compare-label">相似来源</div>
+        <div className="compare-text" data-testid="compare-source">
+          {source ? side('source') : <span className="muted">来源原文不可用</span>}
+        </div>
+      </Col>
+    </Row>
+  )
+}
+
+const passageOf = (detail: ReportDetail, s: ReportSpan) => Array.from(detail.text).slice(s.start, s.end).join('')
+
+const CHANGED_NOTE = '红色波浪线标出本文与来源不同的字。'
+
+/** 全文对照 of one span: the paper's passage beside the source's. */
+function Comparison({ detail, span, onClose }: { detail: ReportDetail; span: number | null; onClose: () => void }) {
+  const s = span === null ? undefined : detail.report.spans[span]
+  const source = s ? detail.report.sources.find((x) => x.id === s.source_id) : undefined
+  return (
+    <Modal open={s !== undefined} onCancel={onClose} footer={null} title="全文对照" width={900}>
       {s && (
         <div data-testid="comparison">
           <Space wrap className="mb-s">
@@ -145,22 +195,82 @@ function Comparison({ detail, span, onClose }: { detail: ReportDetail; span: num
             <span>{s.chars} 字</span>
             {source && <span className="muted">来源：《{source.title}》{source.author && ` ${source.author}`}</span>}
           </Space>
-          <Row gutter={16}>
-            <Col xs={24} md={12}>
-              <Typography.Title level={5}>本文</Typography.Title>
-              <div className="compare-text" data-testid="compare-paper"><mark className={`span-${s.class}`}>{passage}</mark></div>
-            </Col>
-            <Col xs={24} md={12}>
-              <Typography.Title level={5}>相似来源</Typography.Title>
-              <div className="compare-text" data-testid="compare-source">
-                {s.source_text ? <mark className={`span-${s.class}`}>{s.source_text}</mark> : <span className="muted">来源原文不可用</span>}
-              </div>
-            </Col>
-          </Row>
+          {MARKS_CHANGES.includes(s.class) && <div className="muted mb-s">{CHANGED_NOTE}</div>}
+          <PassagePair paper={passageOf(detail, s)} source={s.source_text} cls={s.class} />
         </div>
       )}
     </Modal>
   )
+}
+
+/** Every passage matched in one source, in the paper's order, each beside the source's wording. */
+function SourceComparison({ detail, sourceId, onClose }: { detail: ReportDetail; sourceId: number | null; onClose: () => void }) {
+  const source = sourceId === null ? undefined : detail.report.sources.find((x) => x.id === sourceId)
+  const spans = source ? source.spans.map((i) => detail.report.spans[i]).filter(Boolean).sort((a, b) => a.start - b.start) : []
+  return (
+    <Modal open={source !== undefined} onCancel={onClose} footer={null} title="与来源逐段对照" width={960}>
+      {source && (
+        <div data-testid="source-comparison">
+          <div className="mb-s">
+            <b>《{source.title}》</b>
+            <span className="muted">
+              {' '}
+              {[[source.author, source.year].filter(Boolean).join('，'), `相似 ${source.copied_chars} 字，占全文 ${pct(source.ratio)}`].filter(Boolean).join('；')}
+            </span>
+          </div>
+          <div className="muted mb-s">共 {spans.length} 处相似片段。{CHANGED_NOTE}</div>
+          {spans.map((s, i) => (
+            <div key={i} className="source-pair" data-testid="source-pair">
+              <Space wrap className="mb-s">
+                <span>片段 {i + 1}</span>
+                <Tag className={`span-${s.class}`}>{SPAN_LABELS[s.class]}</Tag>
+                <span className="muted">{s.chars} 字</span>
+              </Space>
+              <PassagePair paper={passageOf(detail, s)} source={s.source_text} cls={s.class} />
+            </div>
+          ))}
+        </div>
+      )}
+    </Modal>
+  )
+}
+
+/** The open comparison (a span's, or a whole source's) lives in the address (`?span=3`,
+ * `?source=12`): refresh keeps it, Back closes it. */
+function useReportOverlays() {
+  const [params, setParams] = useSearchParams()
+  const location = useLocation()
+  const navigate = useNavigate()
+  const read = (key: string) => {
+    const v = params.get(key)
+    return v !== null && /^\d+$/.test(v) ? Number(v) : null
+  }
+  return {
+    span: read('span'),
+    source: read('source'),
+    open: (key: 'span' | 'source', value: number) =>
+      setParams(
+        (p) => {
+          p.delete('span')
+          p.delete('source')
+          p.set(key, String(value))
+          return p
+        },
+        { state: { overlay: true }, replace: read('span') !== null || read('source') !== null },
+      ),
+    close: () => {
+      if ((location.state as { overlay?: boolean } | null)?.overlay) navigate(-1)
+      else
+        setParams(
+          (p) => {
+            p.delete('span')
+            p.delete('source')
+            return p
+          },
+          { replace: true },
+        )
+    },
+  }
 }
 
 const MIN_CHARS = [
@@ -174,8 +284,9 @@ const MIN_CHARS = [
  * text with side-by-side comparison, and CNKI's report options, which recompute the figures. */
 
 export default function ReportView({ id }: { id: number }) {
+  const zoneLabel = useSiteStore((s) => s.timeZoneLabel)
   const [options, setOptions] = useState<ReportOptions>({ excludeQuoted: false, excludeOwn: false, minChars: 0 })
-  const [comparing, setComparing] = useState<number | null>(null)
+  const overlays = useReportOverlays()
   const { data, isLoading, isFetching, error } = useQuery({
     queryKey: ['check-report', id, options],
     queryFn: () => reportParagraphs(id, options),
@@ -196,7 +307,7 @@ export default function ReportView({ id }: { id: number }) {
           <div>报告编号：<b data-testid="report-number">{data.reportNumber}</b></div>
           <div className="muted">
             验证码：<span data-testid="verify-code">{data.verifyCode}</span>
-            {data.record.finishedAt && <>{'　'}检测时间：{formatDateTime(data.record.finishedAt)}（北京时间）</>}
+            {data.record.finishedAt && <>{'　'}检测时间：{formatDateTime(data.record.finishedAt)}（{zoneLabel}）</>}
           </div>
         </div>
         <Space wrap>
@@ -256,7 +367,7 @@ export default function ReportView({ id }: { id: number }) {
           <Card size="small" title="各章节复制比" className="mt"><ChapterChart chapters={data.report.chapters} /></Card>
         </Col>
         <Col xs={24} lg={12}>
-          <Card size="small" title="相似来源" className="mt"><Sources sources={data.report.sources} /></Card>
+          <Card size="small" title="相似来源" className="mt"><Sources sources={data.report.sources} onOpen={(sourceId) => overlays.open('source', sourceId)} /></Card>
         </Col>
       </Row>
       <Card
@@ -275,7 +386,7 @@ export default function ReportView({ id }: { id: number }) {
         <div className="report-text">
           {runs.map((run, i) =>
             run.cls && run.span !== null ? (
-              <mark key={i} className={`span-${run.cls}`} title={SPAN_LABELS[run.cls]} onClick={() => setComparing(run.span)}>
+              <mark key={i} className={`span-${run.cls}`} title={SPAN_LABELS[run.cls]} onClick={() => overlays.open('span', run.span ?? 0)}>
                 {run.text}
               </mark>
             ) : (
@@ -284,7 +395,8 @@ export default function ReportView({ id }: { id: number }) {
           )}
         </div>
       </Card>
-      <Comparison detail={data} span={comparing} onClose={() => setComparing(null)} />
+      <Comparison detail={data} span={overlays.span} onClose={overlays.close} />
+      <SourceComparison detail={data} sourceId={overlays.source} onClose={overlays.close} />
     </div>
   )
 }

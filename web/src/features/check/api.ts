@@ -26,6 +26,9 @@ export const queryList = (page: number, size: number) =>
 
 export const loadById = (id: number) => post<CheckRecord>(`${BASE}/load_by_id`, { data: { id } })
 
+/** The record behind a report's own page, which shows any error itself. */
+export const checkRecord = (id: number) => post<CheckRecord>(`${BASE}/load_by_id`, { data: { id }, silent: true })
+
 /** CNKI's report options: the figures are recomputed without what they leave out. */
 export interface ReportOptions {
   excludeQuoted: boolean
@@ -36,6 +39,7 @@ export interface ReportOptions {
 export const reportParagraphs = (id: number, o?: ReportOptions) =>
   get<ReportDetail>(`${BASE}/report_paragraphs`, {
     params: { id, exclude_quoted: o?.excludeQuoted ?? false, exclude_own: o?.excludeOwn ?? false, min_chars: o?.minChars ?? 0 },
+    silent: true,
   })
 
 export const verifyReport = (code: string) => get<VerifiedReport>(`${BASE}/verify_report`, { params: { code }, silent: true })

@@ -5,6 +5,7 @@ import { SafetyCertificateOutlined } from '@ant-design/icons'
 import { verifyReport } from '../check/api'
 import type { VerifiedReport } from '../check/types'
 import { formatDateTime } from '../../utils/format'
+import { useSiteStore } from '../../stores/site'
 import type { ApiError } from '../../api/client'
 
 const pct = (v: number | null) => (v == null ? '—' : `${v.toFixed(1)}%`)
@@ -12,6 +13,7 @@ const pct = (v: number | null) => (v == null ? '—' : `${v.toFixed(1)}%`)
 /** /verify?code=… — public, not in any menu: confirms a report by the code on its cover and
  * shows its headline figures, never its text. */
 export default function VerifyPage() {
+  const zoneLabel = useSiteStore((s) => s.timeZoneLabel)
   const [params, setParams] = useSearchParams()
   const [code, setCode] = useState(params.get('code') ?? '')
   const [result, setResult] = useState<VerifiedReport | null>(null)
@@ -83,7 +85,7 @@ export default function VerifyPage() {
             <Descriptions column={1} size="small" bordered>
               <Descriptions.Item label="论文题目">{result.title}</Descriptions.Item>
               <Descriptions.Item label="作者">{result.author || '（未填写）'}</Descriptions.Item>
-              <Descriptions.Item label="检测时间（北京时间）">{formatDateTime(result.checkedAt)}</Descriptions.Item>
+              <Descriptions.Item label={`检测时间（${zoneLabel}）`}>{formatDateTime(result.checkedAt)}</Descriptions.Item>
               <Descriptions.Item label="检测字数">{result.chars} 字</Descriptions.Item>
               {result.kind === 'aigc' ? (
                 <Descriptions.Item label="AIGC 占比">

@@ -86,6 +86,7 @@ test('check journey: upload .docx → price → submit → report with the copie
   assert.ok(Math.abs(listed - expected) <= 1, `ratio ${listed} vs expected ${expected}`)
 
   await page.getByRole('button', { name: '查看报告' }).first().click()
+  await page.waitForURL(/\/paper\/report\/\d+$/)
   await page.getByTestId('report-view').waitFor()
   const gauge = await page.getByTestId('report-ratio-total').innerText()
   assert.ok(Math.abs(Number(gauge.replace('%', '')) - expected) <= 1, `gauge ${gauge}`)
@@ -104,7 +105,7 @@ test('check journey: upload .docx → price → submit → report with the copie
   await page.keyboard.press('Escape')
   await page.getByTestId('comparison').waitFor({ state: 'hidden' })
   await page.waitForTimeout(400)
-  await page.getByTestId('report-view').evaluate((el) => el.closest('.ant-drawer-body')?.scrollTo(0, 0))
+  await page.evaluate(() => window.scrollTo(0, 0))
   await page.screenshot({ path: 'artifacts/check-report.png' }).catch(() => {})
 
   // The PDF, read back with pdftotext, carries the figures and the verification code.

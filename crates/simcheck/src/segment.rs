@@ -185,12 +185,9 @@ pub fn segment_with(text: &str, headings: &[(usize, u8)]) -> Document {
     let chars: Vec<char> = text.chars().collect();
     let citations = citation_ranges(text);
     let styled = headings.iter().any(|&(_, level)| level == 1);
-    let level_of = |line: usize| {
-        headings
-            .iter()
-            .find(|&&(l, _)| l == line)
-            .map(|&(_, level)| level)
-    };
+    // A hostile document may style every line a heading: look levels up, never scan.
+    let levels: std::collections::HashMap<usize, u8> = headings.iter().copied().collect();
+    let level_of = |line: usize| levels.get(&line).copied();
     let mut doc = Document {
         quotations: quotation_ranges(text),
         ..Document::default()

@@ -127,7 +127,7 @@ test('the check report lives at its own address; a source opens side by side wit
   await page.keyboard.press('Escape')
   await page.getByTestId('comparison').waitFor({ state: 'hidden' })
   assert.match(page.url(), new RegExp(`/paper/report/${id}$`))
-  await page.screenshot({ path: 'artifacts/report-page.png', fullPage: true }).catch(() => {})
+  await page.screenshot({ path: 'artifacts/report-page.png' }).catch(() => {})
 
   // The PDF and /verify name the same zone.
   const code = await page.getByTestId('verify-code').innerText()

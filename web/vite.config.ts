@@ -11,6 +11,22 @@ export default defineConfig({
   build: {
     outDir: 'dist',
     chunkSizeWarningLimit: 2000,
+    rolldownOptions: {
+      output: {
+        // The first route (`/` → /papercheck/check) in few files: many small chunks gzip worse and
+        // cost a request each. Pages not named here keep Rolldown's automatic splitting.
+        codeSplitting: {
+          groups: [
+            // Everything index.html's entry loads statically (React, the router, the shell and the
+            // antd it renders): one file instead of ~40 modulepreloads.
+            { name: 'shell', tags: ['$initial'], priority: 2 },
+            // The check page and what it needs beyond the shell (form, input, upload, …); pages
+            // with similar forms share this chunk.
+            { name: 'check', test: /src[\\/]features[\\/]check[\\/]CheckPage\.tsx$/, priority: 1 },
+          ],
+        },
+      },
+    },
   },
   test: {
     environment: 'happy-dom',

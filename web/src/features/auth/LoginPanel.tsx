@@ -1,5 +1,5 @@
-import { useState } from 'react'
-import { Alert, Button, Form, Input, Spin, Tabs, Typography } from 'antd'
+import { lazy, Suspense, useState } from 'react'
+import { Alert, Button, Form, Input, Spin } from 'antd'
 import { LockOutlined, ReloadOutlined, UserOutlined } from '@ant-design/icons'
 import { Link } from 'react-router'
 import { useQrLogin } from './useQrLogin'
@@ -10,6 +10,11 @@ import { toastSuccess } from '../../utils/feedback'
 import { useIsPhone } from '../../utils/useMediaQuery'
 import { confirmPasswordRules, newPasswordRules, newUsernameRules } from './rules'
 import { zhCN } from '../../locales/zh-CN'
+import TextLink from '../../components/TextLink'
+import type { LoginTab } from './LoginTabs'
+
+// Tabs only on phone-sized screens: desktops show both halves side by side.
+const LoginTabs = lazy(() => import('./LoginTabs'))
 
 interface Props {
   /** Whether the panel is on screen: QR polling runs only then. */
@@ -29,7 +34,7 @@ interface Props {
 export default function LoginPanel({ active, onSuccess, onDismiss, reason }: Props) {
   const acceptToken = useUserStore((s) => s.acceptToken)
   const phone = useIsPhone()
-  const [tab, setTab] = useState<'password' | 'qr'>('password')
+  const [tab, setTab] = useState<LoginTab>('password')
   const { qr, refresh } = useQrLogin(active && (!phone || tab === 'qr'), (token) => {
     acceptToken(token)
     toastSuccess('扫码登录成功')
@@ -78,7 +83,7 @@ export default function LoginPanel({ active, onSuccess, onDismiss, reason }: Pro
       )}
       {onDismiss && (
         <div className="login-dismiss">
-          <Typography.Link onClick={onDismiss}>{zhCN.dismissLogin}</Typography.Link>
+          <TextLink onClick={onDismiss}>{zhCN.dismissLogin}</TextLink>
         </div>
       )}
     </div>
@@ -88,16 +93,9 @@ export default function LoginPanel({ active, onSuccess, onDismiss, reason }: Pro
     <>
       {reason && <Alert className="login-reason" type="warning" showIcon title={reason} data-testid="login-reason" />}
       {phone ? (
-        <Tabs
-          className="login-tabs"
-          activeKey={tab}
-          onChange={(key) => setTab(key as 'password' | 'qr')}
-          centered
-          items={[
-            { key: 'password', label: '账号登录', children: formBlock },
-            { key: 'qr', label: '扫码登录', children: qrBlock },
-          ]}
-        />
+        <Suspense fallback={<Spin className="page-spin" />}>
+          <LoginTabs tab={tab} onChange={setTab} form={formBlock} qr={qrBlock} />
+        </Suspense>
       ) : (
         <div className="login-panel">
           {qrBlock}
@@ -149,7 +147,7 @@ function PasswordForm({ onSuccess, onRegister }: { onSuccess: () => void; onRegi
       </Form>
       <div className="login-links">
         <span>
-          还没有账号？<Typography.Link onClick={onRegister}>立即注册</Typography.Link>
+          还没有账号？<TextLink onClick={onRegister}>立即注册</TextLink>
         </span>
         <Link to="/forgot-password">忘记密码？</Link>
       </div>
@@ -190,7 +188,7 @@ function RegisterForm({ onSuccess, onLogin }: { onSuccess: () => void; onLogin: 
       </Form>
       <div className="login-links">
         <span>
-          已有账号？<Typography.Link onClick={onLogin}>去登录</Typography.Link>
+          已有账号？<TextLink onClick={onLogin}>去登录</TextLink>
         </span>
       </div>
     </>

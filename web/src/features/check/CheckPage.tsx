@@ -1,11 +1,12 @@
 import { useState } from 'react'
-import { Button, Card, Checkbox, Form, Space } from 'antd'
+import { Button, Checkbox, Form, Space } from 'antd'
 import { useNavigate } from 'react-router'
 import { checkInit, wordCount } from './api'
 import { useUserStore } from '../../stores/user'
 import { useLoginDialogStore } from '../../stores/loginDialog'
 import { useSubmit } from '../../utils/useSubmit'
 import { usePaperInput } from '../../components/PaperInput'
+import PageCard from '../../components/PageCard'
 
 /** /papercheck/check: upload or paste a paper, see its character count, choose options, go to payment. */
 export default function CheckPage() {
@@ -26,7 +27,7 @@ export default function CheckPage() {
 
   return (
     <div className="page-card">
-      <Card title="论文查重" extra={<Button type="link" onClick={() => navigate('/paper/report')}>查重记录</Button>}>
+      <PageCard title="论文查重" extra={<Button type="link" onClick={() => navigate('/paper/report')}>查重记录</Button>}>
         <Form layout="vertical">
           {paper.fields}
           <Form.Item label="检测选项">
@@ -41,7 +42,7 @@ export default function CheckPage() {
             {token ? '下一步：确认并支付' : '登录后提交检测'}
           </Button>
         </Form>
-      </Card>
+      </PageCard>
     </div>
   )
 }

@@ -1,4 +1,3 @@
-import axios, { AxiosError, type AxiosRequestConfig } from 'axios'
 import { getToken } from '../utils/auth'
 import { toastError } from '../utils/feedback'
 import { zhCN } from '../locales/zh-CN'
@@ -14,10 +13,21 @@ export class ApiError extends Error {
   }
 }
 
-export interface RequestOptions extends AxiosRequestConfig {
+export interface RequestOptions {
+  /** 'api/…' or '/api/…': both are paths from the site's root. */
+  url?: string
+  method?: 'get' | 'post'
+  /** Sent in the query string (null and undefined values are left out). */
+  params?: Record<string, unknown>
+  /** The body: FormData as multipart, anything else as JSON. */
+  data?: unknown
+  /** Milliseconds until the request is given up (15 s by default). */
+  timeout?: number
   /** Do not toast failures (e.g. background polling). */
   silent?: boolean
 }
+
+export const DEFAULT_TIMEOUT_MS = 15000
 
 /** Called when the server says the user is not logged in (set by the login-dialog store). */
 let onNotLoggedIn: () => void = () => {}
@@ -25,24 +35,90 @@ export function setNotLoggedInHandler(handler: () => void) {
   onNotLoggedIn = handler
 }
 
-export const http = axios.create({ baseURL: '/', timeout: 15000 })
+/** The request URL: the path from the site's root, then the query string. */
+export function apiUrl(url: string, params?: Record<string, unknown>): string {
+  const path = `/${url.replace(/^\/+/, '')}`
+  const query = new URLSearchParams()
+  for (const [key, value] of Object.entries(params ?? {})) {
+    if (value !== undefined && value !== null) query.append(key, String(value))
+  }
+  const qs = query.toString()
+  return qs ? `${path}${path.includes('?') ? '&' : '?'}${qs}` : path
+}
 
-http.interceptors.request.use((config) => {
+/** A reply with a 2xx status: `data` is the parsed JSON (or the text, when it is not JSON), or a Blob. */
+export interface Reply {
+  status: number
+  headers: Headers
+  data: unknown
+}
+
+/** Thrown by `send`: a reply with an error status (`reply` set), a timeout or a network failure. */
+export class SendError extends Error {
+  kind: 'http' | 'timeout' | 'network'
+  reply?: Reply
+  constructor(kind: 'http' | 'timeout' | 'network', reply?: Reply) {
+    super(kind)
+    this.kind = kind
+    this.reply = reply
+  }
+}
+
+function parseBody(text: string): unknown {
+  try {
+    return JSON.parse(text)
+  } catch {
+    return text
+  }
+}
+
+/**
+ * One exchange with the API over fetch, with the session token and a timeout that covers the
+ * whole reply. Error replies are read as JSON (the server's `{ error, message }`) whatever
+ * `responseType` asks for.
+ */
+export async function send(options: Omit<RequestOptions, 'silent'> & { responseType?: 'json' | 'blob' }): Promise<Reply> {
+  const { url = '', method = 'get', params, data, timeout = DEFAULT_TIMEOUT_MS, responseType = 'json' } = options
+  const headers: Record<string, string> = { Accept: 'application/json, text/plain, */*' }
   const token = getToken()
-  if (token) config.headers.set('Authorization', `Bearer ${token}`)
-  return config
-})
+  if (token) headers.Authorization = `Bearer ${token}`
+  let body: BodyInit | undefined
+  if (data instanceof FormData) {
+    body = data
+  } else if (data !== undefined) {
+    body = JSON.stringify(data)
+    headers['Content-Type'] = 'application/json'
+  }
+  const controller = new AbortController()
+  const timer = timeout > 0 ? setTimeout(() => controller.abort(), timeout) : undefined
+  const failed = () => new SendError(controller.signal.aborted ? 'timeout' : 'network')
+  try {
+    let response: Response
+    let payload: unknown
+    try {
+      response = await fetch(apiUrl(url, params), { method: method.toUpperCase(), headers, body, signal: controller.signal })
+      payload = responseType === 'blob' && response.ok ? await response.blob() : parseBody(await response.text())
+    } catch {
+      throw failed()
+    }
+    const reply = { status: response.status, headers: response.headers, data: payload }
+    if (!response.ok) throw new SendError('http', reply)
+    return reply
+  } finally {
+    clearTimeout(timer)
+  }
+}
 
-function toApiError(error: AxiosError<{ message?: string; error?: string }>): ApiError {
-  if (error.response) {
-    const body = error.response.data
+function toApiError(error: unknown): ApiError {
+  if (error instanceof SendError && error.reply) {
+    const body = error.reply.data as { message?: string; error?: string } | null
     return new ApiError(
-      error.response.status,
+      error.reply.status,
       body?.error ?? 'http_error',
-      body?.message ?? `请求失败（${error.response.status}）`,
+      body?.message ?? `请求失败（${error.reply.status}）`,
     )
   }
-  if (error.code === 'ECONNABORTED' || error.code === 'ETIMEDOUT') {
+  if (error instanceof SendError && error.kind === 'timeout') {
     return new ApiError(0, 'timeout', zhCN.timeout)
   }
   return new ApiError(0, 'network_error', zhCN.networkError)
@@ -52,11 +128,10 @@ function toApiError(error: AxiosError<{ message?: string; error?: string }>): Ap
 export async function request<T>(options: RequestOptions): Promise<T> {
   const { silent, ...config } = options
   try {
-    const response = await http.request(config)
-    const data = response.data
+    const { data } = await send(config)
     return (data && typeof data === 'object' && 'result' in data ? data.result : data) as T
   } catch (e) {
-    const err = toApiError(e as AxiosError<{ message?: string; error?: string }>)
+    const err = toApiError(e)
     if (err.code === 'not_logged_in') {
       if (!silent) toastError(zhCN.notLoggedIn)
       onNotLoggedIn()

@@ -1,4 +1,4 @@
-import { ApiError, http } from './client'
+import { ApiError, send, SendError } from './client'
 
 /** A paper as the upload forms send it: a file, or pasted text. */
 export interface PaperSource {
@@ -35,14 +35,14 @@ export function attachmentName(disposition: unknown): string | null {
 export async function downloadAttachment(url: string, params: Record<string, unknown>, fileName: string, method: 'get' | 'post' = 'get') {
   let data: Blob
   try {
-    const response = await http.request({ url, method, params, responseType: 'blob', timeout: 120000 })
-    data = response.data as Blob
-    fileName = attachmentName((response.headers as Record<string, unknown>)['content-disposition']) ?? fileName
+    const reply = await send({ url, method, params, responseType: 'blob', timeout: 120000 })
+    data = reply.data as Blob
+    fileName = attachmentName(reply.headers.get('content-disposition')) ?? fileName
   } catch (e) {
-    // Errors come back as a JSON blob: surface the server's Chinese message.
-    const body = (e as { response?: { status: number; data?: Blob } }).response
-    const parsed = body?.data ? await body.data.text().then((t) => JSON.parse(t) as { message?: string; error?: string }).catch(() => null) : null
-    throw new ApiError(body?.status ?? 0, parsed?.error ?? 'download_failed', parsed?.message ?? '报告下载失败，请稍后重试')
+    // Errors come back as JSON: surface the server's Chinese message.
+    const reply = e instanceof SendError ? e.reply : undefined
+    const parsed = reply && typeof reply.data === 'object' ? (reply.data as { message?: string; error?: string } | null) : null
+    throw new ApiError(reply?.status ?? 0, parsed?.error ?? 'download_failed', parsed?.message ?? '报告下载失败，请稍后重试')
   }
   const href = URL.createObjectURL(data)
   const a = document.createElement('a')

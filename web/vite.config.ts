@@ -17,8 +17,11 @@ export default defineConfig({
         // cost a request each. Pages not named here keep Rolldown's automatic splitting.
         codeSplitting: {
           groups: [
-            // Everything index.html's entry loads statically (React, the router, the shell and the
-            // antd it renders): one file instead of ~40 modulepreloads.
+            // React, React DOM and the router change only with an upgrade: their own file stays
+            // cached across releases (costs ~0.5 kB gzip against one file).
+            { name: 'react', test: /node_modules[\\/](react|react-dom|react-router|scheduler)[\\/]/, priority: 3 },
+            // The rest of what index.html's entry loads statically (the shell and the antd it
+            // renders): one file instead of ~40 modulepreloads.
             { name: 'shell', tags: ['$initial'], priority: 2 },
             // The check page and what it needs beyond the shell (form, input, upload, …); pages
             // with similar forms share this chunk.

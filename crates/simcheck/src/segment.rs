@@ -358,16 +358,19 @@ fn push_sentence(
 mod tests {
     use super::*;
 
+    fn chapter_titles(doc: &Document) -> Vec<(&str, SectionKind)> {
+        doc.chapters
+            .iter()
+            .map(|c| (c.title.as_str(), c.section))
+            .collect()
+    }
+
     const THESIS: &str = "基于深度学习的文本相似度研究\n摘要：本文研究文本相似度。\n目录\n第一章 绪论 ........ 1\n第二章 方法 ........ 5\n第一章 绪论\n1.1 研究背景\n正如张三所言“相似度检测至关重要”。已有研究[1]表明这一点。另有工作（李四，2020）。\n第二章 方法\n本章介绍方法。\n参考文献\n[1] 王五. 文本相似度. 2019.\n致谢\n感谢导师。";
 
     #[test]
     fn recognises_sections_and_chapters() {
         let doc = segment(THESIS);
-        let titles: Vec<(&str, SectionKind)> = doc
-            .chapters
-            .iter()
-            .map(|c| (c.title.as_str(), c.section))
-            .collect();
+        let titles = chapter_titles(&doc);
         assert_eq!(
             titles,
             vec![
@@ -453,11 +456,7 @@ mod tests {
     fn a_styled_document_takes_its_chapters_from_its_heading_styles() {
         // Title (styled as level 1), two level-1 chapters, a level-2 heading "1. 数据来源".
         let doc = segment_with(STYLED, &[(0, 1), (2, 1), (4, 2), (6, 1)]);
-        let titles: Vec<(&str, SectionKind)> = doc
-            .chapters
-            .iter()
-            .map(|c| (c.title.as_str(), c.section))
-            .collect();
+        let titles = chapter_titles(&doc);
         assert_eq!(
             titles,
             vec![

@@ -16,6 +16,8 @@ fn css_class(class: SpanClass) -> &'static str {
         SpanClass::LightEdit => "edit",
         SpanClass::Quoted => "quoted",
         SpanClass::Paraphrase => "para",
+        SpanClass::Translated => "trans",
+        SpanClass::Common => "common",
     }
 }
 
@@ -74,10 +76,40 @@ fn excerpts_html(doc: &ReportDoc<'_>) -> String {
     out
 }
 
+/// 常用表述: wording many library documents share, each with how many documents use it.
+fn common_html(doc: &ReportDoc<'_>) -> String {
+    let phrases = crate::common_phrases(doc.report);
+    if phrases.is_empty() {
+        return String::new();
+    }
+    let chars: Vec<char> = doc.text.chars().collect();
+    let items: String = phrases
+        .iter()
+        .map(|s| {
+            let phrase: String = chars[s.start.min(chars.len())..s.end.min(chars.len())]
+                .iter()
+                .collect();
+            format!(
+                "<li><mark class=\"common\">{}</mark>　（{} 篇文献使用）</li>",
+                escape(&phrase),
+                s.docs
+            )
+        })
+        .collect();
+    format!(
+        "<h2>常用表述</h2><p class=\"note\">以下表述在比对库中被大量文献共同使用（如方法、统计学表述）{}。</p><ol>{items}</ol>\n",
+        if doc.report.common_counted {
+            "，本报告按所选选项将其计入复制比"
+        } else {
+            "，不计入复制比"
+        }
+    )
+}
+
 pub fn render_html(doc: &ReportDoc<'_>) -> String {
     let r = doc.report;
     let mut sources = String::new();
-    for (i, s) in r.sources.iter().enumerate() {
+    for (i, s) in crate::listed_sources(r).into_iter().enumerate() {
         sources.push_str(&format!(
             "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
             i + 1,
@@ -128,7 +160,7 @@ pub fn render_html(doc: &ReportDoc<'_>) -> String {
         r#"<!doctype html><html lang="zh-CN"><head><meta charset="utf-8"><title>文鉴查重报告 - {title}</title>
 <style>body{{font-family:"Noto Sans CJK SC","Microsoft YaHei",sans-serif;max-width:960px;margin:24px auto;color:#222;line-height:1.8}}
 h1{{font-size:22px}}table{{border-collapse:collapse;width:100%}}td,th{{border:1px solid #ddd;padding:4px 8px;text-align:left}}
-.figures td{{font-size:15px}}mark.copy{{background:#ffccc7}}mark.edit{{background:#ffe7ba}}mark.quoted{{background:#d9f7be}}mark.para{{background:#efdbff}}
+.figures td{{font-size:15px}}mark.copy{{background:#ffccc7}}mark.edit{{background:#ffe7ba}}mark.quoted{{background:#d9f7be}}mark.para{{background:#efdbff}}mark.trans{{background:#cce5ff}}mark.common{{background:#e1e1e1;color:#595959}}
 .text{{border:1px solid #eee;padding:16px;white-space:normal}}.note{{color:#888;font-size:13px}}.custom{{background:#fff7e6;border:1px solid #ffd591;padding:8px}}</style></head><body>
 <h1>文鉴查重报告</h1>
 <p>报告编号：{number}　验证码：{code}　检测时间：{when}</p>{custom}
@@ -140,9 +172,9 @@ h1{{font-size:22px}}table{{border-collapse:collapse;width:100%}}td,th{{border:1p
 {private}
 <h2>各章节复制比</h2><table><tr><th>章节</th><th>字数</th><th>重复字数</th><th>复制比</th></tr>{chapters}</table>
 <h2>相似来源</h2><table><tr><th>#</th><th>标题</th><th>作者</th><th>来源</th><th>重复字数</th><th>占比</th></tr>{sources}</table>
-{excerpts}
+{common}{excerpts}
 <h2>全文标注</h2><p>{legend}</p><div class="text">{body}</div>
-<p class="note">{rule}疑似意译不计入复制比。{verify}{engine}</p>
+<p class="note">{rule}{uncounted}{verify}{engine}</p>
 </body></html>"#,
         title = escape(&doc.title),
         number = escape(&doc.number),
@@ -169,6 +201,8 @@ h1{{font-size:22px}}table{{border-collapse:collapse;width:100%}}td,th{{border:1p
         copied = r.copied_chars,
         body = highlighted_text(doc),
         excerpts = excerpts_html(doc),
+        common = common_html(doc),
+        uncounted = crate::uncounted_note(r),
         rule = COUNTING_RULE,
         verify = escape(&doc.verification.note()),
         engine = simcheck::ENGINE_VERSION,

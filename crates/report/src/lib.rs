@@ -85,6 +85,15 @@ impl Verification {
     }
 }
 
+/// What the ratios leave out, printed under the figures.
+pub fn uncounted_note(report: &Report) -> &'static str {
+    if report.common_counted {
+        "疑似意译与疑似翻译不计入复制比；本报告按所选选项将常用表述计入复制比。"
+    } else {
+        "疑似意译与疑似翻译不计入复制比；常用表述（比对库中大量文献共用的表述）默认不计入复制比。"
+    }
+}
+
 /// The character-counting rule, printed with the figures.
 pub const COUNTING_RULE: &str = "字数按除空白（空格、换行）以外的全部字符计算，含汉字、字母、数字与标点；目录与参考文献不计入检测字数。";
 
@@ -95,14 +104,18 @@ pub fn class_style(class: SpanClass) -> (&'static str, [u8; 3]) {
         SpanClass::LightEdit => ("轻度改写", [255, 231, 186]),
         SpanClass::Quoted => ("引用", [217, 247, 190]),
         SpanClass::Paraphrase => ("疑似意译", [239, 219, 255]),
+        SpanClass::Translated => ("疑似翻译", [204, 229, 255]),
+        SpanClass::Common => ("常用表述", [225, 225, 225]),
     }
 }
 
-pub const LEGEND: [SpanClass; 4] = [
+pub const LEGEND: [SpanClass; 6] = [
     SpanClass::Copy,
     SpanClass::LightEdit,
     SpanClass::Quoted,
     SpanClass::Paraphrase,
+    SpanClass::Translated,
+    SpanClass::Common,
 ];
 
 pub fn scope_label(scope: Scope) -> &'static str {
@@ -113,8 +126,46 @@ pub fn scope_label(scope: Scope) -> &'static str {
     }
 }
 
+/// Whether a span adds to the ratios of this report: suspected paraphrases and translations
+/// never do; common phrases only when the reader chose to count them.
+pub fn counts(report: &Report, span: &simcheck::Span) -> bool {
+    match span.class {
+        SpanClass::Paraphrase | SpanClass::Translated => false,
+        SpanClass::Common => report.common_counted,
+        _ => true,
+    }
+}
+
+/// The sources worth listing: a source that only stands for uncounted common phrases is left
+/// out (those phrases are listed on their own, with how many documents use them).
+pub fn listed_sources(report: &Report) -> Vec<&simcheck::SourceShare> {
+    report
+        .sources
+        .iter()
+        .filter(|s| {
+            s.spans.iter().any(|&i| {
+                report
+                    .spans
+                    .get(i)
+                    .is_some_and(|span| span.class != SpanClass::Common || report.common_counted)
+            })
+        })
+        .collect()
+}
+
+/// The common phrases (常用表述) of the paper, in its order.
+pub fn common_phrases(report: &Report) -> Vec<&simcheck::Span> {
+    let mut out: Vec<&simcheck::Span> = report
+        .spans
+        .iter()
+        .filter(|s| s.class == SpanClass::Common)
+        .collect();
+    out.sort_by_key(|s| s.start);
+    out
+}
+
 /// The matched passages of each source (in the report's order of sources), each with the
-/// source's own wording; suspected paraphrases are left out (they do not count).
+/// source's own wording; only passages that count (see `counts`).
 pub fn excerpts_by_source(report: &Report) -> Vec<(&simcheck::SourceShare, Vec<&simcheck::Span>)> {
     report
         .sources
@@ -123,7 +174,7 @@ pub fn excerpts_by_source(report: &Report) -> Vec<(&simcheck::SourceShare, Vec<&
             let mut spans: Vec<&simcheck::Span> = report
                 .spans
                 .iter()
-                .filter(|s| s.source_id == source.id && s.class != SpanClass::Paraphrase)
+                .filter(|s| s.source_id == source.id && counts(report, s))
                 .collect();
             spans.sort_by_key(|s| s.start);
             (source, spans)
@@ -136,10 +187,12 @@ pub fn excerpts_by_source(report: &Report) -> Vec<(&simcheck::SourceShare, Vec<&
 /// quotations, quotations over suspected paraphrases.
 pub fn char_marks(text_len: usize, report: &Report) -> Vec<Option<SpanClass>> {
     let rank = |c: SpanClass| match c {
-        SpanClass::Copy => 4,
-        SpanClass::LightEdit => 3,
-        SpanClass::Quoted => 2,
-        SpanClass::Paraphrase => 1,
+        SpanClass::Copy => 6,
+        SpanClass::LightEdit => 5,
+        SpanClass::Quoted => 4,
+        SpanClass::Translated => 3,
+        SpanClass::Paraphrase => 2,
+        SpanClass::Common => 1,
     };
     let mut marks: Vec<Option<SpanClass>> = vec![None; text_len];
     for span in &report.spans {

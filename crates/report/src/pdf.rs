@@ -333,7 +333,19 @@ fn cover(l: &mut Layout<'_>, doc: &ReportDoc<'_>) {
             "疑似意译字数（不计入复制比）",
             format!("{} 字", r.paraphrase_chars),
         ),
-        ("相似来源", format!("{} 篇", r.sources.len())),
+        (
+            "疑似翻译字数（不计入复制比）",
+            format!("{} 字", r.translated_chars),
+        ),
+        (
+            if r.common_counted {
+                "常用表述字数（已计入复制比）"
+            } else {
+                "常用表述字数（不计入复制比）"
+            },
+            format!("{} 字", r.common_chars),
+        ),
+        ("相似来源", format!("{} 篇", crate::listed_sources(r).len())),
     ];
     let col = content_w / 2.0;
     for (i, (label, value)) in figures.iter().enumerate() {
@@ -359,7 +371,7 @@ fn cover(l: &mut Layout<'_>, doc: &ReportDoc<'_>) {
     l.y += 10.0;
     l.paragraph(&doc.verification.note(), 9.0, GREY, MARGIN, content_w);
     l.paragraph(
-        &format!("{COUNTING_RULE}疑似意译不计入复制比。"),
+        &format!("{COUNTING_RULE}{}", crate::uncounted_note(r)),
         9.0,
         GREY,
         MARGIN,
@@ -458,10 +470,11 @@ fn chapters(l: &mut Layout<'_>, doc: &ReportDoc<'_>) {
 fn sources(l: &mut Layout<'_>, doc: &ReportDoc<'_>) {
     l.heading("相似来源");
     let content_w = PAGE_W - 2.0 * MARGIN;
-    if doc.report.sources.is_empty() {
+    let listed = crate::listed_sources(doc.report);
+    if listed.is_empty() {
         l.paragraph("未发现相似来源。", 10.0, GREY, MARGIN, content_w);
     }
-    for (i, s) in doc.report.sources.iter().enumerate() {
+    for (i, s) in listed.into_iter().enumerate() {
         l.ensure(40.0);
         l.paragraph(
             &format!("{}. {}", i + 1, s.title),
@@ -492,6 +505,42 @@ fn sources(l: &mut Layout<'_>, doc: &ReportDoc<'_>) {
         );
         l.y += 4.0;
     }
+}
+
+/// 常用表述: wording many library documents share, each with how many use it.
+fn common_phrases(l: &mut Layout<'_>, doc: &ReportDoc<'_>) {
+    let phrases = crate::common_phrases(doc.report);
+    if phrases.is_empty() {
+        return;
+    }
+    let content_w = PAGE_W - 2.0 * MARGIN;
+    l.heading("常用表述");
+    l.paragraph(
+        if doc.report.common_counted {
+            "以下表述在比对库中被大量文献共同使用；本报告按所选选项将其计入复制比。"
+        } else {
+            "以下表述在比对库中被大量文献共同使用（如方法、统计学表述），不计入复制比。"
+        },
+        9.0,
+        GREY,
+        MARGIN,
+        content_w,
+    );
+    let chars: Vec<char> = doc.text.chars().collect();
+    for (i, span) in phrases.iter().enumerate() {
+        l.ensure(30.0);
+        let phrase: String = chars[span.start.min(chars.len())..span.end.min(chars.len())]
+            .iter()
+            .collect();
+        l.paragraph(
+            &format!("{}. {phrase}　（{} 篇文献使用）", i + 1, span.docs),
+            9.5,
+            BLACK,
+            MARGIN + 14.0,
+            content_w - 14.0,
+        );
+    }
+    l.y += 6.0;
 }
 
 /// 相似片段对照, as CNKI's full report prints it: under each source, every matched passage of
@@ -609,6 +658,7 @@ pub fn render_pdf(doc: &ReportDoc<'_>, font: &PdfFont) -> Result<Vec<u8>, PdfErr
     l.new_page();
     chapters(&mut l, doc);
     sources(&mut l, doc);
+    common_phrases(&mut l, doc);
     excerpts(&mut l, doc);
     full_text(&mut l, doc);
     l.write(

@@ -169,11 +169,46 @@ fn a_missing_font_file_is_a_clear_error() {
     assert!(PdfFont::load(&junk).is_err());
 }
 
+/// Common phrases are listed with how many documents use them, shaded grey, not counted, and
+/// their example source is not listed among the similar sources.
+#[tokio::test]
+async fn common_phrases_are_listed_apart_and_not_counted() {
+    let dir = tempfile::tempdir().unwrap();
+    let lib = EmbeddedLibrary::open(dir.path().join("lib"), FingerprintParams::default()).unwrap();
+    let phrase = "差异均有统计学意义，采用高效液相色谱法测定其含量";
+    for i in 0..5 {
+        let text =
+            format!("第{i}组实验的背景介绍与其他内容各不相同{i}。{phrase}。结论部分第{i}号。");
+        lib.add(vec![NewDoc::public(format!("药学论文{i}"), text)])
+            .await
+            .unwrap();
+    }
+    let paper = format!("我们自己的研究设计与众不同。{phrase}。");
+    let options = CheckOptions {
+        common_phrase_docs: Some(3),
+        ..CheckOptions::default()
+    };
+    let report = simcheck::check(&paper, &lib, &options).await.unwrap();
+    assert_eq!(report.ratio_total, 0.0);
+    assert!(report.common_chars > 0);
+    let html = render_html(&doc(&paper, &report));
+    assert!(html.contains("<h2>常用表述</h2>"), "{html}");
+    assert!(html.contains("（5 篇文献使用）"));
+    assert!(html.contains("<mark class=\"common\">"));
+    assert!(html.contains("未发现相似来源"));
+    let font = PdfFont::discover(None).unwrap();
+    let text = pdftotext(&render_pdf(&doc(&paper, &report), &font).unwrap());
+    let flat: String = text.split_whitespace().collect();
+    assert!(flat.contains("常用表述字数（不计入复制比）"), "{text}");
+    assert!(flat.contains("5篇文献使用"), "{text}");
+    assert!(flat.contains("未发现相似来源"), "{text}");
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(24))]
     /// Any text with any spans (even out of range) renders without panicking.
     #[test]
-    fn arbitrary_text_and_spans_render(text in "\\PC{0,300}", spans in proptest::collection::vec((0usize..400, 0usize..400, 0u8..4), 0..8)) {
+    fn arbitrary_text_and_spans_render(text in "\\PC{0,300}", spans in proptest::collection::vec((0usize..400, 0usize..400, 0u8..6), 0..8)) {
         let rt = tokio::runtime::Runtime::new().unwrap();
         let mut report = rt.block_on(checked(&text));
         for (a, b, c) in spans {
@@ -183,9 +218,10 @@ proptest! {
                 source_id: 1,
                 source_start: 0,
                 source_end: 0,
-                class: [simcheck::SpanClass::Copy, simcheck::SpanClass::LightEdit, simcheck::SpanClass::Quoted, simcheck::SpanClass::Paraphrase][c as usize],
+                class: [simcheck::SpanClass::Copy, simcheck::SpanClass::LightEdit, simcheck::SpanClass::Quoted, simcheck::SpanClass::Paraphrase, simcheck::SpanClass::Translated, simcheck::SpanClass::Common][c as usize],
                 chars: 0,
                 source_text: String::new(),
+                docs: c as u32,
             });
         }
         let d = doc(&text, &report);

@@ -105,15 +105,20 @@ pub fn task_handlers(
     }
     let mut handlers = match config.library_backend.as_str() {
         "database" => over(
-            Arc::new(store::SqlLibrary::new(store.clone(), params)),
+            Arc::new(with_sentence_index(
+                config,
+                store::SqlLibrary::new(store.clone(), params),
+                encoder.clone(),
+            )?),
             encoder,
             models,
             config.rewrite_concurrency,
         ),
         _ => over(
-            Arc::new(simcheck::EmbeddedLibrary::open(
-                config.library_dir(),
-                params,
+            Arc::new(with_sentence_index(
+                config,
+                simcheck::EmbeddedLibrary::open(config.library_dir(), params)?,
+                encoder.clone(),
             )?),
             encoder,
             models,
@@ -123,6 +128,21 @@ pub fn task_handlers(
     handlers.push(aigc);
     handlers.push(chat);
     Ok(handlers)
+}
+
+/// The library with its sentence index (`<library_dir>/sentences`), kept by every import and
+/// removal when the sentence encoder is installed; without it, the library alone.
+pub fn with_sentence_index<L: simcheck::Library>(
+    config: &Config,
+    library: L,
+    encoder: Option<Arc<embed::UseEncoder>>,
+) -> anyhow::Result<simcheck::SemanticLibrary<L>> {
+    let embedder = encoder.map(|e| e as Arc<dyn simcheck::SentenceEmbedder>);
+    Ok(simcheck::SemanticLibrary::open(
+        library,
+        config.library_dir().join("sentences"),
+        embedder,
+    )?)
 }
 
 /// A channel that turns true on Ctrl-C or SIGTERM.

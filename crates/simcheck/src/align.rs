@@ -15,6 +15,12 @@ pub enum SpanClass {
     Quoted,
     /// Same meaning in other words; reported apart, never added to the copy ratio.
     Paraphrase,
+    /// A phrase that many library documents use (常用表述, e.g. a method's standard wording):
+    /// listed with how many documents use it, left out of the ratios unless the reader counts it.
+    Common,
+    /// A translation of a library sentence in another language; reported apart like a
+    /// paraphrase, never added to the copy ratio.
+    Translated,
 }
 
 /// A match in stream positions: query `[q_start, q_end)` against source `[s_start, s_end)`.
@@ -27,6 +33,8 @@ pub struct Match {
     /// Characters that are identical on both sides (all of them for an exact match).
     pub matched: usize,
     pub edited: bool,
+    /// The longest run of identical characters inside the match.
+    pub longest_exact: usize,
 }
 
 impl Match {
@@ -48,6 +56,9 @@ pub struct AlignParams {
     pub max_gap: usize,
     /// Share of identical characters a light-edit match must keep.
     pub min_identity: f64,
+    /// A light-edit match must contain an identical run at least this long; otherwise only its
+    /// exact part stands, so a short formula with one character changed is not a copy.
+    pub min_anchor: usize,
 }
 
 impl Default for AlignParams {
@@ -57,9 +68,13 @@ impl Default for AlignParams {
             min_span: 13,
             max_gap: 6,
             min_identity: 0.7,
+            min_anchor: LIGHT_EDIT_ANCHOR,
         }
     }
 }
+
+/// The default `AlignParams::min_anchor`, chosen with `simcheck-realprose` (docs/simcheck.md).
+pub const LIGHT_EDIT_ANCHOR: usize = 10;
 
 /// Maximal exact matches grown from seeds `(query_pos, source_pos)`; seeds whose k-grams differ
 /// (hash collisions) are dropped.
@@ -103,6 +118,7 @@ pub fn exact_matches(
             s_end: se,
             matched: qe - qs,
             edited: false,
+            longest_exact: qe - qs,
         });
     }
     out.sort_unstable_by_key(|m| (m.q_start, m.s_start));
@@ -132,6 +148,7 @@ pub fn bridge(query: &[char], source: &[char], mut m: Match, max_gap: usize) -> 
             b += 1;
         }
         m.matched += a - (m.q_end + dq);
+        m.longest_exact = m.longest_exact.max(a - (m.q_end + dq));
         m.q_end = a;
         m.s_end = b;
         m.edited = true;
@@ -151,6 +168,7 @@ pub fn bridge(query: &[char], source: &[char], mut m: Match, max_gap: usize) -> 
             b -= 1;
         }
         m.matched += (m.q_start - dq) - a;
+        m.longest_exact = m.longest_exact.max((m.q_start - dq) - a);
         m.q_start = a;
         m.s_start = b;
         m.edited = true;
@@ -183,7 +201,14 @@ pub fn align(
 ) -> Vec<Match> {
     let mut grown: Vec<Match> = exact_matches(query, source, seeds, params.k)
         .into_iter()
-        .map(|m| bridge(query, source, m, params.max_gap))
+        .map(|m| {
+            let bridged = bridge(query, source, m, params.max_gap);
+            if bridged.longest_exact >= params.min_anchor {
+                bridged
+            } else {
+                m
+            }
+        })
         .collect();
     grown.sort_unstable_by(|a, b| b.len().cmp(&a.len()).then(a.q_start.cmp(&b.q_start)));
     let mut kept: Vec<Match> = Vec::new();

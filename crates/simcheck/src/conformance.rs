@@ -171,6 +171,11 @@ pub async fn very_common_kgrams_are_skipped<L: Library>(library: &L) {
         max_postings_per_hash: 3,
         ..CheckOptions::default()
     };
+    // Five documents in a library this small would make the passage a common phrase.
+    let every_copy = CheckOptions {
+        common_phrase_docs: Some(usize::MAX),
+        ..CheckOptions::default()
+    };
     assert!(
         check(&paper, library, &capped)
             .await
@@ -179,11 +184,89 @@ pub async fn very_common_kgrams_are_skipped<L: Library>(library: &L) {
             .is_empty()
     );
     assert_eq!(
-        check(&paper, library, &CheckOptions::default())
+        check(&paper, library, &every_copy)
             .await
             .unwrap()
             .sources
             .len(),
         5
     );
+}
+
+/// Document frequency counts live public documents and follows import and removal; a phrase
+/// that many documents share is reported as a common phrase (常用表述) and left out of the
+/// ratios unless the reader counts it.
+pub async fn common_phrases_follow_document_frequency<L: Library>(library: &L) {
+    let phrase = sample_text(70, 30);
+    let mut ids = Vec::new();
+    for i in 0..6 {
+        let text = format!(
+            "{}{}{}",
+            sample_text(80 + i, 60),
+            phrase,
+            sample_text(90 + i, 60)
+        );
+        ids.push(
+            library
+                .add(vec![NewDoc::public(format!("常用{i}"), text)])
+                .await
+                .unwrap()[0],
+        );
+    }
+    let private = NewDoc {
+        owner: Some(7),
+        scope: Scope::Private,
+        ..NewDoc::public("私有", phrase.clone())
+    };
+    library.add(vec![private]).await.unwrap();
+    let hashes = crate::fingerprint::kgram_hashes(&crate::normalize::normalize(&phrase).chars, 5);
+    let most = |df: Vec<u32>| df.into_iter().max().unwrap_or(0);
+    assert_eq!(
+        most(library.document_frequencies(&hashes, 1_000).await.unwrap()),
+        6
+    );
+    assert_eq!(
+        most(library.document_frequencies(&hashes, 4).await.unwrap()),
+        4
+    );
+    assert!(library.remove(ids[0]).await.unwrap());
+    assert_eq!(
+        most(library.document_frequencies(&hashes, 1_000).await.unwrap()),
+        5
+    );
+    assert_eq!(library.doc_count().await.unwrap(), 6);
+
+    let paper = format!("{}{}", sample_text(99, 50), phrase);
+    let options = CheckOptions {
+        common_phrase_docs: Some(3),
+        ..CheckOptions::default()
+    };
+    let report = check(&paper, library, &options).await.unwrap();
+    assert_eq!(
+        report.spans.len(),
+        1,
+        "one entry however many sources use it"
+    );
+    assert_eq!(report.spans[0].class, SpanClass::Common);
+    assert_eq!(report.spans[0].docs, 5);
+    assert_eq!(report.ratio_total, 0.0);
+    assert_eq!(report.common_chars, 30);
+    let counted = crate::refigure(
+        &paper,
+        &report,
+        &options,
+        &crate::ReportFilter {
+            count_common: true,
+            ..Default::default()
+        },
+    );
+    assert_eq!(counted.copied_chars, 30);
+    // Below the threshold the same passage is an ordinary copy of each source.
+    let rare = CheckOptions {
+        common_phrase_docs: Some(6),
+        ..CheckOptions::default()
+    };
+    let report = check(&paper, library, &rare).await.unwrap();
+    assert_eq!(report.sources.len(), 5);
+    assert_eq!(report.copied_chars, 30);
 }

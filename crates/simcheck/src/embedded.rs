@@ -15,7 +15,7 @@
 
 use crate::fingerprint::{FingerprintParams, fingerprints};
 use crate::library::{
-    DocId, DocMeta, Library, LibraryError, LibraryResult, NewDoc, ScopeFilter, Seed,
+    DocId, DocMeta, Library, LibraryError, LibraryResult, NewDoc, Scope, ScopeFilter, Seed,
 };
 use crate::normalize::{count_chars, normalize};
 use arc_swap::ArcSwap;
@@ -501,6 +501,38 @@ impl EmbeddedLibrary {
         Ok(out)
     }
 
+    fn document_frequencies_sync(&self, hashes: &[u64], cap: u32) -> LibraryResult<Vec<u32>> {
+        let snap = self.current()?;
+        let mut docs: HashSet<DocId> = HashSet::new();
+        Ok(hashes
+            .iter()
+            .map(|&hash| {
+                docs.clear();
+                'segments: for seg in snap.segments.iter().filter(|s| s.index.is_some()) {
+                    let (bucket, residual) = split_hash(hash, seg.bucket_bits);
+                    let (start, end) = seg.bucket_range(bucket);
+                    for i in start..end {
+                        let e = seg.entry(i);
+                        if e >> 48 != residual {
+                            continue;
+                        }
+                        let local = ((e >> 24) & 0xFF_FFFF) as usize;
+                        let Some(d) = seg.docs.get(local) else {
+                            continue;
+                        };
+                        if d.meta.scope == Scope::Public && !snap.deleted.contains(&d.meta.id) {
+                            docs.insert(d.meta.id);
+                            if docs.len() as u32 >= cap {
+                                break 'segments;
+                            }
+                        }
+                    }
+                }
+                docs.len() as u32
+            })
+            .collect())
+    }
+
     fn meta_sync(&self, id: DocId) -> LibraryResult<Option<DocMeta>> {
         let snap = self.current()?;
         Ok(snap
@@ -568,6 +600,14 @@ impl Library for EmbeddedLibrary {
 
     async fn text(&self, id: DocId) -> LibraryResult<Option<String>> {
         self.text_sync(id)
+    }
+
+    async fn doc_count(&self) -> LibraryResult<u64> {
+        Ok(self.current()?.locate.len() as u64)
+    }
+
+    async fn document_frequencies(&self, hashes: &[u64], cap: u32) -> LibraryResult<Vec<u32>> {
+        self.document_frequencies_sync(hashes, cap)
     }
 
     async fn seeds(

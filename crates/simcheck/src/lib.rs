@@ -13,13 +13,15 @@ pub mod normalize;
 pub mod paraphrase;
 pub mod report;
 pub mod segment;
+pub mod sentence_index;
 
 pub use align::SpanClass;
 pub use embedded::EmbeddedLibrary;
 pub use fingerprint::FingerprintParams;
-pub use library::{DocId, DocMeta, Library, LibraryError, NewDoc, Scope, ScopeFilter};
+pub use library::{DocId, DocMeta, Library, LibraryError, NewDoc, Scope, ScopeFilter, SentenceHit};
 pub use paraphrase::SentenceEmbedder;
 pub use report::{Report, SourceShare, Span};
+pub use sentence_index::{SemanticLibrary, SentenceIndex};
 
 use align::AlignParams;
 use fingerprint::kgram_hashes;
@@ -47,9 +49,17 @@ pub struct CheckOptions {
     pub paraphrase_candidates: usize,
     /// Cosine similarity from which a sentence pair is a suspected paraphrase.
     pub paraphrase_threshold: f32,
+    /// Cosine similarity from which a sentence and a library sentence in another language are
+    /// a suspected translation.
+    pub translation_threshold: f32,
+    /// A light-edit match needs an identical run at least this long (see `AlignParams`).
+    pub min_anchor: usize,
     /// The headings the document marks, `(line, level)` (a .docx's heading styles): they decide
     /// the chapters (see `segment_with`). Empty: chapters are recognised from the text.
     pub headings: Vec<(usize, u8)>,
+    /// A match whose fingerprints are used by at least this many library documents is a common
+    /// phrase (常用表述). `None`: `common_phrase_docs(library size)`.
+    pub common_phrase_docs: Option<usize>,
 }
 
 impl Default for CheckOptions {
@@ -64,14 +74,21 @@ impl Default for CheckOptions {
             max_postings_per_hash: 2_000,
             paraphrase_candidates: 10,
             paraphrase_threshold: PARAPHRASE_THRESHOLD,
+            translation_threshold: TRANSLATION_THRESHOLD,
+            min_anchor: align::LIGHT_EDIT_ANCHOR,
             headings: Vec::new(),
+            common_phrase_docs: None,
         }
     }
 }
 
 /// The cosine similarity from which two sentences are a suspected paraphrase, chosen with
 /// `bench/…/paraphrase-calibration` (see docs/simcheck.md).
-pub const PARAPHRASE_THRESHOLD: f32 = 0.92;
+pub const PARAPHRASE_THRESHOLD: f32 = 0.80;
+
+/// The cosine similarity from which a sentence is a suspected translation of a library sentence
+/// in another language, chosen with `simcheck-realprose` (docs/simcheck.md).
+pub const TRANSLATION_THRESHOLD: f32 = 0.60;
 
 /// Checks `text` against `library` for copies (no paraphrase layer).
 pub async fn check<L: Library>(
@@ -104,6 +121,7 @@ pub async fn check_with<L: Library>(
         k: params.k,
         min_span: options.min_span,
         max_gap: options.max_gap,
+        min_anchor: options.min_anchor,
         ..AlignParams::default()
     };
 
@@ -131,6 +149,8 @@ pub async fn check_with<L: Library>(
         .collect();
 
     let mut spans = Vec::new();
+    // The query k-gram hashes each aligned span was found by, parallel to `spans`.
+    let mut span_hashes: Vec<Vec<u64>> = Vec::new();
     let mut sources = HashMap::new();
     for (doc_id, mut doc_seeds) in candidates {
         let (Some(meta), Some(source_text)) =
@@ -141,7 +161,8 @@ pub async fn check_with<L: Library>(
         let source = normalize(&source_text);
         let source_chars: Vec<char> = source_text.chars().collect();
         let mut found = false;
-        for m in align::align(&query.chars, &source.chars, &mut doc_seeds, &align) {
+        let matches = align::align(&query.chars, &source.chars, &mut doc_seeds, &align);
+        for m in matches {
             for (qs, qe) in checkable_runs(&checkable, m.q_start, m.q_end, options.min_span) {
                 // Source bounds follow the query piece along the match.
                 let ss = (m.s_start + (qs - m.q_start)).min(m.s_end - 1);
@@ -160,6 +181,14 @@ pub async fn check_with<L: Library>(
                         SpanClass::Copy
                     },
                 );
+                span_hashes.push(
+                    doc_seeds
+                        .iter()
+                        .map(|&(q, _)| q as usize)
+                        .filter(|&q| qs <= q && q + params.k <= qe)
+                        .map(|q| hashes[q])
+                        .collect(),
+                );
                 spans.push(Span {
                     start,
                     end,
@@ -169,6 +198,7 @@ pub async fn check_with<L: Library>(
                     class,
                     chars: 0,
                     source_text: passage(&source_chars, source_start, source_end),
+                    docs: 0,
                 });
                 found = true;
             }
@@ -177,8 +207,14 @@ pub async fn check_with<L: Library>(
             sources.insert(doc_id, meta);
         }
     }
+    let common_docs = match options.common_phrase_docs {
+        Some(n) => n,
+        None => common_phrase_docs(library.doc_count().await?),
+    };
+    mark_common_phrases(library, &mut spans, &span_hashes, common_docs).await?;
     if let Some(embedder) = embedder {
         let mut covered = vec![false; text_chars.len()];
+        // Common phrases count as covered: stock wording is not re-reported as a paraphrase.
         for s in &spans {
             covered[s.start..s.end].iter_mut().for_each(|c| *c = true);
         }
@@ -186,23 +222,16 @@ pub async fn check_with<L: Library>(
             let hit = covered[s..e].iter().filter(|c| **c).count();
             hit * 2 >= e - s || excluded[s]
         });
-        let mut texts = Vec::new();
-        for id in paraphrase_candidates {
-            if let Some(t) = library.text(id).await? {
-                texts.push((id, t));
-            }
-        }
-        let texts_by_id: HashMap<DocId, Vec<char>> = texts
-            .iter()
-            .map(|(id, t)| (*id, t.chars().collect()))
-            .collect();
-        for f in paraphrase::find(
+        let found = paraphrase::find_in_library(
+            library,
             &text_chars,
             &open_sentences,
-            &texts,
+            &paraphrase_candidates,
             embedder,
-            options.paraphrase_threshold,
-        ) {
+            options,
+        )
+        .await?;
+        for f in found {
             if !sources.contains_key(&f.source_id)
                 && let Some(meta) = library.meta(f.source_id).await?
             {
@@ -214,12 +243,14 @@ pub async fn check_with<L: Library>(
                 source_id: f.source_id,
                 source_start: f.source_start,
                 source_end: f.source_end,
-                class: SpanClass::Paraphrase,
+                class: if f.translated {
+                    SpanClass::Translated
+                } else {
+                    SpanClass::Paraphrase
+                },
                 chars: 0,
-                source_text: texts_by_id
-                    .get(&f.source_id)
-                    .map(|c| passage(c, f.source_start, f.source_end))
-                    .unwrap_or_default(),
+                source_text: f.source_text,
+                docs: 0,
             });
         }
     }
@@ -229,7 +260,94 @@ pub async fn check_with<L: Library>(
         excluded: &excluded,
         spans,
         sources,
+        count_common: false,
     }))
+}
+
+/// The common-phrase threshold for a library of `docs` documents: a match is 常用表述 when
+/// most of its fingerprints occur in at least this many documents. Chosen with
+/// `simcheck-realprose` (docs/simcheck.md): it grows with the square root of the library, since
+/// a field's stock phrases spread over more documents as the field's share grows.
+pub fn common_phrase_docs(docs: u64) -> usize {
+    ((docs as f64).sqrt() * COMMON_PHRASE_SQRT_FACTOR)
+        .round()
+        .max(COMMON_PHRASE_MIN_DOCS as f64) as usize
+}
+
+const COMMON_PHRASE_MIN_DOCS: usize = 4;
+/// Matches shorter than this (characters) are common from `SHORT_SPAN_COMMON_DOCS` documents.
+const SHORT_SPAN_CHARS: usize = 25;
+const SHORT_SPAN_COMMON_DOCS: usize = 2;
+const COMMON_PHRASE_SQRT_FACTOR: f64 = 0.12;
+
+/// Marks as common the spans most of whose fingerprints at least `threshold` public documents
+/// use, and keeps one entry per passage (its most used source stands for all).
+async fn mark_common_phrases<L: Library>(
+    library: &L,
+    spans: &mut Vec<Span>,
+    span_hashes: &[Vec<u64>],
+    threshold: usize,
+) -> Result<(), LibraryError> {
+    let mut distinct: Vec<u64> = span_hashes.iter().flatten().copied().collect();
+    distinct.sort_unstable();
+    distinct.dedup();
+    if distinct.is_empty() || threshold == usize::MAX {
+        return Ok(());
+    }
+    let cap = u32::try_from(threshold.saturating_mul(4))
+        .unwrap_or(u32::MAX)
+        .max(1_000);
+    let df: HashMap<u64, u32> = distinct
+        .iter()
+        .copied()
+        .zip(library.document_frequencies(&distinct, cap).await?)
+        .collect();
+    for (span, hashes) in spans.iter_mut().zip(span_hashes) {
+        let mut used: Vec<u32> = hashes.iter().map(|h| df[h]).collect();
+        // A short match, or a light edit (a template with other figures filled in), is a
+        // formula as soon as two documents share most of it; a longer exact passage two
+        // documents share (a paper and its thesis) is still copying until many use it.
+        let needed =
+            if span.end - span.start < SHORT_SPAN_CHARS || span.class == SpanClass::LightEdit {
+                threshold.min(SHORT_SPAN_COMMON_DOCS)
+            } else {
+                threshold
+            };
+        let common = used.iter().filter(|&&d| d as usize >= needed).count();
+        if !used.is_empty() && common * 2 >= used.len() {
+            used.sort_unstable();
+            span.class = SpanClass::Common;
+            span.docs = used[used.len() / 2];
+        }
+    }
+    // One entry per common passage: the longest span stands for those it mostly overlaps.
+    let mut order: Vec<usize> = (0..spans.len()).collect();
+    order.sort_by_key(|&i| {
+        (
+            std::cmp::Reverse(spans[i].end - spans[i].start),
+            spans[i].start,
+        )
+    });
+    let mut kept: Vec<(usize, usize)> = Vec::new();
+    let mut drop = vec![false; spans.len()];
+    for i in order
+        .into_iter()
+        .filter(|&i| spans[i].class == SpanClass::Common)
+    {
+        let s = &spans[i];
+        let shared: usize = kept.iter().map(|&k| overlap(k, (s.start, s.end))).sum();
+        if shared * 2 >= s.end - s.start {
+            drop[i] = true;
+        } else {
+            kept.push((s.start, s.end));
+        }
+    }
+    let mut i = 0;
+    spans.retain(|_| {
+        i += 1;
+        !drop[i - 1]
+    });
+    Ok(())
 }
 
 fn passage(chars: &[char], start: usize, end: usize) -> String {
@@ -248,6 +366,8 @@ pub struct ReportFilter {
     pub exclude_own: bool,
     /// Leave out matches shorter than this many counted characters.
     pub min_chars: usize,
+    /// Count common phrases (常用表述) in the ratios, as copies.
+    pub count_common: bool,
 }
 
 /// The report of `text` again, with only the spans `filter` keeps. `options` must be the ones the
@@ -299,6 +419,7 @@ pub fn refigure(
         excluded: &excluded,
         spans,
         sources,
+        count_common: filter.count_common,
     })
 }
 

@@ -92,6 +92,15 @@ pub struct Seed {
     pub query_pos: u32,
 }
 
+/// A library sentence found close in meaning to a query sentence: the `sentence`-th checkable
+/// sentence of `doc` (as `paraphrase::sentences` lists them), with its cosine similarity.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SentenceHit {
+    pub doc: DocId,
+    pub sentence: u32,
+    pub similarity: f32,
+}
+
 #[derive(Debug, thiserror::Error)]
 pub enum LibraryError {
     #[error("library I/O: {0}")]
@@ -112,6 +121,25 @@ pub trait Library: Send + Sync {
     fn list(&self) -> impl Future<Output = LibraryResult<Vec<DocMeta>>> + Send;
     fn meta(&self, id: DocId) -> impl Future<Output = LibraryResult<Option<DocMeta>>> + Send;
     fn text(&self, id: DocId) -> impl Future<Output = LibraryResult<Option<String>>> + Send;
+    /// How many live documents the library holds (all scopes).
+    fn doc_count(&self) -> impl Future<Output = LibraryResult<u64>> + Send;
+    /// For each hash, in how many live public documents it is a fingerprint, counted up to
+    /// `cap`. Read from the postings themselves, so every import and removal keeps it current.
+    fn document_frequencies(
+        &self,
+        hashes: &[u64],
+        cap: u32,
+    ) -> impl Future<Output = LibraryResult<Vec<u32>>> + Send;
+    /// The library sentences closest in meaning to each query vector (at most `k` each, best
+    /// first), when the library keeps a sentence index; `None` when it keeps none.
+    fn similar_sentences(
+        &self,
+        queries: &[Vec<f32>],
+        k: usize,
+    ) -> impl Future<Output = LibraryResult<Option<Vec<Vec<SentenceHit>>>>> + Send {
+        let _ = (queries, k);
+        async { Ok(None) }
+    }
     /// Seeds for the query's k-gram hashes (`query_hashes[i]` starts at stream position i).
     /// Hashes found in more than `max_postings_per_hash` places are too common to be evidence and
     /// are skipped.

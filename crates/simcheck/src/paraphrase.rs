@@ -3,6 +3,8 @@
 //! with it. A close pair is a suspected paraphrase: reported as its own class, never added to
 //! the copy ratios.
 
+use crate::CheckOptions;
+use crate::library::{DocId, Library, LibraryResult};
 use crate::segment::{Document, SectionKind, segment};
 use std::collections::HashMap;
 
@@ -60,50 +62,266 @@ pub struct Found {
     pub source_start: usize,
     pub source_end: usize,
     pub similarity: f32,
+    /// The two sentences are in different languages (a suspected translation).
+    pub translated: bool,
+    pub source_text: String,
 }
 
-pub(crate) fn find(
+/// The checkable sentences of a library text, in the order the sentence index numbers them.
+pub fn library_sentences(text: &str) -> Vec<(usize, usize)> {
+    let chars: Vec<char> = text.chars().collect();
+    sentences(&segment(text), &chars, |_, _| false)
+}
+
+/// The script a sentence is written in, for telling a translation from a paraphrase.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Script {
+    /// Mostly Chinese characters.
+    Han,
+    /// Latin letters with no more than a trace of Chinese (an English source).
+    Latin,
+    /// Neither clearly: numbers, formulas, units, mixed fragments.
+    Mixed,
+}
+
+pub fn script(chars: &[char]) -> Script {
+    let latin = chars.iter().filter(|c| c.is_ascii_alphabetic()).count();
+    let han = chars
+        .iter()
+        .filter(|c| ('\u{4e00}'..='\u{9fff}').contains(*c))
+        .count();
+    let counted = chars
+        .iter()
+        .filter(|c| crate::normalize::is_counted(**c))
+        .count()
+        .max(1);
+    if han * 2 >= counted && han >= MIN_HAN_CHARS {
+        Script::Han
+    } else if latin * 10 >= counted * 6 && han * 10 <= latin {
+        Script::Latin
+    } else {
+        Script::Mixed
+    }
+}
+
+/// A Chinese sentence needs this many Chinese characters to carry comparable meaning; shorter
+/// ones (often a figure cut at a full stop used as a decimal point) are not compared.
+const MIN_HAN_CHARS: usize = 8;
+
+/// Embeds sentences on every core: the encoder is the slow part of the sentence layer.
+pub fn embed_all(embedder: &dyn SentenceEmbedder, sentences: &[String]) -> Vec<Vec<f32>> {
+    let threads = std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(1)
+        .min(sentences.len().max(1));
+    let chunk = sentences.len().div_ceil(threads).max(1);
+    std::thread::scope(|scope| {
+        let workers: Vec<_> = sentences
+            .chunks(chunk)
+            .map(|part| {
+                scope.spawn(move || part.iter().map(|s| embedder.embed(s)).collect::<Vec<_>>())
+            })
+            .collect();
+        workers
+            .into_iter()
+            .flat_map(|w| w.join().unwrap_or_default())
+            .collect()
+    })
+}
+
+/// A library text as characters, with its checkable sentences.
+type SourceSentences = (Vec<char>, Vec<(usize, usize)>);
+
+/// How many nearest library sentences are read per query sentence.
+const NEIGHBOURS: usize = 4;
+
+/// Suspected paraphrases and translations of the query sentences: through the library's
+/// sentence index when it keeps one (every library document is a candidate), else among the
+/// sentences of `candidates` (the documents sharing the most k-grams).
+pub(crate) async fn find_in_library<L: Library>(
+    library: &L,
     query_chars: &[char],
     query_sentences: &[(usize, usize)],
+    candidates: &[DocId],
+    embedder: &dyn SentenceEmbedder,
+    options: &CheckOptions,
+) -> LibraryResult<Vec<Found>> {
+    let mut wanted: Vec<(usize, usize)> = query_sentences.to_vec();
+    wanted.sort_unstable();
+    wanted.dedup();
+    if wanted.is_empty() {
+        return Ok(Vec::new());
+    }
+    let texts: Vec<String> = wanted
+        .iter()
+        .map(|&(s, e)| query_chars[s..e].iter().collect())
+        .collect();
+    let vectors = embed_all(embedder, &texts);
+    let Some(neighbours) = library.similar_sentences(&vectors, NEIGHBOURS).await? else {
+        let mut sources = Vec::new();
+        for &id in candidates {
+            if let Some(t) = library.text(id).await? {
+                sources.push((id, t));
+            }
+        }
+        return Ok(find(
+            query_chars,
+            &wanted,
+            &vectors,
+            &sources,
+            embedder,
+            options,
+        ));
+    };
+    // Each hit document once: its characters and sentences, or `None` when out of scope.
+    let mut docs: HashMap<DocId, Option<SourceSentences>> = HashMap::new();
+    let mut out = Vec::new();
+    for ((&(start, end), hits), _) in wanted.iter().zip(neighbours).zip(&vectors) {
+        let query_script = script(&query_chars[start..end]);
+        if query_script == Script::Mixed {
+            continue;
+        }
+        let mut best: Option<Found> = None;
+        let mut close_docs: Vec<DocId> = Vec::new();
+        for hit in hits {
+            if let std::collections::hash_map::Entry::Vacant(slot) = docs.entry(hit.doc) {
+                let admitted = match library.meta(hit.doc).await? {
+                    Some(meta) => options.scope.admits(meta.scope, meta.owner),
+                    None => false,
+                };
+                let text = if admitted {
+                    library.text(hit.doc).await?
+                } else {
+                    None
+                };
+                slot.insert(text.map(|t| (t.chars().collect(), library_sentences(&t))));
+            }
+            let Some(Some((chars, sentences))) = docs.get(&hit.doc) else {
+                continue;
+            };
+            let Some(&(source_start, source_end)) = sentences.get(hit.sentence as usize) else {
+                continue;
+            };
+            let source_script = script(&chars[source_start..source_end]);
+            if source_script == Script::Mixed {
+                continue;
+            }
+            let translated = source_script != query_script;
+            let threshold = if translated {
+                options.translation_threshold
+            } else {
+                options.paraphrase_threshold
+            };
+            if hit.similarity < threshold {
+                continue;
+            }
+            if !close_docs.contains(&hit.doc) {
+                close_docs.push(hit.doc);
+            }
+            if best.is_none() {
+                best = Some(Found {
+                    start,
+                    end,
+                    source_id: hit.doc,
+                    source_start,
+                    source_end,
+                    similarity: hit.similarity,
+                    translated,
+                    source_text: chars[source_start..source_end].iter().collect(),
+                });
+            }
+        }
+        // A sentence as close to several documents' sentences is the field's stock wording
+        // ("两组患者不良反应发生率比较，差异无统计学意义"), not a rewording of one of them.
+        if close_docs.len() == 1 {
+            out.extend(best);
+        }
+    }
+    // Consecutive sentences taken from consecutive sentences of one source are one passage.
+    let mut merged: Vec<Found> = Vec::new();
+    for f in out {
+        if let Some(last) = merged.last_mut()
+            && last.source_id == f.source_id
+            && last.translated == f.translated
+            && query_chars[last.end..f.start.max(last.end)]
+                .iter()
+                .all(|c| c.is_whitespace())
+            && let Some(Some((chars, _))) = docs.get(&f.source_id)
+            && last.source_end <= f.source_start
+            && chars[last.source_end..f.source_start]
+                .iter()
+                .all(|c| c.is_whitespace())
+        {
+            last.end = f.end;
+            last.source_end = f.source_end;
+            last.similarity = last.similarity.min(f.similarity);
+            last.source_text = chars[last.source_start..last.source_end].iter().collect();
+            continue;
+        }
+        merged.push(f);
+    }
+    Ok(merged)
+}
+
+fn find(
+    query_chars: &[char],
+    query_sentences: &[(usize, usize)],
+    query_vectors: &[Vec<f32>],
     sources: &[(u64, String)],
     embedder: &dyn SentenceEmbedder,
-    threshold: f32,
+    options: &CheckOptions,
 ) -> Vec<Found> {
-    if query_sentences.is_empty() || sources.is_empty() {
+    if sources.is_empty() {
         return Vec::new();
     }
     let mut library: Vec<(u64, usize, usize, Vec<f32>)> = Vec::new();
+    let mut chars_of: HashMap<u64, Vec<char>> = HashMap::new();
     for (id, text) in sources {
         let chars: Vec<char> = text.chars().collect();
-        let doc = segment(text);
-        for (s, e) in sentences(&doc, &chars, |_, _| false) {
-            let sentence: String = chars[s..e].iter().collect();
-            library.push((*id, s, e, embedder.embed(&sentence)));
+        let ranges = library_sentences(text);
+        let sentences: Vec<String> = ranges
+            .iter()
+            .map(|&(s, e)| chars[s..e].iter().collect())
+            .collect();
+        for ((s, e), v) in ranges.into_iter().zip(embed_all(embedder, &sentences)) {
+            library.push((*id, s, e, v));
         }
+        chars_of.insert(*id, chars);
     }
-    let mut seen: HashMap<(usize, usize), ()> = HashMap::new();
     let mut out = Vec::new();
-    for &(start, end) in query_sentences {
-        if seen.insert((start, end), ()).is_some() {
+    for (&(start, end), v) in query_sentences.iter().zip(query_vectors) {
+        let query_script = script(&query_chars[start..end]);
+        if query_script == Script::Mixed {
             continue;
         }
-        let sentence: String = query_chars[start..end].iter().collect();
-        let v = embedder.embed(&sentence);
         let best = library
             .iter()
-            .map(|(id, s, e, w)| (embed::cosine(&v, w), *id, *s, *e))
+            .map(|(id, s, e, w)| (embed::cosine(v, w), *id, *s, *e))
             .max_by(|a, b| a.0.total_cmp(&b.0));
-        if let Some((similarity, source_id, source_start, source_end)) = best
-            && similarity >= threshold
-        {
-            out.push(Found {
-                start,
-                end,
-                source_id,
-                source_start,
-                source_end,
-                similarity,
-            });
+        if let Some((similarity, source_id, source_start, source_end)) = best {
+            let chars = &chars_of[&source_id];
+            let source_script = script(&chars[source_start..source_end]);
+            let translated = source_script != query_script;
+            if source_script == Script::Mixed {
+                continue;
+            }
+            let threshold = if translated {
+                options.translation_threshold
+            } else {
+                options.paraphrase_threshold
+            };
+            if similarity >= threshold {
+                out.push(Found {
+                    start,
+                    end,
+                    source_id,
+                    source_start,
+                    source_end,
+                    similarity,
+                    translated,
+                    source_text: chars[source_start..source_end].iter().collect(),
+                });
+            }
         }
     }
     out

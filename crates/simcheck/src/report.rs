@@ -24,6 +24,13 @@ pub struct Span {
     /// works after the library changes.
     #[serde(default)]
     pub source_text: String,
+    /// For a common phrase: how many library documents use it.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub docs: u32,
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -71,6 +78,16 @@ pub struct Report {
     pub max_single_source: Option<DocId>,
     /// Counted characters in suspected paraphrases (never part of the ratios above).
     pub paraphrase_chars: usize,
+    /// Counted characters in suspected translations (never part of the ratios above).
+    #[serde(default)]
+    pub translated_chars: usize,
+    /// Counted characters in common phrases (常用表述): when they are not counted, those no
+    /// counted span covers; when they are, all of them.
+    #[serde(default)]
+    pub common_chars: usize,
+    /// Whether common phrases are counted in the ratios (a report option; off by default).
+    #[serde(default)]
+    pub common_counted: bool,
     pub sources: Vec<SourceShare>,
     pub spans: Vec<Span>,
     pub chapters: Vec<PartRatio>,
@@ -92,6 +109,8 @@ pub(crate) struct ReportInput<'a> {
     pub excluded: &'a [bool],
     pub spans: Vec<Span>,
     pub sources: HashMap<DocId, DocMeta>,
+    /// Count common phrases in the ratios, as copies.
+    pub count_common: bool,
 }
 
 pub(crate) fn build(input: ReportInput<'_>) -> Report {
@@ -101,6 +120,7 @@ pub(crate) fn build(input: ReportInput<'_>) -> Report {
         excluded,
         mut spans,
         sources,
+        count_common,
     } = input;
     let n = text_chars.len();
     let counted = |i: usize| is_counted(text_chars[i]) && !excluded[i];
@@ -113,18 +133,32 @@ pub(crate) fn build(input: ReportInput<'_>) -> Report {
     let mut not_quoted = vec![false; n];
     let mut not_own = vec![false; n];
     let mut paraphrase = vec![false; n];
+    let mut translated = vec![false; n];
+    let mut common = vec![false; n];
     let mut per_source: HashMap<DocId, (Vec<bool>, Vec<usize>)> = HashMap::new();
     for (idx, s) in spans.iter().enumerate() {
         let own = sources
             .get(&s.source_id)
             .map(|m| m.scope == Scope::OwnPublished)
             .unwrap_or(false);
+        if s.class == SpanClass::Translated {
+            translated[s.start..s.end]
+                .iter_mut()
+                .for_each(|x| *x = true);
+        }
         let (cover, list) = per_source
             .entry(s.source_id)
             .or_insert_with(|| (vec![false; n], vec![]));
         list.push(idx);
+        // Common phrases keep their example source but count only when the reader asks.
+        if s.class == SpanClass::Common {
+            common[s.start..s.end].iter_mut().for_each(|x| *x = true);
+            if !count_common {
+                continue;
+            }
+        }
         // Suspected paraphrases list their source but never count towards any ratio.
-        if s.class == SpanClass::Paraphrase {
+        if matches!(s.class, SpanClass::Paraphrase | SpanClass::Translated) {
             paraphrase[s.start..s.end]
                 .iter_mut()
                 .for_each(|x| *x = true);
@@ -207,8 +241,15 @@ pub(crate) fn build(input: ReportInput<'_>) -> Report {
         ratio_max_single_source: max.map(|s| s.ratio).unwrap_or(0.0),
         max_single_source: max.map(|s| s.id),
         paraphrase_chars: (0..n)
-            .filter(|&i| paraphrase[i] && counted(i) && !any[i])
+            .filter(|&i| paraphrase[i] && !translated[i] && counted(i) && !any[i])
             .count(),
+        translated_chars: (0..n)
+            .filter(|&i| translated[i] && counted(i) && !any[i])
+            .count(),
+        common_chars: (0..n)
+            .filter(|&i| common[i] && counted(i) && (count_common || !any[i]))
+            .count(),
+        common_counted: count_common,
         sources: shares,
         spans,
         chapters,

@@ -496,6 +496,12 @@ mod conformance {
         let (_d, lib) = open();
         c::very_common_kgrams_are_skipped(&lib).await;
     }
+
+    #[tokio::test]
+    async fn common_phrases_follow_document_frequency() {
+        let (_d, lib) = open();
+        c::common_phrases_follow_document_frequency(&lib).await;
+    }
 }
 
 proptest! {
@@ -621,4 +627,90 @@ async fn the_priced_count_is_the_reported_count() {
             report.total_chars
         );
     }
+}
+
+/// With a sentence index, a reworded sentence is found in a document that shares no k-gram with
+/// the paper, and a Chinese translation of an English library sentence is a suspected
+/// translation; removal takes a document's sentences out, and a second process sees the index.
+#[tokio::test]
+async fn the_sentence_index_finds_rewordings_and_translations_anywhere_in_the_library() {
+    let Some(encoder) = encoder() else { return };
+    let encoder: std::sync::Arc<dyn simcheck::SentenceEmbedder> = std::sync::Arc::new(encoder);
+    let dir = tempfile::tempdir().unwrap();
+    let open = || {
+        let inner =
+            EmbeddedLibrary::open(dir.path().join("lib"), FingerprintParams::default()).unwrap();
+        simcheck::SemanticLibrary::open(inner, dir.path().join("sentences"), Some(encoder.clone()))
+            .unwrap()
+    };
+    let lib = open();
+    let chinese = "研究背景。深度学习方法在图像识别任务中取得了显著的效果，并逐渐成为主流技术。";
+    let english = "Background. Rising interest rates reduce household consumption in the short run. \
+                   The effect is stronger for families with mortgages.";
+    let ids = lib
+        .add(vec![
+            NewDoc::public("图像识别综述", chinese),
+            NewDoc::public("Interest rates and consumption", english),
+        ])
+        .await
+        .unwrap();
+    assert_eq!(
+        lib.sentence_index().unwrap().len(),
+        4,
+        "two sentences of each document"
+    );
+
+    let reworded = "在图像识别任务上，基于深度学习的方法效果显著，逐步成为了主流的技术。";
+    let translated = "利率上升会在短期内减少家庭消费。";
+    let unrelated = "城市居民的阅读时间与其受教育程度之间存在明显的正相关关系。";
+    let paper = format!("{reworded}{unrelated}{translated}\n");
+    let report = check_semantic(&lib, &paper, encoder.as_ref()).await;
+    let found: Vec<(SpanClass, String, u64)> = report
+        .spans
+        .iter()
+        .map(|s| (s.class, slice(&paper, s.start, s.end), s.source_id))
+        .collect();
+    assert_eq!(
+        found,
+        vec![
+            (SpanClass::Paraphrase, reworded.to_string(), ids[0]),
+            (SpanClass::Translated, translated.to_string(), ids[1]),
+        ],
+        "{:#?}",
+        report.spans
+    );
+    assert_eq!(report.copied_chars, 0);
+    assert_eq!(
+        report.translated_chars,
+        simcheck::normalize::count_chars(translated)
+    );
+    assert!(
+        report.spans[1]
+            .source_text
+            .starts_with("Rising interest rates")
+    );
+
+    // Another process opening the same files sees the index, and a removal there.
+    let other = open();
+    assert_eq!(other.sentence_index().unwrap().len(), 4);
+    assert!(other.remove(ids[1]).await.unwrap());
+    let report = check_semantic(&lib, &paper, encoder.as_ref()).await;
+    assert!(
+        report
+            .spans
+            .iter()
+            .all(|s| s.class != SpanClass::Translated),
+        "{:#?}",
+        report.spans
+    );
+}
+
+async fn check_semantic(
+    lib: &simcheck::SemanticLibrary<EmbeddedLibrary>,
+    paper: &str,
+    encoder: &dyn simcheck::SentenceEmbedder,
+) -> simcheck::Report {
+    simcheck::check_with(paper, lib, &CheckOptions::default(), Some(encoder))
+        .await
+        .unwrap()
 }

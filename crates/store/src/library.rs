@@ -164,6 +164,47 @@ impl Library for SqlLibrary {
             .transpose()
     }
 
+    async fn doc_count(&self) -> LibraryResult<u64> {
+        let n: i64 =
+            sqlx::query_scalar("SELECT COUNT(*) FROM library_docs WHERE deleted_at IS NULL")
+                .fetch_one(&self.store.pool)
+                .await
+                .map_err(backend)?;
+        Ok(n as u64)
+    }
+
+    async fn document_frequencies(&self, hashes: &[u64], cap: u32) -> LibraryResult<Vec<u32>> {
+        let mut counts: HashMap<u64, u32> = HashMap::new();
+        let mut distinct: Vec<u64> = hashes.to_vec();
+        distinct.sort_unstable();
+        distinct.dedup();
+        for chunk in distinct.chunks(HASHES_PER_QUERY) {
+            let list = chunk
+                .iter()
+                .map(|h| (*h as i64).to_string())
+                .collect::<Vec<_>>()
+                .join(",");
+            let rows = sqlx::query(&format!(
+                "SELECT p.hash, COUNT(DISTINCT p.doc_id) AS docs FROM library_postings p \
+                 JOIN library_docs d ON d.id = p.doc_id \
+                 WHERE p.hash IN ({list}) AND d.deleted_at IS NULL AND d.scope = 'public' \
+                 GROUP BY p.hash"
+            ))
+            .fetch_all(&self.store.pool)
+            .await
+            .map_err(backend)?;
+            for row in rows {
+                let hash = row.try_get::<i64, _>("hash").map_err(backend)? as u64;
+                let docs = row.try_get::<i64, _>("docs").map_err(backend)?;
+                counts.insert(hash, (docs.max(0) as u64).min(cap as u64) as u32);
+            }
+        }
+        Ok(hashes
+            .iter()
+            .map(|h| counts.get(h).copied().unwrap_or(0))
+            .collect())
+    }
+
     async fn seeds(
         &self,
         query_hashes: &[u64],

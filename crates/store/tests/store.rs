@@ -261,6 +261,10 @@ mod library {
     store_test!(very_common_kgrams_are_skipped, |store: Store| async move {
         c::very_common_kgrams_are_skipped(&lib(store)).await
     });
+    store_test!(
+        common_phrases_follow_document_frequency,
+        |store: Store| async move { c::common_phrases_follow_document_frequency(&lib(store)).await }
+    );
 }
 
 mod tasks {

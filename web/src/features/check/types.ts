@@ -49,7 +49,9 @@ export interface CheckPage {
   size: number
 }
 
-export type SpanClass = 'copy' | 'light_edit' | 'quoted' | 'paraphrase'
+/** common: 常用表述, wording many library documents share (counted only when the reader asks);
+ * translated: 疑似翻译, a translation of a library sentence in another language (never counted). */
+export type SpanClass = 'copy' | 'light_edit' | 'quoted' | 'paraphrase' | 'common' | 'translated'
 
 export interface ReportSpan {
   start: number
@@ -61,6 +63,8 @@ export interface ReportSpan {
   chars: number
   /** The source's passage, for 全文对照. */
   source_text: string
+  /** For a common phrase: how many library documents use it (the span names one of them). */
+  docs?: number
 }
 
 export interface ReportSource {
@@ -93,6 +97,12 @@ export interface Report {
   ratio_max_single_source: number
   max_single_source: number | null
   paraphrase_chars: number
+  /** Counted characters in suspected translations (never part of the ratios). */
+  translated_chars: number
+  /** Counted characters in common phrases that no counted span covers. */
+  common_chars: number
+  /** Whether this view counts common phrases in the ratios (report option, off by default). */
+  common_counted: boolean
   sources: ReportSource[]
   spans: ReportSpan[]
   chapters: PartRatio[]

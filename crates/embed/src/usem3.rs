@@ -216,6 +216,127 @@ impl UseEncoder {
         }
     }
 
+    /// The embeddings of many sentences at once, equal to `embed` of each: their token rows
+    /// are stacked so every weight matrix is read once per batch instead of once per sentence
+    /// (the dense head turns from matrix–vector into matrix–matrix products).
+    pub fn embed_batch(&self, texts: &[&str]) -> Vec<Vec<f32>> {
+        let ids: Vec<Vec<u32>> = texts.iter().map(|t| self.tokenizer.encode(t)).collect();
+        if ids.iter().any(|v| v.is_empty()) {
+            return texts.iter().map(|t| self.embed(t)).collect();
+        }
+        let n = texts.len();
+        if n == 0 {
+            return Vec::new();
+        }
+        let starts: Vec<usize> = ids
+            .iter()
+            .scan(0, |acc, v| {
+                let s = *acc;
+                *acc += v.len();
+                Some(s)
+            })
+            .collect();
+        let total: usize = ids.iter().map(Vec::len).sum();
+        // (sentence start, sentence length) of every stacked row.
+        let mut row_of = Vec::with_capacity(total);
+        for (s, v) in ids.iter().enumerate() {
+            for i in 0..v.len() {
+                row_of.push((starts[s], v.len(), i));
+            }
+        }
+        let mut feats = vec![0f32; total * FEAT];
+        let mut emb = vec![0f32; total * EMB];
+        for (r, &id) in ids.iter().flatten().enumerate() {
+            self.embedding_row(id, &mut emb[r * EMB..(r + 1) * EMB]);
+            feats[r * FEAT..r * FEAT + EMB].copy_from_slice(&emb[r * EMB..(r + 1) * EMB]);
+        }
+        let mut x = vec![0f32; total * 3 * CNN];
+        matmul(&emb, total, &self.proj, &mut x, 0.0);
+        for row in x.chunks_exact_mut(3 * CNN) {
+            row.iter_mut().zip(&self.proj_b).for_each(|(v, b)| *v += b);
+            layer_norm(row, &self.ln1_g, &self.ln1_b, self.eps);
+        }
+        for (k, &(width, left)) in ORDERS.iter().enumerate() {
+            let xs: Vec<f32> = x
+                .chunks_exact(3 * CNN)
+                .flat_map(|r| r[k * CNN..(k + 1) * CNN].iter().copied())
+                .collect();
+            // Windows never cross from one sentence into the next.
+            let windows = |src: &[f32]| -> Vec<f32> {
+                let mut w = vec![0f32; total * width * CNN];
+                for (r, &(start, len, i)) in row_of.iter().enumerate() {
+                    for j in 0..width {
+                        let p = i as isize - left as isize + j as isize;
+                        if (0..len as isize).contains(&p) {
+                            let p = start + p as usize;
+                            w[(r * width + j) * CNN..(r * width + j + 1) * CNN]
+                                .copy_from_slice(&src[p * CNN..(p + 1) * CNN]);
+                        }
+                    }
+                }
+                w
+            };
+            let mut h = vec![0f32; total * CNN];
+            matmul(&windows(&xs), total, &self.w1[k], &mut h, 0.0);
+            for (i, row) in h.chunks_exact_mut(CNN).enumerate() {
+                row.iter_mut().zip(&self.b1[k]).for_each(|(v, b)| *v += b);
+                relu(row);
+                row.iter_mut()
+                    .zip(&xs[i * CNN..(i + 1) * CNN])
+                    .for_each(|(v, r)| *v += r);
+            }
+            let mut c2 = vec![0f32; total * CNN];
+            matmul(&windows(&h), total, &self.w2[k], &mut c2, 0.0);
+            for (i, row) in c2.chunks_exact_mut(CNN).enumerate() {
+                row.iter_mut().zip(&self.b2[k]).for_each(|(v, b)| *v += b);
+                relu(row);
+                row.iter_mut()
+                    .zip(&h[i * CNN..(i + 1) * CNN])
+                    .for_each(|(v, r)| *v += r);
+                let off = i * FEAT + EMB + k * CNN;
+                feats[off..off + CNN].copy_from_slice(row);
+            }
+        }
+        let mut summed = vec![0f32; n * FEAT];
+        for (r, row) in feats.chunks_exact_mut(FEAT).enumerate() {
+            layer_norm(row, &self.ln_g, &self.ln_b, self.eps);
+            let s = starts.partition_point(|&st| st <= r) - 1;
+            summed[s * FEAT..(s + 1) * FEAT]
+                .iter_mut()
+                .zip(row.iter())
+                .for_each(|(a, v)| *a += v);
+        }
+        let mut mean = vec![0f32; n * DIM];
+        matmul(&summed, n, &self.cnn_w, &mut mean, 0.0);
+        for (row, v) in mean.chunks_exact_mut(DIM).zip(&ids) {
+            let len = v.len() as f32;
+            for (m, b) in row.iter_mut().zip(&self.cnn_b) {
+                *m = (*m + len * b) / len.sqrt();
+            }
+        }
+        let mut y0 = vec![0f32; n * 320];
+        matmul(&mean, n, &self.d0, &mut y0, 0.0);
+        relu(&mut y0);
+        let mut y1 = vec![0f32; n * 320];
+        matmul(&mean, n, &self.p1, &mut y1, 0.0);
+        matmul(&y0, n, &self.d1, &mut y1, 1.0);
+        relu(&mut y1);
+        let mut y2 = vec![0f32; n * DIM];
+        matmul(&y1, n, &self.d2, &mut y2, 0.0);
+        relu(&mut y2);
+        let mut z = vec![0f32; n * DIM];
+        matmul(&y1, n, &self.p3, &mut z, 0.0);
+        matmul(&y2, n, &self.d3, &mut z, 1.0);
+        z.chunks_exact(DIM)
+            .map(|row| {
+                let mut v: Vec<f32> = row.iter().map(|x| x.tanh()).collect();
+                let norm = v.iter().map(|x| x * x).sum::<f32>().max(self.eps).sqrt();
+                v.iter_mut().for_each(|x| *x /= norm);
+                v
+            })
+            .collect()
+    }
+
     /// The L2-normalised embedding of one sentence.
     pub fn embed(&self, text: &str) -> Vec<f32> {
         let ids = self.tokenizer.encode(text);

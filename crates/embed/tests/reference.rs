@@ -54,3 +54,28 @@ fn matches_the_reference_implementation() {
         assert!(c > 0.9999, "{sentence}: cosine {c}");
     }
 }
+
+/// A batch gives each sentence the embedding it gets alone (windows never cross sentences).
+#[test]
+fn a_batch_equals_one_sentence_at_a_time() {
+    let Some(dir) = model_dir() else { return };
+    let encoder = UseEncoder::load(&dir).unwrap();
+    let reference: serde_json::Value =
+        serde_json::from_str(include_str!("reference.json")).unwrap();
+    let mut sentences: Vec<&str> = reference["sentences"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s.as_str().unwrap())
+        .collect();
+    sentences.push("短句。");
+    sentences.push("Rising interest rates reduce household consumption in the short run.");
+    let batch = encoder.embed_batch(&sentences);
+    assert_eq!(batch.len(), sentences.len());
+    for (sentence, got) in sentences.iter().zip(&batch) {
+        let alone = encoder.embed(sentence);
+        let c = cosine(&alone, got);
+        assert!(c > 0.99999, "{sentence}: cosine {c}");
+    }
+    assert!(encoder.embed_batch(&[]).is_empty());
+}

@@ -11,6 +11,10 @@ use std::collections::HashMap;
 /// Turns a sentence into an L2-normalised vector.
 pub trait SentenceEmbedder: Send + Sync {
     fn embed(&self, sentence: &str) -> Vec<f32>;
+    /// Many sentences at once (an encoder may do this faster than one by one).
+    fn embed_batch(&self, sentences: &[&str]) -> Vec<Vec<f32>> {
+        sentences.iter().map(|s| self.embed(s)).collect()
+    }
     /// Shown on reports ("usem3").
     fn name(&self) -> &str;
 }
@@ -18,6 +22,10 @@ pub trait SentenceEmbedder: Send + Sync {
 impl SentenceEmbedder for embed::UseEncoder {
     fn embed(&self, sentence: &str) -> Vec<f32> {
         embed::UseEncoder::embed(self, sentence)
+    }
+
+    fn embed_batch(&self, sentences: &[&str]) -> Vec<Vec<f32>> {
+        embed::UseEncoder::embed_batch(self, sentences)
     }
 
     fn name(&self) -> &str {
@@ -108,6 +116,10 @@ pub fn script(chars: &[char]) -> Script {
 /// ones (often a figure cut at a full stop used as a decimal point) are not compared.
 const MIN_HAN_CHARS: usize = 8;
 
+/// Sentences embedded together: enough to reuse each weight matrix, few enough to keep the
+/// stacked token rows small.
+const BATCH: usize = 32;
+
 /// Embeds sentences on every core: the encoder is the slow part of the sentence layer.
 pub fn embed_all(embedder: &dyn SentenceEmbedder, sentences: &[String]) -> Vec<Vec<f32>> {
     let threads = std::thread::available_parallelism()
@@ -119,7 +131,14 @@ pub fn embed_all(embedder: &dyn SentenceEmbedder, sentences: &[String]) -> Vec<V
         let workers: Vec<_> = sentences
             .chunks(chunk)
             .map(|part| {
-                scope.spawn(move || part.iter().map(|s| embedder.embed(s)).collect::<Vec<_>>())
+                scope.spawn(move || {
+                    part.chunks(BATCH)
+                        .flat_map(|batch| {
+                            let batch: Vec<&str> = batch.iter().map(String::as_str).collect();
+                            embedder.embed_batch(&batch)
+                        })
+                        .collect::<Vec<_>>()
+                })
             })
             .collect();
         workers

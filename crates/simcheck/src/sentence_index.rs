@@ -121,24 +121,52 @@ impl SentenceIndex {
         Ok(())
     }
 
-    /// Adds documents' sentence vectors (`vectors[i]` is sentence i of its document).
+    /// Adds documents' sentence vectors (`vectors[i]` is sentence i of its document), on every
+    /// core (the graph takes concurrent insertions).
     pub fn add(&self, docs: &[(DocId, Vec<Vec<f32>>)]) -> LibraryResult<()> {
+        if docs
+            .iter()
+            .flat_map(|(_, v)| v)
+            .any(|v| v.len() != self.dimensions)
+        {
+            return Err(backend("vector of the wrong length"));
+        }
+        let items: Vec<(u64, &[f32])> = docs
+            .iter()
+            .flat_map(|(doc, vectors)| {
+                vectors
+                    .iter()
+                    .take(MAX_SENTENCES_PER_DOC)
+                    .enumerate()
+                    .map(move |(i, v)| (key(*doc, i), v.as_slice()))
+            })
+            .collect();
+        let threads = std::thread::available_parallelism()
+            .map(|n| n.get())
+            .unwrap_or(1);
         self.change(|index| {
-            let more: usize = docs.iter().map(|(_, v)| v.len()).sum();
-            if index.size() + more > index.capacity() {
+            let wanted = index.size() + items.len();
+            if wanted > index.capacity() {
                 index
-                    .reserve((index.size() + more).max(index.capacity() * 2))
+                    .reserve_capacity_and_threads(wanted.max(index.capacity() * 2), threads)
                     .map_err(backend)?;
             }
-            for (doc, vectors) in docs {
-                for (i, v) in vectors.iter().take(MAX_SENTENCES_PER_DOC).enumerate() {
-                    if v.len() != self.dimensions {
-                        return Err(backend("vector of the wrong length"));
-                    }
-                    index.add(key(*doc, i), v).map_err(backend)?;
-                }
-            }
-            Ok(())
+            let chunk = items.len().div_ceil(threads).max(1);
+            std::thread::scope(|scope| {
+                let workers: Vec<_> = items
+                    .chunks(chunk)
+                    .map(|part| {
+                        scope.spawn(move || {
+                            part.iter()
+                                .try_for_each(|(key, v)| index.add(*key, v).map_err(backend))
+                        })
+                    })
+                    .collect();
+                workers.into_iter().try_for_each(|w| {
+                    w.join()
+                        .unwrap_or_else(|_| Err(backend("insertion failed")))
+                })
+            })
         })
     }
 

@@ -220,10 +220,18 @@ impl UseEncoder {
     /// are stacked so every weight matrix is read once per batch instead of once per sentence
     /// (the dense head turns from matrix–vector into matrix–matrix products).
     pub fn embed_batch(&self, texts: &[&str]) -> Vec<Vec<f32>> {
-        let ids: Vec<Vec<u32>> = texts.iter().map(|t| self.tokenizer.encode(t)).collect();
-        if ids.iter().any(|v| v.is_empty()) {
-            return texts.iter().map(|t| self.embed(t)).collect();
+        let all: Vec<Vec<u32>> = texts.iter().map(|t| self.tokenizer.encode(t)).collect();
+        // A text with no tokens has no meaning to compare: the zero vector (cosine 0 with all).
+        if all.iter().any(Vec::is_empty) {
+            let mut out = vec![vec![0.0; DIM]; texts.len()];
+            let kept: Vec<usize> = (0..texts.len()).filter(|&i| !all[i].is_empty()).collect();
+            let embedded = self.embed_batch(&kept.iter().map(|&i| texts[i]).collect::<Vec<_>>());
+            for (i, v) in kept.into_iter().zip(embedded) {
+                out[i] = v;
+            }
+            return out;
         }
+        let ids = all;
         let n = texts.len();
         if n == 0 {
             return Vec::new();
@@ -339,89 +347,8 @@ impl UseEncoder {
 
     /// The L2-normalised embedding of one sentence.
     pub fn embed(&self, text: &str) -> Vec<f32> {
-        let ids = self.tokenizer.encode(text);
-        let t = ids.len();
-        let mut feats = vec![0f32; t * FEAT];
-        let mut emb = vec![0f32; t * EMB];
-        for (i, &id) in ids.iter().enumerate() {
-            self.embedding_row(id, &mut emb[i * EMB..(i + 1) * EMB]);
-            feats[i * FEAT..i * FEAT + EMB].copy_from_slice(&emb[i * EMB..(i + 1) * EMB]);
-        }
-        let mut x = vec![0f32; t * 3 * CNN];
-        matmul(&emb, t, &self.proj, &mut x, 0.0);
-        for row in x.chunks_exact_mut(3 * CNN) {
-            row.iter_mut().zip(&self.proj_b).for_each(|(v, b)| *v += b);
-            layer_norm(row, &self.ln1_g, &self.ln1_b, self.eps);
-        }
-        for (k, &(n, left)) in ORDERS.iter().enumerate() {
-            let xs: Vec<f32> = x
-                .chunks_exact(3 * CNN)
-                .flat_map(|r| r[k * CNN..(k + 1) * CNN].iter().copied())
-                .collect();
-            // Windows of n token rows (zero outside the sentence), as one (t × n·256) matrix.
-            let windows = |src: &[f32]| -> Vec<f32> {
-                let mut w = vec![0f32; t * n * CNN];
-                for i in 0..t {
-                    for j in 0..n {
-                        let p = i as isize - left as isize + j as isize;
-                        if (0..t as isize).contains(&p) {
-                            let p = p as usize;
-                            w[(i * n + j) * CNN..(i * n + j + 1) * CNN]
-                                .copy_from_slice(&src[p * CNN..(p + 1) * CNN]);
-                        }
-                    }
-                }
-                w
-            };
-            let mut h = vec![0f32; t * CNN];
-            matmul(&windows(&xs), t, &self.w1[k], &mut h, 0.0);
-            for (i, row) in h.chunks_exact_mut(CNN).enumerate() {
-                row.iter_mut().zip(&self.b1[k]).for_each(|(v, b)| *v += b);
-                relu(row);
-                row.iter_mut()
-                    .zip(&xs[i * CNN..(i + 1) * CNN])
-                    .for_each(|(v, r)| *v += r);
-            }
-            let mut c2 = vec![0f32; t * CNN];
-            matmul(&windows(&h), t, &self.w2[k], &mut c2, 0.0);
-            for (i, row) in c2.chunks_exact_mut(CNN).enumerate() {
-                row.iter_mut().zip(&self.b2[k]).for_each(|(v, b)| *v += b);
-                relu(row);
-                row.iter_mut()
-                    .zip(&h[i * CNN..(i + 1) * CNN])
-                    .for_each(|(v, r)| *v += r);
-                let off = i * FEAT + EMB + k * CNN;
-                feats[off..off + CNN].copy_from_slice(row);
-            }
-        }
-        let mut summed = vec![0f32; FEAT];
-        for row in feats.chunks_exact_mut(FEAT) {
-            layer_norm(row, &self.ln_g, &self.ln_b, self.eps);
-            summed.iter_mut().zip(row.iter()).for_each(|(s, v)| *s += v);
-        }
-        // The sum commutes with the linear projection: project once.
-        let mut mean = vec![0f32; DIM];
-        matmul(&summed, 1, &self.cnn_w, &mut mean, 0.0);
-        let len = t as f32;
-        for (m, b) in mean.iter_mut().zip(&self.cnn_b) {
-            *m = (*m + len * b) / len.sqrt();
-        }
-        let mut y0 = vec![0f32; 320];
-        matmul(&mean, 1, &self.d0, &mut y0, 0.0);
-        relu(&mut y0);
-        let mut y1 = vec![0f32; 320];
-        matmul(&mean, 1, &self.p1, &mut y1, 0.0);
-        matmul(&y0, 1, &self.d1, &mut y1, 1.0);
-        relu(&mut y1);
-        let mut y2 = vec![0f32; DIM];
-        matmul(&y1, 1, &self.d2, &mut y2, 0.0);
-        relu(&mut y2);
-        let mut z = vec![0f32; DIM];
-        matmul(&y1, 1, &self.p3, &mut z, 0.0);
-        matmul(&y2, 1, &self.d3, &mut z, 1.0);
-        z.iter_mut().for_each(|v| *v = v.tanh());
-        let norm = z.iter().map(|v| v * v).sum::<f32>().max(self.eps).sqrt();
-        z.iter_mut().for_each(|v| *v /= norm);
-        z
+        self.embed_batch(&[text])
+            .pop()
+            .unwrap_or_else(|| vec![0.0; DIM])
     }
 }

@@ -270,3 +270,34 @@ pub async fn common_phrases_follow_document_frequency<L: Library>(library: &L) {
     assert_eq!(report.sources.len(), 5);
     assert_eq!(report.copied_chars, 30);
 }
+
+/// The sentence index over any backend: import indexes a document's sentences, a reworded
+/// sentence is found in a document sharing no k-gram with the paper, and removal drops them.
+/// `library` must have been opened with an encoder (`SemanticLibrary::open(.., Some(..))`).
+pub async fn sentence_index_follows_import_and_removal<L: Library>(
+    library: &crate::SemanticLibrary<L>,
+    encoder: &dyn crate::SentenceEmbedder,
+) {
+    let index = library.sentence_index().expect("opened with an encoder");
+    let before = index.len();
+    let source = "研究背景。深度学习方法在图像识别任务中取得了显著的效果，并逐渐成为主流技术。";
+    let id = library
+        .add(vec![NewDoc::public("图像识别综述", source)])
+        .await
+        .unwrap()[0];
+    assert_eq!(index.len(), before + 1);
+    assert!(index.contains(id).unwrap());
+    let paper = "在图像识别任务上，基于深度学习的方法效果显著，逐步成为了主流的技术。";
+    let report = crate::check_with(paper, library, &CheckOptions::default(), Some(encoder))
+        .await
+        .unwrap();
+    assert_eq!(report.spans.len(), 1, "{:#?}", report.spans);
+    assert_eq!(report.spans[0].class, SpanClass::Paraphrase);
+    assert_eq!(report.spans[0].source_id, id);
+    assert!(library.remove(id).await.unwrap());
+    assert!(!index.contains(id).unwrap());
+    let report = crate::check_with(paper, library, &CheckOptions::default(), Some(encoder))
+        .await
+        .unwrap();
+    assert!(report.spans.is_empty());
+}

@@ -453,6 +453,30 @@ impl EmbeddedLibrary {
         })
     }
 
+    /// The live documents' postings of `hash` in every segment: the document and the stream
+    /// position of its fingerprint.
+    fn postings<'s>(
+        snap: &'s Snapshot,
+        hash: u64,
+    ) -> impl Iterator<Item = (&'s DocMeta, u32)> + 's {
+        snap.segments
+            .iter()
+            .filter(|seg| seg.index.is_some())
+            .flat_map(move |seg| {
+                let (bucket, residual) = split_hash(hash, seg.bucket_bits);
+                let (start, end) = seg.bucket_range(bucket);
+                (start..end).filter_map(move |i| {
+                    let e = seg.entry(i);
+                    if e >> 48 != residual {
+                        return None;
+                    }
+                    let d = seg.docs.get(((e >> 24) & 0xFF_FFFF) as usize)?;
+                    (!snap.deleted.contains(&d.meta.id))
+                        .then_some((&d.meta, (e & 0xFF_FFFF) as u32))
+                })
+            })
+    }
+
     fn seeds_sync(
         &self,
         query_hashes: &[u64],
@@ -464,32 +488,12 @@ impl EmbeddedLibrary {
         let mut hits: Vec<(u64, u32)> = Vec::new();
         for (qpos, &hash) in query_hashes.iter().enumerate() {
             hits.clear();
-            'segments: for seg in &snap.segments {
-                if seg.index.is_none() {
-                    continue;
-                }
-                let (bucket, residual) = split_hash(hash, seg.bucket_bits);
-                let (start, end) = seg.bucket_range(bucket);
-                for i in start..end {
-                    let e = seg.entry(i);
-                    if e >> 48 != residual {
-                        continue;
-                    }
-                    let local = ((e >> 24) & 0xFF_FFFF) as usize;
-                    let Some(d) = seg.docs.get(local) else {
-                        continue;
-                    };
-                    if snap.deleted.contains(&d.meta.id)
-                        || !filter.admits(d.meta.scope, d.meta.owner)
-                    {
-                        continue;
-                    }
-                    hits.push((d.meta.id, (e & 0xFF_FFFF) as u32));
-                    if hits.len() > cap {
-                        break 'segments;
-                    }
-                }
-            }
+            hits.extend(
+                Self::postings(&snap, hash)
+                    .filter(|(meta, _)| filter.admits(meta.scope, meta.owner))
+                    .map(|(meta, pos)| (meta.id, pos))
+                    .take(cap + 1),
+            );
             if hits.len() <= cap {
                 out.extend(hits.iter().map(|&(doc, source_pos)| Seed {
                     doc,
@@ -508,24 +512,12 @@ impl EmbeddedLibrary {
             .iter()
             .map(|&hash| {
                 docs.clear();
-                'segments: for seg in snap.segments.iter().filter(|s| s.index.is_some()) {
-                    let (bucket, residual) = split_hash(hash, seg.bucket_bits);
-                    let (start, end) = seg.bucket_range(bucket);
-                    for i in start..end {
-                        let e = seg.entry(i);
-                        if e >> 48 != residual {
-                            continue;
-                        }
-                        let local = ((e >> 24) & 0xFF_FFFF) as usize;
-                        let Some(d) = seg.docs.get(local) else {
-                            continue;
-                        };
-                        if d.meta.scope == Scope::Public && !snap.deleted.contains(&d.meta.id) {
-                            docs.insert(d.meta.id);
-                            if docs.len() as u32 >= cap {
-                                break 'segments;
-                            }
-                        }
+                for (meta, _) in
+                    Self::postings(&snap, hash).filter(|(m, _)| m.scope == Scope::Public)
+                {
+                    docs.insert(meta.id);
+                    if docs.len() as u32 >= cap {
+                        break;
                     }
                 }
                 docs.len() as u32

@@ -193,29 +193,44 @@ impl SentenceIndex {
             .contains(key(doc, 0)))
     }
 
-    /// The `k` nearest library sentences of each query vector, best first.
+    /// The `k` nearest library sentences of each query vector, best first; queries are spread
+    /// over every core.
     pub fn search(&self, queries: &[Vec<f32>], k: usize) -> LibraryResult<Vec<Vec<SentenceHit>>> {
         self.refresh()?;
         let index = self.index.read().unwrap_or_else(|e| e.into_inner());
-        queries
-            .iter()
-            .map(|q| {
-                if index.size() == 0 {
-                    return Ok(Vec::new());
+        if index.size() == 0 {
+            return Ok(vec![Vec::new(); queries.len()]);
+        }
+        let one = |q: &Vec<f32>| -> LibraryResult<Vec<SentenceHit>> {
+            let found = index.search(q, k).map_err(backend)?;
+            Ok(found
+                .keys
+                .iter()
+                .zip(&found.distances)
+                .map(|(&key, &distance)| SentenceHit {
+                    doc: key >> 16,
+                    sentence: (key & 0xFFFF) as u32,
+                    similarity: 1.0 - distance,
+                })
+                .collect())
+        };
+        let threads = std::thread::available_parallelism()
+            .map(|n| n.get())
+            .unwrap_or(1);
+        let chunk = queries.len().div_ceil(threads).max(1);
+        std::thread::scope(|scope| {
+            let workers: Vec<_> = queries
+                .chunks(chunk)
+                .map(|part| scope.spawn(move || part.iter().map(one).collect::<Vec<_>>()))
+                .collect();
+            let mut out = Vec::with_capacity(queries.len());
+            for w in workers {
+                for hits in w.join().map_err(|_| backend("search failed"))? {
+                    out.push(hits?);
                 }
-                let found = index.search(q, k).map_err(backend)?;
-                Ok(found
-                    .keys
-                    .iter()
-                    .zip(&found.distances)
-                    .map(|(&key, &distance)| SentenceHit {
-                        doc: key >> 16,
-                        sentence: (key & 0xFFFF) as u32,
-                        similarity: 1.0 - distance,
-                    })
-                    .collect())
-            })
-            .collect()
+            }
+            Ok(out)
+        })
     }
 
     /// Indexed sentences.

@@ -502,6 +502,19 @@ mod conformance {
         let (_d, lib) = open();
         c::common_phrases_follow_document_frequency(&lib).await;
     }
+
+    #[tokio::test]
+    async fn sentence_index_follows_import_and_removal() {
+        let Some(encoder) = super::encoder() else {
+            return;
+        };
+        let encoder: std::sync::Arc<dyn simcheck::SentenceEmbedder> = std::sync::Arc::new(encoder);
+        let (d, lib) = open();
+        let semantic =
+            simcheck::SemanticLibrary::open(lib, d.path().join("sentences"), Some(encoder.clone()))
+                .unwrap();
+        c::sentence_index_follows_import_and_removal(&semantic, encoder.as_ref()).await;
+    }
 }
 
 proptest! {

@@ -67,6 +67,15 @@ impl SqlLibrary {
     }
 }
 
+/// Hashes as a comma-separated SQL list of signed 64-bit integers (how they are stored).
+fn sql_hash_list(hashes: &[u64]) -> String {
+    hashes
+        .iter()
+        .map(|h| (*h as i64).to_string())
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
 impl Library for SqlLibrary {
     fn params(&self) -> FingerprintParams {
         self.params
@@ -179,11 +188,7 @@ impl Library for SqlLibrary {
         distinct.sort_unstable();
         distinct.dedup();
         for chunk in distinct.chunks(HASHES_PER_QUERY) {
-            let list = chunk
-                .iter()
-                .map(|h| (*h as i64).to_string())
-                .collect::<Vec<_>>()
-                .join(",");
+            let list = sql_hash_list(chunk);
             let rows = sqlx::query(&format!(
                 "SELECT p.hash, COUNT(DISTINCT p.doc_id) AS docs FROM library_postings p \
                  JOIN library_docs d ON d.id = p.doc_id \
@@ -218,11 +223,7 @@ impl Library for SqlLibrary {
         let distinct: Vec<u64> = positions.keys().copied().collect();
         let mut postings: HashMap<u64, Vec<(DocId, u32)>> = HashMap::new();
         for chunk in distinct.chunks(HASHES_PER_QUERY) {
-            let list = chunk
-                .iter()
-                .map(|h| (*h as i64).to_string())
-                .collect::<Vec<_>>()
-                .join(",");
+            let list = sql_hash_list(chunk);
             let rows = sqlx::query(&format!(
                 "SELECT p.hash, p.doc_id, p.pos FROM library_postings p JOIN library_docs d ON d.id = p.doc_id \
                  WHERE p.hash IN ({list}) AND d.deleted_at IS NULL \

@@ -265,6 +265,28 @@ mod library {
         common_phrases_follow_document_frequency,
         |store: Store| async move { c::common_phrases_follow_document_frequency(&lib(store)).await }
     );
+    store_test!(
+        sentence_index_follows_import_and_removal,
+        |store: Store| async move {
+            // The USE model from WENJIAN_MODELS_DIR or ./data/models; skipped without it.
+            let models = std::env::var("WENJIAN_MODELS_DIR")
+                .map(std::path::PathBuf::from)
+                .unwrap_or_else(|_| {
+                    concat!(env!("CARGO_MANIFEST_DIR"), "/../../data/models").into()
+                });
+            let Ok(encoder) = embed::UseEncoder::load(&models.join("usem3")) else {
+                eprintln!("skipped: USE model not available (run `wenjian models fetch usem3`)");
+                return;
+            };
+            let encoder: std::sync::Arc<dyn simcheck::SentenceEmbedder> =
+                std::sync::Arc::new(encoder);
+            let dir = tempfile::tempdir().unwrap();
+            let semantic =
+                simcheck::SemanticLibrary::open(lib(store), dir.path(), Some(encoder.clone()))
+                    .unwrap();
+            c::sentence_index_follows_import_and_removal(&semantic, encoder.as_ref()).await
+        }
+    );
 }
 
 mod tasks {

@@ -533,7 +533,7 @@ fn common_phrases(l: &mut Layout<'_>, doc: &ReportDoc<'_>) {
             .iter()
             .collect();
         l.paragraph(
-            &format!("{}. {phrase}　（{} 篇文献使用）", i + 1, span.docs),
+            &format!("{}.［{} 篇文献使用］{phrase}", i + 1, span.docs),
             9.5,
             BLACK,
             MARGIN + 14.0,

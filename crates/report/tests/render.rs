@@ -200,7 +200,7 @@ async fn common_phrases_are_listed_apart_and_not_counted() {
     let text = pdftotext(&render_pdf(&doc(&paper, &report), &font).unwrap());
     let flat: String = text.split_whitespace().collect();
     assert!(flat.contains("常用表述字数（不计入复制比）"), "{text}");
-    assert!(flat.contains("5篇文献使用"), "{text}");
+    assert!(flat.contains("［5篇文献使用］"), "{text}");
     assert!(flat.contains("未发现相似来源"), "{text}");
 }
 

@@ -65,7 +65,8 @@ pub fn check_settings(input: Option<&CheckInput>) -> Vec<String> {
             "参考文献：计入检测".to_string()
         },
         "目录：不计入检测".to_string(),
-        "疑似意译：单独标出，不计入复制比".to_string(),
+        "疑似意译与疑似翻译：单独标出，不计入复制比".to_string(),
+        "常用表述（比对库中大量文献共用的表述）：单独列出，默认不计入复制比".to_string(),
     ];
     out.push(if owner.is_some() {
         "比对范围：公共文献库及本人私有比对库".to_string()

@@ -175,7 +175,9 @@ function Sources({ report, onOpen }: { report: Report; onOpen: (id: number) => v
             )}
             <div className="muted">
               {[s.author, s.year].filter(Boolean).join('，')} <Tag>{SCOPE_LABELS[s.scope] ?? s.scope}</Tag>
-              {onlyParaphrased(report, s) && <Tag className="span-paraphrase">仅疑似意译/翻译</Tag>}
+              {onlyParaphrased(report, s) && (
+                <Tag className={s.spans.every((i) => report.spans[i]?.class === 'translated') ? 'span-translated' : 'span-paraphrase'}>仅疑似意译/翻译</Tag>
+              )}
               {onlyCommon(report, s) && <Tag className="span-common">仅常用表述</Tag>}
             </div>
           </div>
@@ -191,13 +193,14 @@ const ellipsis = (text: string, max = 40) => {
 }
 
 const COMMON_NOTE = '这些表述在比对库中被大量文献共同使用（如方法、统计学表述），默认不计入复制比；可在报告选项中选择计入。'
+const COMMON_NOTE_COUNTED = '这些表述在比对库中被大量文献共同使用（如方法、统计学表述）；本视图按所选选项将其计入复制比。'
 
 /** Every common phrase (one span each, with one example source), opening its 全文对照. */
 function CommonPhrases({ detail, onOpen }: { detail: ReportDetail; onOpen: (span: number) => void }) {
   const items = detail.report.spans.flatMap((s, i) => (s.class === 'common' ? [{ s, i }] : []))
   return (
     <div data-testid="common-phrases">
-      <div className="muted mb-s">{COMMON_NOTE}</div>
+      <div className="muted mb-s">{detail.report.common_counted ? COMMON_NOTE_COUNTED : COMMON_NOTE}</div>
       <List
         size="small"
         locale={{ emptyText: '未发现常用表述' }}
@@ -464,14 +467,12 @@ export default function ReportView({ id }: { id: number }) {
         size="small"
         title="全文标注"
         className="mt"
-        extra={
-          <span className="legend">
-            {(Object.keys(SPAN_LABELS) as SpanClass[]).map((c) => (
-              <Tag key={c} className={`span-${c}`}>{SPAN_LABELS[c]}</Tag>
-            ))}
-          </span>
-        }
       >
+        <div className="legend mb-s">
+          {(Object.keys(SPAN_LABELS) as SpanClass[]).map((c) => (
+            <Tag key={c} className={`span-${c}`}>{SPAN_LABELS[c]}</Tag>
+          ))}
+        </div>
         <div className="muted mb-s">点击标色的片段，查看与来源的全文对照。</div>
         <div className="report-text">
           {runs.map((run, i) =>

@@ -32,7 +32,9 @@ pub struct UseEncoder {
     proj_b: Vec<f32>,
     ln1_g: Vec<f32>,
     ln1_b: Vec<f32>,
-    w1: Vec<Dense>,
+    /// The first CNN layer of each branch with its window offsets side by side
+    /// (256 × width·256): one product per distinct token gives its term for every offset.
+    w1_by_offset: Vec<Dense>,
     b1: Vec<Vec<f32>>,
     w2: Vec<Dense>,
     b2: Vec<Vec<f32>>,
@@ -109,6 +111,25 @@ fn matmul(a: &[f32], m: usize, d: &Dense, out: &mut [f32], beta: f32) {
     }
 }
 
+/// A `width·256 × 256` window weight as `256 × width·256`: block `j` of its rows becomes block
+/// `j` of the columns, so `x · result` holds `x · (block j)` for every window offset `j`.
+fn by_offset(w: &Dense, width: usize) -> Dense {
+    let mut out = vec![0f32; w.rows * w.cols];
+    let cols = width * w.cols;
+    for j in 0..width {
+        for c in 0..CNN {
+            let src = (j * CNN + c) * w.cols;
+            out[c * cols + j * w.cols..c * cols + (j + 1) * w.cols]
+                .copy_from_slice(&w.w[src..src + w.cols]);
+        }
+    }
+    Dense {
+        w: out,
+        rows: CNN,
+        cols,
+    }
+}
+
 fn layer_norm(row: &mut [f32], gamma: &[f32], beta: &[f32], eps: f32) {
     let n = row.len() as f32;
     let mean = row.iter().sum::<f32>() / n;
@@ -162,12 +183,12 @@ impl UseEncoder {
             Data::F32(v) if v.len() == 1 => v[0],
             _ => return Err(EmbedError::Format("weights.npz: eps".into())),
         };
-        let mut w1 = Vec::new();
+        let mut w1_by_offset = Vec::new();
         let mut b1 = Vec::new();
         let mut w2 = Vec::new();
         let mut b2 = Vec::new();
         for (n, _) in ORDERS {
-            w1.push(dense(&mut a, &format!("w1_{n}"), n * CNN, CNN)?);
+            w1_by_offset.push(by_offset(&dense(&mut a, &format!("w1_{n}"), n * CNN, CNN)?, n));
             b1.push(floats(&mut a, &format!("b1_{n}"), CNN)?);
             w2.push(dense(&mut a, &format!("w2_{n}"), n * CNN, CNN)?);
             b2.push(floats(&mut a, &format!("b2_{n}"), CNN)?);
@@ -185,7 +206,7 @@ impl UseEncoder {
             proj_b: cat(&mut a, "proj_b")?,
             ln1_g: cat(&mut a, "ln_g")?,
             ln1_b: cat(&mut a, "ln_b")?,
-            w1,
+            w1_by_offset,
             b1,
             w2,
             b2,
@@ -252,49 +273,68 @@ impl UseEncoder {
                 row_of.push((starts[s], v.len(), i));
             }
         }
-        let mut feats = vec![0f32; total * FEAT];
-        let mut emb = vec![0f32; total * EMB];
-        for (r, &id) in ids.iter().flatten().enumerate() {
-            self.embedding_row(id, &mut emb[r * EMB..(r + 1) * EMB]);
-            feats[r * FEAT..r * FEAT + EMB].copy_from_slice(&emb[r * EMB..(r + 1) * EMB]);
+        // Everything up to the first CNN layer depends on the token alone: it is computed once
+        // per distinct token of the batch (academic text repeats its tokens a lot).
+        let mut distinct: Vec<u32> = ids.iter().flatten().copied().collect();
+        distinct.sort_unstable();
+        distinct.dedup();
+        let slot: Vec<usize> = ids
+            .iter()
+            .flatten()
+            .map(|id| distinct.binary_search(id).unwrap_or(0))
+            .collect();
+        let u = distinct.len();
+        let mut emb = vec![0f32; u * EMB];
+        for (row, &id) in emb.chunks_exact_mut(EMB).zip(&distinct) {
+            self.embedding_row(id, row);
         }
-        let mut x = vec![0f32; total * 3 * CNN];
-        matmul(&emb, total, &self.proj, &mut x, 0.0);
+        let mut x = vec![0f32; u * 3 * CNN];
+        matmul(&emb, u, &self.proj, &mut x, 0.0);
         for row in x.chunks_exact_mut(3 * CNN) {
             row.iter_mut().zip(&self.proj_b).for_each(|(v, b)| *v += b);
             layer_norm(row, &self.ln1_g, &self.ln1_b, self.eps);
+        }
+        let mut feats = vec![0f32; total * FEAT];
+        for (r, &t) in slot.iter().enumerate() {
+            feats[r * FEAT..r * FEAT + EMB].copy_from_slice(&emb[t * EMB..(t + 1) * EMB]);
         }
         for (k, &(width, left)) in ORDERS.iter().enumerate() {
             let xs: Vec<f32> = x
                 .chunks_exact(3 * CNN)
                 .flat_map(|r| r[k * CNN..(k + 1) * CNN].iter().copied())
                 .collect();
-            // Windows never cross from one sentence into the next.
-            let windows = |src: &[f32]| -> Vec<f32> {
-                let mut w = vec![0f32; total * width * CNN];
-                for (r, &(start, len, i)) in row_of.iter().enumerate() {
-                    for j in 0..width {
-                        let p = i as isize - left as isize + j as isize;
-                        if (0..len as isize).contains(&p) {
-                            let p = start + p as usize;
-                            w[(r * width + j) * CNN..(r * width + j + 1) * CNN]
-                                .copy_from_slice(&src[p * CNN..(p + 1) * CNN]);
-                        }
+            // Each distinct token's term for every window offset.
+            let mut terms = vec![0f32; u * width * CNN];
+            matmul(&xs, u, &self.w1_by_offset[k], &mut terms, 0.0);
+            let mut h = vec![0f32; total * CNN];
+            for (r, (row, &(start, len, i))) in h.chunks_exact_mut(CNN).zip(&row_of).enumerate() {
+                row.copy_from_slice(&self.b1[k]);
+                // Windows never cross from one sentence into the next.
+                for j in 0..width {
+                    let p = i as isize - left as isize + j as isize;
+                    if (0..len as isize).contains(&p) {
+                        let t = slot[start + p as usize];
+                        let term = &terms[(t * width + j) * CNN..(t * width + j + 1) * CNN];
+                        row.iter_mut().zip(term).for_each(|(v, w)| *v += w);
                     }
                 }
-                w
-            };
-            let mut h = vec![0f32; total * CNN];
-            matmul(&windows(&xs), total, &self.w1[k], &mut h, 0.0);
-            for (i, row) in h.chunks_exact_mut(CNN).enumerate() {
-                row.iter_mut().zip(&self.b1[k]).for_each(|(v, b)| *v += b);
                 relu(row);
-                row.iter_mut()
-                    .zip(&xs[i * CNN..(i + 1) * CNN])
-                    .for_each(|(v, r)| *v += r);
+                let own = &xs[slot[r] * CNN..(slot[r] + 1) * CNN];
+                row.iter_mut().zip(own).for_each(|(v, x)| *v += x);
+            }
+            let mut windows = vec![0f32; total * width * CNN];
+            for (r, &(start, len, i)) in row_of.iter().enumerate() {
+                for j in 0..width {
+                    let p = i as isize - left as isize + j as isize;
+                    if (0..len as isize).contains(&p) {
+                        let p = start + p as usize;
+                        windows[(r * width + j) * CNN..(r * width + j + 1) * CNN]
+                            .copy_from_slice(&h[p * CNN..(p + 1) * CNN]);
+                    }
+                }
             }
             let mut c2 = vec![0f32; total * CNN];
-            matmul(&windows(&h), total, &self.w2[k], &mut c2, 0.0);
+            matmul(&windows, total, &self.w2[k], &mut c2, 0.0);
             for (i, row) in c2.chunks_exact_mut(CNN).enumerate() {
                 row.iter_mut().zip(&self.b2[k]).for_each(|(v, b)| *v += b);
                 relu(row);

@@ -17,7 +17,8 @@
 //! Options come from the environment so thresholds can be swept without rebuilding:
 //! `REALPROSE_PAPERS` (papers per class, default 40), `REALPROSE_COMMON_DOCS` (the common-phrase
 //! threshold in documents; default: the engine's rule), `REALPROSE_ANCHOR` (the light-edit
-//! anchor), `REALPROSE_FIELDS` (comma-separated field names: papers only of these fields, for
+//! anchor), `REALPROSE_OVERLAP` (the character overlap from which a sentence-layer pair is a
+//! light edit; above 1 turns that off), `REALPROSE_FIELDS` (comma-separated field names: papers only of these fields, for
 //! a held-out split; the library keeps every field), `REALPROSE_NO_EMBEDDINGS=1`, and `REALPROSE_LEGACY=1`: the engine as it was before
 //! common phrases, light-edit anchors and the sentence index (the "before" figures).
 
@@ -251,6 +252,13 @@ async fn main() {
     if legacy {
         options.common_phrase_docs = Some(usize::MAX);
         options.min_anchor = 0;
+        options.light_edit_overlap = f32::INFINITY;
+    }
+    if let Some(t) = std::env::var("REALPROSE_OVERLAP")
+        .ok()
+        .and_then(|v| v.parse().ok())
+    {
+        options.light_edit_overlap = t;
     }
     if let Some(t) = std::env::var("REALPROSE_TRANSLATION")
         .ok()
@@ -288,6 +296,7 @@ async fn main() {
         .collect();
     let mut per_class: BTreeMap<&str, (Vec<Case>, Vec<Case>)> = BTreeMap::new();
     let mut ratio_errors: BTreeMap<&str, Vec<f64>> = BTreeMap::new();
+    let mut ratio_errors_counting_common: BTreeMap<&str, Vec<f64>> = BTreeMap::new();
     let mut common_spans = 0usize;
     let mut common_on_cases = 0usize;
     let mut next_paraphrase: HashMap<String, usize> = HashMap::new();
@@ -448,6 +457,29 @@ async fn main() {
                         s.source_text
                     );
                 }
+                // Pastes found in pieces, or not all found.
+                for c in &cases {
+                    let on: Vec<&Case> = detections
+                        .iter()
+                        .filter(|d| d.susp.0 < c.susp.1 && c.susp.0 < d.susp.1)
+                        .collect();
+                    let covered = (c.susp.0..c.susp.1)
+                        .filter(|&i| on.iter().any(|d| d.susp.0 <= i && i < d.susp.1))
+                        .count();
+                    let length = c.susp.1 - c.susp.0;
+                    if on.len() != 1 || covered * 10 < length * 9 {
+                        let pieces: Vec<String> = on
+                            .iter()
+                            .map(|d| chars[d.susp.0..d.susp.1].iter().collect())
+                            .collect();
+                        let pasted: String = chars[c.susp.0..c.susp.1].iter().collect();
+                        eprintln!(
+                            "PARTIAL {class} {covered}/{length} in {} | {pasted} | {}",
+                            on.len(),
+                            pieces.join(" ‖ ")
+                        );
+                    }
+                }
             }
             for s in report.spans.iter().filter(|s| class_name(s) == "common") {
                 common_spans += 1;
@@ -457,10 +489,46 @@ async fn main() {
             }
             if matches!(class, "verbatim" | "light_edit" | "clean") {
                 let truth = simcheck::report::percent(planted_chars, report.total_chars);
+                if std::env::var("REALPROSE_DUMP").is_ok()
+                    && (report.ratio_total - truth).abs() > 3.0
+                {
+                    let chars: Vec<char> = text.chars().collect();
+                    eprintln!(
+                        "RATIO {class} pasted {truth:.2} reported {:.2}",
+                        report.ratio_total
+                    );
+                    for s in &report.spans {
+                        let mine: String = chars[s.start..s.end].iter().collect();
+                        let pasted = cases.iter().any(|c| c.susp.0 < s.end && s.start < c.susp.1);
+                        eprintln!(
+                            "  {} pasted={pasted} docs={} | {mine}",
+                            class_name(s),
+                            s.docs
+                        );
+                    }
+                    for c in &cases {
+                        let pasted: String = chars[c.susp.0..c.susp.1].iter().collect();
+                        eprintln!("  CASE | {pasted}");
+                    }
+                }
                 ratio_errors
                     .entry(class)
                     .or_default()
                     .push((report.ratio_total - truth).abs());
+                // The same paper with 常用表述计入复制比: a pasted template counts again.
+                let counted_common = simcheck::refigure(
+                    &text,
+                    &report,
+                    &options,
+                    &simcheck::ReportFilter {
+                        count_common: true,
+                        ..Default::default()
+                    },
+                );
+                ratio_errors_counting_common
+                    .entry(class)
+                    .or_default()
+                    .push((counted_common.ratio_total - truth).abs());
             }
             // Offsets are per paper: move papers apart so none overlap in the totals.
             let shift = papers * 1_000_000;
@@ -484,21 +552,25 @@ async fn main() {
         })
         .collect();
     let clean_detections = per_class.get("clean").map(|c| c.1.len()).unwrap_or(0);
-    let errors: BTreeMap<&str, serde_json::Value> = ratio_errors
-        .iter_mut()
-        .map(|(class, e)| {
-            e.sort_by(f64::total_cmp);
-            let mean = e.iter().sum::<f64>() / e.len().max(1) as f64;
-            (
-                *class,
-                serde_json::json!({
-                    "mean": mean,
-                    "p95": wenjian_bench::percentile(e, 95.0),
-                    "max": e.last().copied().unwrap_or(0.0),
-                }),
-            )
-        })
-        .collect();
+    let summarise = |errors: &mut BTreeMap<&str, Vec<f64>>| -> BTreeMap<String, serde_json::Value> {
+        errors
+            .iter_mut()
+            .map(|(class, e)| {
+                e.sort_by(f64::total_cmp);
+                let mean = e.iter().sum::<f64>() / e.len().max(1) as f64;
+                (
+                    class.to_string(),
+                    serde_json::json!({
+                        "mean": mean,
+                        "p95": wenjian_bench::percentile(e, 95.0),
+                        "max": e.last().copied().unwrap_or(0.0),
+                    }),
+                )
+            })
+            .collect()
+    };
+    let errors = summarise(&mut ratio_errors);
+    let errors_counting_common = summarise(&mut ratio_errors_counting_common);
     elapsed.sort_by(f64::total_cmp);
     let out = serde_json::json!({
         "bench": "simcheck-realprose",
@@ -518,6 +590,7 @@ async fn main() {
         "legacy_engine": legacy,
         "common_phrase_docs": options.common_phrase_docs.unwrap_or_else(|| simcheck::common_phrase_docs(library_docs as u64)),
         "min_anchor": options.min_anchor,
+        "light_edit_overlap": options.light_edit_overlap,
         "paraphrase_threshold": options.paraphrase_threshold,
         "translation_threshold": options.translation_threshold,
         "classes": classes,
@@ -525,6 +598,7 @@ async fn main() {
         "common_phrase_spans": common_spans,
         "common_phrase_spans_on_pastes": common_on_cases,
         "ratio_total_abs_error_points": errors,
+        "ratio_total_abs_error_points_counting_common": errors_counting_common,
         "check_ms": {"p50": wenjian_bench::percentile(&elapsed, 50.0), "p95": wenjian_bench::percentile(&elapsed, 95.0)},
     });
     println!("{}", serde_json::to_string_pretty(&out).expect("json"));

@@ -188,7 +188,10 @@ impl UseEncoder {
         let mut w2 = Vec::new();
         let mut b2 = Vec::new();
         for (n, _) in ORDERS {
-            w1_by_offset.push(by_offset(&dense(&mut a, &format!("w1_{n}"), n * CNN, CNN)?, n));
+            w1_by_offset.push(by_offset(
+                &dense(&mut a, &format!("w1_{n}"), n * CNN, CNN)?,
+                n,
+            ));
             b1.push(floats(&mut a, &format!("b1_{n}"), CNN)?);
             w2.push(dense(&mut a, &format!("w2_{n}"), n * CNN, CNN)?);
             b2.push(floats(&mut a, &format!("b2_{n}"), CNN)?);

@@ -54,6 +54,11 @@ pub struct CheckOptions {
     pub translation_threshold: f32,
     /// A light-edit match needs an identical run at least this long (see `AlignParams`).
     pub min_anchor: usize,
+    /// A sentence the sentence layer pairs with a library sentence of the same language is a
+    /// light edit (counted like copying), not a paraphrase, when their longest common
+    /// subsequence of letters and characters covers at least this share of the longer one: its
+    /// characters are the source's, only scattered edits broke the fingerprints.
+    pub light_edit_overlap: f32,
     /// The headings the document marks, `(line, level)` (a .docx's heading styles): they decide
     /// the chapters (see `segment_with`). Empty: chapters are recognised from the text.
     pub headings: Vec<(usize, u8)>,
@@ -76,6 +81,7 @@ impl Default for CheckOptions {
             paraphrase_threshold: PARAPHRASE_THRESHOLD,
             translation_threshold: TRANSLATION_THRESHOLD,
             min_anchor: align::LIGHT_EDIT_ANCHOR,
+            light_edit_overlap: LIGHT_EDIT_OVERLAP,
             headings: Vec::new(),
             common_phrase_docs: None,
         }
@@ -89,6 +95,12 @@ pub const PARAPHRASE_THRESHOLD: f32 = 0.80;
 /// The cosine similarity from which a sentence is a suspected translation of a library sentence
 /// in another language, chosen with `simcheck-realprose` (docs/simcheck.md).
 pub const TRANSLATION_THRESHOLD: f32 = 0.60;
+
+/// The character overlap from which a sentence-layer pair is a light edit, chosen with
+/// `simcheck-realprose` (docs/simcheck.md): the 2025 model's 降重 rewordings of
+/// `csl-paraphrases.json` reach at most 0.75, sentences with one character in twelve edited at
+/// least 0.80.
+pub const LIGHT_EDIT_OVERLAP: f32 = 0.80;
 
 /// Checks `text` against `library` for copies (no paraphrase layer).
 pub async fn check<L: Library>(
@@ -171,11 +183,20 @@ pub async fn check_with<L: Library>(
                     .min(source.len());
                 let (start, end) = query.original_range(qs, qe);
                 let (source_start, source_end) = source.original_range(ss, se);
+                let ((start, end), (source_start, source_end), edges_edited) =
+                    extend_to_sentence_edges(
+                        &doc,
+                        &text_chars,
+                        &excluded,
+                        (start, end),
+                        &source_chars,
+                        (source_start, source_end),
+                    );
                 let class = classify(
                     &doc,
                     start,
                     end,
-                    if m.edited {
+                    if m.edited || edges_edited {
                         SpanClass::LightEdit
                     } else {
                         SpanClass::Copy
@@ -243,10 +264,12 @@ pub async fn check_with<L: Library>(
                 source_id: f.source_id,
                 source_start: f.source_start,
                 source_end: f.source_end,
-                class: if f.translated {
-                    SpanClass::Translated
-                } else {
-                    SpanClass::Paraphrase
+                class: match f.kind {
+                    paraphrase::FoundKind::Translated => SpanClass::Translated,
+                    paraphrase::FoundKind::Paraphrase => SpanClass::Paraphrase,
+                    paraphrase::FoundKind::LightEdit => {
+                        classify(&doc, f.start, f.end, SpanClass::LightEdit)
+                    }
                 },
                 chars: 0,
                 source_text: f.source_text,
@@ -254,6 +277,7 @@ pub async fn check_with<L: Library>(
             });
         }
     }
+    join_passages(library, &mut spans).await?;
     Ok(report::build(report::ReportInput {
         text_chars: &text_chars,
         doc: &doc,
@@ -288,10 +312,31 @@ async fn mark_common_phrases<L: Library>(
     span_hashes: &[Vec<u64>],
     threshold: usize,
 ) -> Result<(), LibraryError> {
-    let mut distinct: Vec<u64> = span_hashes.iter().flatten().copied().collect();
+    if threshold == usize::MAX {
+        return Ok(());
+    }
+    // The fingerprints of the source passage of each longer light edit: when another document
+    // holds that passage too, it was published twice, not filled in as a template.
+    let k = library.params().k;
+    let source_hashes: Vec<Vec<u64>> = spans
+        .iter()
+        .map(|s| {
+            if s.class == SpanClass::LightEdit && s.end - s.start >= SHORT_SPAN_CHARS {
+                kgram_hashes(&normalize(&s.source_text).chars, k)
+            } else {
+                Vec::new()
+            }
+        })
+        .collect();
+    let mut distinct: Vec<u64> = span_hashes
+        .iter()
+        .chain(&source_hashes)
+        .flatten()
+        .copied()
+        .collect();
     distinct.sort_unstable();
     distinct.dedup();
-    if distinct.is_empty() || threshold == usize::MAX {
+    if distinct.is_empty() {
         return Ok(());
     }
     let cap = u32::try_from(threshold.saturating_mul(4))
@@ -302,17 +347,21 @@ async fn mark_common_phrases<L: Library>(
         .copied()
         .zip(library.document_frequencies(&distinct, cap).await?)
         .collect();
-    for (span, hashes) in spans.iter_mut().zip(span_hashes) {
+    for ((span, hashes), source) in spans.iter_mut().zip(span_hashes).zip(&source_hashes) {
         let mut used: Vec<u32> = hashes.iter().map(|h| df[h]).collect();
+        let shared = source.iter().filter(|h| df[*h] >= 2).count();
+        let published_twice = !source.is_empty() && shared * 10 >= source.len() * 9;
         // A short match, or a light edit (a template with other figures filled in), is a
         // formula as soon as two documents share most of it; a longer exact passage two
-        // documents share (a paper and its thesis) is still copying until many use it.
-        let needed =
-            if span.end - span.start < SHORT_SPAN_CHARS || span.class == SpanClass::LightEdit {
-                threshold.min(SHORT_SPAN_COMMON_DOCS)
-            } else {
-                threshold
-            };
+        // documents share (a paper and its thesis), or a light edit of one, is still copying
+        // until many use it.
+        let needed = if span.end - span.start < SHORT_SPAN_CHARS
+            || (span.class == SpanClass::LightEdit && !published_twice)
+        {
+            threshold.min(SHORT_SPAN_COMMON_DOCS)
+        } else {
+            threshold
+        };
         let common = used.iter().filter(|&&d| d as usize >= needed).count();
         if !used.is_empty() && common * 2 >= used.len() {
             used.sort_unstable();
@@ -346,6 +395,155 @@ async fn mark_common_phrases<L: Library>(
     spans.retain(|_| {
         i += 1;
         !drop[i - 1]
+    });
+    Ok(())
+}
+
+/// Most letters and characters an edited sentence edge may hold for a match to be extended
+/// over it.
+const EDGE_CHARS: usize = 16;
+/// The share of an edge's characters the source must have next to the match, in order.
+const EDGE_OVERLAP: f32 = 0.6;
+
+/// A match that stops a few characters short of its sentence's start or end, where the source
+/// goes on with mostly the same characters, reaches the sentence edge: an edit close to the edge
+/// left no fingerprint there. Returns the bounds and whether an edge was added.
+fn extend_to_sentence_edges(
+    doc: &segment::Document,
+    text_chars: &[char],
+    excluded: &[bool],
+    (mut start, mut end): (usize, usize),
+    source_chars: &[char],
+    (mut source_start, mut source_end): (usize, usize),
+) -> ((usize, usize), (usize, usize), bool) {
+    let letters = |s: &[char]| s.iter().filter(|c| c.is_alphanumeric()).count();
+    let sentence_of = |at: usize| doc.sentences.iter().find(|s| s.start <= at && at < s.end);
+    let mut extended = false;
+    // A short match is as likely a template whose neighbours differ.
+    if end - start < SHORT_SPAN_CHARS {
+        return ((start, end), (source_start, source_end), false);
+    }
+    if let Some(sentence) = sentence_of(start)
+        && !excluded[sentence.start]
+    {
+        let head = &text_chars[sentence.start..start];
+        let wanted = letters(head);
+        if (1..=EDGE_CHARS).contains(&wanted) {
+            // The source's characters just before the match, two more than the head holds.
+            let mut from = source_start;
+            let mut seen = 0;
+            while from > 0 && seen < wanted + 2 {
+                from -= 1;
+                if source_chars[from].is_alphanumeric() {
+                    seen += 1;
+                }
+            }
+            if paraphrase::edge_overlap(head, &source_chars[from..source_start]) >= EDGE_OVERLAP {
+                let mut at = source_start;
+                let mut seen = 0;
+                while at > from && seen < wanted {
+                    at -= 1;
+                    if source_chars[at].is_alphanumeric() {
+                        seen += 1;
+                    }
+                }
+                start = sentence.start;
+                source_start = at;
+                extended = true;
+            }
+        }
+    }
+    if end > 0
+        && let Some(sentence) = sentence_of(end - 1)
+        && !excluded[sentence.end - 1]
+    {
+        let tail = &text_chars[end..sentence.end];
+        let wanted = letters(tail);
+        if (1..=EDGE_CHARS).contains(&wanted) {
+            let mut to = source_end;
+            let mut seen = 0;
+            while to < source_chars.len() && seen < wanted + 2 {
+                if source_chars[to].is_alphanumeric() {
+                    seen += 1;
+                }
+                to += 1;
+            }
+            if paraphrase::edge_overlap(tail, &source_chars[source_end..to]) >= EDGE_OVERLAP {
+                let mut at = source_end;
+                let mut seen = 0;
+                while at < to && seen < wanted {
+                    if source_chars[at].is_alphanumeric() {
+                        seen += 1;
+                    }
+                    at += 1;
+                }
+                end = sentence.end;
+                source_end = at;
+                extended = true;
+            }
+        }
+    }
+    ((start, end), (source_start, source_end), extended)
+}
+
+/// Most characters between two pieces of one passage, on either side, for them to be joined.
+const JOIN_GAP: usize = 12;
+
+/// Matches with one source that follow each other closely in the submission and in the source
+/// are one passage whose middle was edited more heavily than the alignment bridges (or a
+/// sentence the sentence layer found next to a fingerprint match): they become one light-edit
+/// span, so the passage is listed once and its edited middle counts with it.
+async fn join_passages<L: Library>(library: &L, spans: &mut Vec<Span>) -> Result<(), LibraryError> {
+    let joinable = |s: &Span| matches!(s.class, SpanClass::Copy | SpanClass::LightEdit);
+    let mut order: Vec<usize> = (0..spans.len()).filter(|&i| joinable(&spans[i])).collect();
+    order.sort_by_key(|&i| (spans[i].source_id, spans[i].start, spans[i].end));
+    let mut removed = vec![false; spans.len()];
+    let mut changed = Vec::new();
+    let mut open: Option<usize> = None;
+    for i in order {
+        if let Some(o) = open {
+            let (first, next) = (&spans[o], &spans[i]);
+            // Two short matches near each other are a field's template filled in differently
+            // more often than one edited passage.
+            let long_enough =
+                (first.end - first.start) + (next.end - next.start) >= 2 * SHORT_SPAN_CHARS;
+            let follows = long_enough
+                && first.source_id == next.source_id
+                && next.start <= first.end + JOIN_GAP
+                && next.source_start <= first.source_end + JOIN_GAP
+                && next.source_end > first.source_end
+                && next.source_start + JOIN_GAP >= first.source_start;
+            if follows {
+                let exact = first.class == SpanClass::Copy
+                    && next.class == SpanClass::Copy
+                    && next.start <= first.end
+                    && next.source_start <= first.source_end;
+                let (end, source_end) = (next.end.max(first.end), next.source_end);
+                let span = &mut spans[o];
+                span.end = end;
+                span.source_end = source_end;
+                if !exact {
+                    span.class = SpanClass::LightEdit;
+                }
+                removed[i] = true;
+                if !changed.contains(&o) {
+                    changed.push(o);
+                }
+                continue;
+            }
+        }
+        open = Some(i);
+    }
+    for o in changed {
+        if let Some(text) = library.text(spans[o].source_id).await? {
+            let chars: Vec<char> = text.chars().collect();
+            spans[o].source_text = passage(&chars, spans[o].source_start, spans[o].source_end);
+        }
+    }
+    let mut index = 0;
+    spans.retain(|_| {
+        index += 1;
+        !removed[index - 1]
     });
     Ok(())
 }

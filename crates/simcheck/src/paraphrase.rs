@@ -70,9 +70,90 @@ pub struct Found {
     pub source_start: usize,
     pub source_end: usize,
     pub similarity: f32,
-    /// The two sentences are in different languages (a suspected translation).
-    pub translated: bool,
+    pub kind: FoundKind,
     pub source_text: String,
+}
+
+/// What a close sentence pair is taken for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FoundKind {
+    /// Same language, reworded.
+    Paraphrase,
+    /// Same language, the source's characters with scattered edits (see
+    /// `CheckOptions::light_edit_overlap`).
+    LightEdit,
+    /// Different languages.
+    Translated,
+}
+
+/// Sentences longer than this (letters and characters) are not compared character by character.
+const MAX_OVERLAP_CHARS: usize = 1_000;
+
+/// The letters, digits and Chinese characters of a text, lower-cased: what character overlap
+/// compares (punctuation and spacing never count as an edit).
+fn letters(s: &[char]) -> Vec<char> {
+    s.iter()
+        .copied()
+        .filter(|c| c.is_alphanumeric())
+        .flat_map(char::to_lowercase)
+        .collect()
+}
+
+/// The length of the longest common subsequence of `a` and `b`.
+fn common_subsequence(a: &[char], b: &[char]) -> usize {
+    let mut row = vec![0u16; b.len() + 1];
+    for x in a {
+        let mut diagonal = 0;
+        for (j, y) in b.iter().enumerate() {
+            let above = row[j + 1];
+            row[j + 1] = if x == y {
+                diagonal + 1
+            } else {
+                above.max(row[j])
+            };
+            diagonal = above;
+        }
+    }
+    row[b.len()] as usize
+}
+
+/// The longest common subsequence of the letters, digits and Chinese characters of `a` and
+/// `b`, as a share of the longer one (0 when either is empty or too long to compare).
+pub fn char_overlap(a: &[char], b: &[char]) -> f32 {
+    let (a, b) = (letters(a), letters(b));
+    let longer = a.len().max(b.len());
+    if a.is_empty() || b.is_empty() || longer > MAX_OVERLAP_CHARS {
+        return 0.0;
+    }
+    common_subsequence(&a, &b) as f32 / longer as f32
+}
+
+/// The share of `edge`'s letters and characters found, in order, in `source` (0 when `edge`
+/// has none or is too long to compare).
+pub fn edge_overlap(edge: &[char], source: &[char]) -> f32 {
+    let (edge, source) = (letters(edge), letters(source));
+    if edge.is_empty() || edge.len().max(source.len()) > MAX_OVERLAP_CHARS {
+        return 0.0;
+    }
+    common_subsequence(&edge, &source) as f32 / edge.len() as f32
+}
+
+/// A shorter sentence with most of a library sentence's characters is more often the field's
+/// template ("目的：了解我院门诊抗菌药物的利用情况。") than an edited copy: it stays a suspected
+/// paraphrase, never counted.
+const MIN_LIGHT_EDIT_LETTERS: usize = 25;
+
+/// The kind of a pair above its threshold.
+fn kind_of(query: &[char], source: &[char], translated: bool, options: &CheckOptions) -> FoundKind {
+    if translated {
+        FoundKind::Translated
+    } else if letters(query).len() >= MIN_LIGHT_EDIT_LETTERS
+        && char_overlap(query, source) >= options.light_edit_overlap
+    {
+        FoundKind::LightEdit
+    } else {
+        FoundKind::Paraphrase
+    }
 }
 
 /// The checkable sentences of a library text, in the order the sentence index numbers them.
@@ -168,6 +249,8 @@ pub(crate) async fn find_in_library<L: Library>(
     let mut wanted: Vec<(usize, usize)> = query_sentences.to_vec();
     wanted.sort_unstable();
     wanted.dedup();
+    // Numbers, formulas and mixed fragments are never compared: not worth embedding.
+    wanted.retain(|&(s, e)| script(&query_chars[s..e]) != Script::Mixed);
     if wanted.is_empty() {
         return Ok(Vec::new());
     }
@@ -245,7 +328,12 @@ pub(crate) async fn find_in_library<L: Library>(
                     source_start,
                     source_end,
                     similarity: hit.similarity,
-                    translated,
+                    kind: kind_of(
+                        &query_chars[start..end],
+                        &chars[source_start..source_end],
+                        translated,
+                        options,
+                    ),
                     source_text: chars[source_start..source_end].iter().collect(),
                 });
             }
@@ -261,7 +349,7 @@ pub(crate) async fn find_in_library<L: Library>(
     for f in out {
         if let Some(last) = merged.last_mut()
             && last.source_id == f.source_id
-            && last.translated == f.translated
+            && last.kind == f.kind
             && query_chars[last.end..f.start.max(last.end)]
                 .iter()
                 .all(|c| c.is_whitespace())
@@ -337,11 +425,47 @@ fn find(
                     source_start,
                     source_end,
                     similarity,
-                    translated,
+                    kind: kind_of(
+                        &query_chars[start..end],
+                        &chars[source_start..source_end],
+                        translated,
+                        options,
+                    ),
                     source_text: chars[source_start..source_end].iter().collect(),
                 });
             }
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::char_overlap;
+
+    fn overlap(a: &str, b: &str) -> f32 {
+        char_overlap(
+            &a.chars().collect::<Vec<_>>(),
+            &b.chars().collect::<Vec<_>>(),
+        )
+    }
+
+    #[test]
+    fn character_overlap_follows_the_longest_common_subsequence() {
+        assert_eq!(overlap("深度学习方法。", "深度学习方法"), 1.0);
+        // Two of twelve counted characters replaced.
+        let edited = overlap("深度学习方法在图像识别任务", "深度学习方法在图象识别仼务");
+        assert!((edited - 11.0 / 13.0).abs() < 1e-6, "{edited}");
+        // A 2025 model's rewording keeps the terms but not their order.
+        assert!(
+            overlap(
+                "词的类别同句法功能不可能一一对应，以句法功能为标准来划分名词和动词会遇到许多困难",
+                "由于词类与句法功能之间并不存在严格的一一对应关系，若单纯依据句法功能来区分名词与动词，势必会碰到不少难题。"
+            ) < 0.8
+        );
+        assert_eq!(overlap("", "深度"), 0.0);
+        assert_eq!(overlap("ABC", "abc"), 1.0);
+        let long: String = "字".repeat(2_000);
+        assert_eq!(overlap(&long, &long), 0.0);
+    }
 }

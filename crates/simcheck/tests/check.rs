@@ -160,6 +160,30 @@ async fn light_edits_merge_into_one_match() {
     assert!(report.spans[0].chars >= 95, "{}", report.spans[0].chars);
 }
 
+/// A middle rewritten too heavily for the alignment to bridge (nine characters) still leaves
+/// one passage: its two matches with the same source are joined, the middle counted with them.
+#[tokio::test]
+async fn a_heavily_edited_middle_joins_the_two_halves() {
+    let src = text(8, 300);
+    let (_d, lib, ids) = library_with(vec![NewDoc::public("s", src.clone())]).await;
+    let mut edited = chars(&src)[50..150].to_vec();
+    edited.splice(45..54, "甲乙丙丁戊己庚辛壬".chars());
+    let edited: String = edited.into_iter().collect();
+    let paper = format!("{}\n{}\n{}", text(32, 60), edited, text(33, 60));
+    let report = check(&paper, &lib, &CheckOptions::default()).await.unwrap();
+    assert_eq!(report.spans.len(), 1, "{:#?}", report.spans);
+    let span = &report.spans[0];
+    assert_eq!(span.class, SpanClass::LightEdit);
+    assert_eq!(span.source_id, ids[0]);
+    assert!(span.chars >= 95, "{}", span.chars);
+    assert_eq!(
+        span.source_text.chars().count(),
+        span.source_end - span.source_start
+    );
+    assert!(span.source_text.contains(&slice(&src, 50, 90)));
+    assert!(span.source_text.contains(&slice(&src, 110, 145)));
+}
+
 #[tokio::test]
 async fn quotations_citations_and_own_work_have_their_own_figures() {
     let public = text(40, 400);
@@ -619,6 +643,60 @@ async fn paraphrases_are_reported_apart_and_never_counted_as_copies() {
     let plain = check(&paper, &lib, &CheckOptions::default()).await.unwrap();
     assert_eq!(plain.spans.len(), 1);
     assert_eq!(plain.ratio_total, report.ratio_total);
+}
+
+/// A sentence whose characters are the source's, with edits too dense for any fingerprint to
+/// survive, is a light edit (counted), not a paraphrase.
+#[tokio::test]
+async fn densely_edited_sentences_count_as_light_edits() {
+    let Some(encoder) = encoder() else { return };
+    let source = "研究背景。深度学习方法在图像识别任务中取得了显著的效果，并逐渐成为主流技术。本章通过问卷调查分析了农村地区小学生的课外活动安排情况。";
+    let (_d, lib, ids) = library_with(vec![NewDoc::public("图像识别综述", source)]).await;
+    let edited = "深度学刁方法在图象识别任务中取淂了显著的效杲，并逐渐成为主流技木。";
+    let unrelated = "城市居民的阅读时间与其受教育程度之间存在明显的正相关关系。";
+    let paper = format!("{unrelated}\n{edited}\n{unrelated}\n");
+    assert!(
+        check(&paper, &lib, &CheckOptions::default())
+            .await
+            .unwrap()
+            .spans
+            .is_empty(),
+        "no fingerprint survives the edits"
+    );
+    let report = simcheck::check_with(&paper, &lib, &CheckOptions::default(), Some(&encoder))
+        .await
+        .unwrap();
+    let found: Vec<(SpanClass, String, u64)> = report
+        .spans
+        .iter()
+        .map(|s| (s.class, slice(&paper, s.start, s.end), s.source_id))
+        .collect();
+    assert_eq!(
+        found,
+        vec![(SpanClass::LightEdit, edited.to_string(), ids[0])],
+        "{:#?}",
+        report.spans
+    );
+    assert_eq!(
+        report.spans[0].source_text,
+        "深度学习方法在图像识别任务中取得了显著的效果，并逐渐成为主流技术。"
+    );
+    assert_eq!(
+        report.copied_chars,
+        simcheck::normalize::count_chars(edited)
+    );
+    assert_eq!(report.paraphrase_chars, 0);
+    // With the rule off, the same sentence is only a suspected paraphrase, never counted.
+    let options = CheckOptions {
+        light_edit_overlap: f32::INFINITY,
+        ..CheckOptions::default()
+    };
+    let report = simcheck::check_with(&paper, &lib, &options, Some(&encoder))
+        .await
+        .unwrap();
+    assert_eq!(report.spans.len(), 1);
+    assert_eq!(report.spans[0].class, SpanClass::Paraphrase);
+    assert_eq!(report.copied_chars, 0);
 }
 
 #[tokio::test]

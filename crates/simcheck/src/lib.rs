@@ -312,31 +312,10 @@ async fn mark_common_phrases<L: Library>(
     span_hashes: &[Vec<u64>],
     threshold: usize,
 ) -> Result<(), LibraryError> {
-    if threshold == usize::MAX {
-        return Ok(());
-    }
-    // The fingerprints of the source passage of each longer light edit: when another document
-    // holds that passage too, it was published twice, not filled in as a template.
-    let k = library.params().k;
-    let source_hashes: Vec<Vec<u64>> = spans
-        .iter()
-        .map(|s| {
-            if s.class == SpanClass::LightEdit && s.end - s.start >= SHORT_SPAN_CHARS {
-                kgram_hashes(&normalize(&s.source_text).chars, k)
-            } else {
-                Vec::new()
-            }
-        })
-        .collect();
-    let mut distinct: Vec<u64> = span_hashes
-        .iter()
-        .chain(&source_hashes)
-        .flatten()
-        .copied()
-        .collect();
+    let mut distinct: Vec<u64> = span_hashes.iter().flatten().copied().collect();
     distinct.sort_unstable();
     distinct.dedup();
-    if distinct.is_empty() {
+    if distinct.is_empty() || threshold == usize::MAX {
         return Ok(());
     }
     let cap = u32::try_from(threshold.saturating_mul(4))
@@ -347,21 +326,17 @@ async fn mark_common_phrases<L: Library>(
         .copied()
         .zip(library.document_frequencies(&distinct, cap).await?)
         .collect();
-    for ((span, hashes), source) in spans.iter_mut().zip(span_hashes).zip(&source_hashes) {
+    for (span, hashes) in spans.iter_mut().zip(span_hashes) {
         let mut used: Vec<u32> = hashes.iter().map(|h| df[h]).collect();
-        let shared = source.iter().filter(|h| df[*h] >= 2).count();
-        let published_twice = !source.is_empty() && shared * 10 >= source.len() * 9;
         // A short match, or a light edit (a template with other figures filled in), is a
         // formula as soon as two documents share most of it; a longer exact passage two
-        // documents share (a paper and its thesis), or a light edit of one, is still copying
-        // until many use it.
-        let needed = if span.end - span.start < SHORT_SPAN_CHARS
-            || (span.class == SpanClass::LightEdit && !published_twice)
-        {
-            threshold.min(SHORT_SPAN_COMMON_DOCS)
-        } else {
-            threshold
-        };
+        // documents share (a paper and its thesis) is still copying until many use it.
+        let needed =
+            if span.end - span.start < SHORT_SPAN_CHARS || span.class == SpanClass::LightEdit {
+                threshold.min(SHORT_SPAN_COMMON_DOCS)
+            } else {
+                threshold
+            };
         let common = used.iter().filter(|&&d| d as usize >= needed).count();
         if !used.is_empty() && common * 2 >= used.len() {
             used.sort_unstable();

@@ -184,6 +184,35 @@ async fn a_heavily_edited_middle_joins_the_two_halves() {
     assert!(span.source_text.contains(&slice(&src, 110, 145)));
 }
 
+/// A light edit of a template two documents fill in differently is a common phrase, not a
+/// copy of either.
+#[tokio::test]
+async fn a_template_filled_in_differently_is_a_common_phrase() {
+    // The template: the same 30 characters around figures that differ in each document.
+    let head = text(50, 15);
+    let tail = text(51, 15);
+    let (_d, lib, _) = library_with(vec![
+        NewDoc::public(
+            "甲文",
+            format!("{}{head}乙{tail}{}", text(52, 80), text(53, 80)),
+        ),
+        NewDoc::public(
+            "乙文",
+            format!("{}{head}丙{tail}{}", text(54, 80), text(55, 80)),
+        ),
+    ])
+    .await;
+    let paper = format!("{}\n{head}丁{tail}\n{}", text(56, 60), text(57, 60));
+    let report = check(&paper, &lib, &CheckOptions::default()).await.unwrap();
+    assert!(!report.spans.is_empty());
+    assert!(
+        report.spans.iter().all(|s| s.class == SpanClass::Common),
+        "{:#?}",
+        report.spans
+    );
+    assert_eq!(report.copied_chars, 0);
+}
+
 #[tokio::test]
 async fn quotations_citations_and_own_work_have_their_own_figures() {
     let public = text(40, 400);

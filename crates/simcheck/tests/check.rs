@@ -628,18 +628,41 @@ fn encoder() -> Option<embed::UseEncoder> {
     }
 }
 
+/// A library abstract the sentence-layer tests copy, reword and edit.
+const IMAGE_RECOGNITION: &str = "研究背景。深度学习方法在图像识别任务中取得了显著的效果，并逐渐成为主流技术。本章通过问卷调查分析了农村地区小学生的课外活动安排情况。";
+/// A sentence no library document is close to.
+const UNRELATED: &str = "城市居民的阅读时间与其受教育程度之间存在明显的正相关关系。";
+
+/// Each span's class, its text in the paper and its source.
+fn classes_texts_sources(report: &simcheck::Report, paper: &str) -> Vec<(SpanClass, String, u64)> {
+    report
+        .spans
+        .iter()
+        .map(|s| (s.class, slice(paper, s.start, s.end), s.source_id))
+        .collect()
+}
+
+async fn check_with_layer(
+    paper: &str,
+    lib: &EmbeddedLibrary,
+    encoder: &embed::UseEncoder,
+    options: &CheckOptions,
+) -> simcheck::Report {
+    simcheck::check_with(paper, lib, options, Some(encoder))
+        .await
+        .unwrap()
+}
+
 #[tokio::test]
 async fn paraphrases_are_reported_apart_and_never_counted_as_copies() {
     let Some(encoder) = encoder() else { return };
-    let source = "研究背景。深度学习方法在图像识别任务中取得了显著的效果，并逐渐成为主流技术。本章通过问卷调查分析了农村地区小学生的课外活动安排情况。";
+    let source = IMAGE_RECOGNITION;
     let (_d, lib, ids) = library_with(vec![NewDoc::public("图像识别综述", source)]).await;
     let copied = "本章通过问卷调查分析了农村地区小学生的课外活动安排情况";
     let paraphrased = "在图像识别任务上，基于深度学习的方法效果显著，逐步成为了主流的技术。";
-    let unrelated = "城市居民的阅读时间与其受教育程度之间存在明显的正相关关系。";
+    let unrelated = UNRELATED;
     let paper = format!("{paraphrased}{unrelated}\n{copied}。\n");
-    let report = simcheck::check_with(&paper, &lib, &CheckOptions::default(), Some(&encoder))
-        .await
-        .unwrap();
+    let report = check_with_layer(&paper, &lib, &encoder, &CheckOptions::default()).await;
     let classes: Vec<(SpanClass, String)> = report
         .spans
         .iter()
@@ -679,10 +702,10 @@ async fn paraphrases_are_reported_apart_and_never_counted_as_copies() {
 #[tokio::test]
 async fn densely_edited_sentences_count_as_light_edits() {
     let Some(encoder) = encoder() else { return };
-    let source = "研究背景。深度学习方法在图像识别任务中取得了显著的效果，并逐渐成为主流技术。本章通过问卷调查分析了农村地区小学生的课外活动安排情况。";
+    let source = IMAGE_RECOGNITION;
     let (_d, lib, ids) = library_with(vec![NewDoc::public("图像识别综述", source)]).await;
     let edited = "深度学刁方法在图象识别任务中取淂了显著的效杲，并逐渐成为主流技木。";
-    let unrelated = "城市居民的阅读时间与其受教育程度之间存在明显的正相关关系。";
+    let unrelated = UNRELATED;
     let paper = format!("{unrelated}\n{edited}\n{unrelated}\n");
     assert!(
         check(&paper, &lib, &CheckOptions::default())
@@ -692,14 +715,8 @@ async fn densely_edited_sentences_count_as_light_edits() {
             .is_empty(),
         "no fingerprint survives the edits"
     );
-    let report = simcheck::check_with(&paper, &lib, &CheckOptions::default(), Some(&encoder))
-        .await
-        .unwrap();
-    let found: Vec<(SpanClass, String, u64)> = report
-        .spans
-        .iter()
-        .map(|s| (s.class, slice(&paper, s.start, s.end), s.source_id))
-        .collect();
+    let report = check_with_layer(&paper, &lib, &encoder, &CheckOptions::default()).await;
+    let found = classes_texts_sources(&report, &paper);
     assert_eq!(
         found,
         vec![(SpanClass::LightEdit, edited.to_string(), ids[0])],
@@ -720,9 +737,7 @@ async fn densely_edited_sentences_count_as_light_edits() {
         light_edit_overlap: f32::INFINITY,
         ..CheckOptions::default()
     };
-    let report = simcheck::check_with(&paper, &lib, &options, Some(&encoder))
-        .await
-        .unwrap();
+    let report = check_with_layer(&paper, &lib, &encoder, &options).await;
     assert_eq!(report.spans.len(), 1);
     assert_eq!(report.spans[0].class, SpanClass::Paraphrase);
     assert_eq!(report.copied_chars, 0);
@@ -782,14 +797,10 @@ async fn the_sentence_index_finds_rewordings_and_translations_anywhere_in_the_li
 
     let reworded = "在图像识别任务上，基于深度学习的方法效果显著，逐步成为了主流的技术。";
     let translated = "利率上升会在短期内减少家庭消费。";
-    let unrelated = "城市居民的阅读时间与其受教育程度之间存在明显的正相关关系。";
+    let unrelated = UNRELATED;
     let paper = format!("{reworded}{unrelated}{translated}\n");
     let report = check_semantic(&lib, &paper, encoder.as_ref()).await;
-    let found: Vec<(SpanClass, String, u64)> = report
-        .spans
-        .iter()
-        .map(|s| (s.class, slice(&paper, s.start, s.end), s.source_id))
-        .collect();
+    let found = classes_texts_sources(&report, &paper);
     assert_eq!(
         found,
         vec![

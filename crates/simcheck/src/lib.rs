@@ -509,10 +509,16 @@ async fn join_passages<L: Library>(library: &L, spans: &mut Vec<Span>) -> Result
         }
         open = Some(i);
     }
+    // Each joined source's text is read once, however many of its passages were joined.
+    changed.sort_by_key(|&o| spans[o].source_id);
+    let mut text: Option<(DocId, Vec<char>)> = None;
     for o in changed {
-        if let Some(text) = library.text(spans[o].source_id).await? {
-            let chars: Vec<char> = text.chars().collect();
-            spans[o].source_text = passage(&chars, spans[o].source_start, spans[o].source_end);
+        let id = spans[o].source_id;
+        if text.as_ref().is_none_or(|(read, _)| *read != id) {
+            text = library.text(id).await?.map(|t| (id, t.chars().collect()));
+        }
+        if let Some((_, chars)) = &text {
+            spans[o].source_text = passage(chars, spans[o].source_start, spans[o].source_end);
         }
     }
     let mut index = 0;

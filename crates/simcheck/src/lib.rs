@@ -392,7 +392,14 @@ fn extend_to_sentence_edges(
     (mut source_start, mut source_end): (usize, usize),
 ) -> ((usize, usize), (usize, usize), bool) {
     let letters = |s: &[char]| s.iter().filter(|c| c.is_alphanumeric()).count();
-    let sentence_of = |at: usize| doc.sentences.iter().find(|s| s.start <= at && at < s.end);
+    // Sentences are in text order and do not overlap.
+    let sentence_of = |at: usize| {
+        let after = doc.sentences.partition_point(|s| s.start <= at);
+        after
+            .checked_sub(1)
+            .map(|i| &doc.sentences[i])
+            .filter(|s| at < s.end)
+    };
     let mut extended = false;
     // A short match is as likely a template whose neighbours differ.
     if end - start < SHORT_SPAN_CHARS {

@@ -81,7 +81,12 @@ fn sentence_ranges(chars: &[char]) -> Vec<(usize, usize)> {
     let mut out = Vec::new();
     let mut start = 0;
     for (i, c) in chars.iter().enumerate() {
-        if matches!(c, '。' | '；' | '！' | '？') {
+        // The CSL abstracts write decimal points as "。" ("P=0。05"): not a sentence end.
+        let decimal = *c == '。'
+            && i > 0
+            && chars[i - 1].is_ascii_digit()
+            && chars.get(i + 1).is_some_and(|n| n.is_ascii_digit());
+        if matches!(c, '。' | '；' | '！' | '？') && !decimal {
             if i + 1 - start >= 8 {
                 out.push((start, i + 1));
             }

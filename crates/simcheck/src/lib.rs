@@ -303,6 +303,9 @@ const COMMON_PHRASE_MIN_DOCS: usize = 4;
 const SHORT_SPAN_CHARS: usize = 25;
 const SHORT_SPAN_COMMON_DOCS: usize = 2;
 const COMMON_PHRASE_SQRT_FACTOR: f64 = 0.12;
+/// A light edit this long needs as many documents as an exact passage to be common (measured in
+/// docs/simcheck.md: 40 counts the own text's filled-in templates, 100 misses duplicates).
+const LONG_LIGHT_EDIT_CHARS: usize = 60;
 
 /// Marks as common the spans most of whose fingerprints at least `threshold` public documents
 /// use, and keeps one entry per passage (its most used source stands for all).
@@ -331,12 +334,16 @@ async fn mark_common_phrases<L: Library>(
         // A short match, or a light edit (a template with other figures filled in), is a
         // formula as soon as two documents share most of it; a longer exact passage two
         // documents share (a paper and its thesis) is still copying until many use it.
-        let needed =
-            if span.end - span.start < SHORT_SPAN_CHARS || span.class == SpanClass::LightEdit {
-                threshold.min(SHORT_SPAN_COMMON_DOCS)
-            } else {
-                threshold
-            };
+        // A whole light-edited passage two documents share is a paper published twice, not a
+        // template: templates are phrases, and their fill-ins break them into shorter matches.
+        let length = span.end - span.start;
+        let needed = if length < SHORT_SPAN_CHARS
+            || (span.class == SpanClass::LightEdit && length < LONG_LIGHT_EDIT_CHARS)
+        {
+            threshold.min(SHORT_SPAN_COMMON_DOCS)
+        } else {
+            threshold
+        };
         let common = used.iter().filter(|&&d| d as usize >= needed).count();
         if !used.is_empty() && common * 2 >= used.len() {
             used.sort_unstable();

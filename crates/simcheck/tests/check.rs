@@ -214,6 +214,30 @@ async fn a_template_filled_in_differently_is_a_common_phrase() {
 }
 
 #[tokio::test]
+async fn a_long_passage_published_twice_and_edited_is_still_counted() {
+    // The same abstract in two journals: a light edit of all of it is copying, not a template.
+    let passage = text(60, 120);
+    let (_d, lib, _) = library_with(vec![
+        NewDoc::public("期刊甲", format!("{}{passage}", text(61, 80))),
+        NewDoc::public("期刊乙", format!("{passage}{}", text(62, 80))),
+    ])
+    .await;
+    let edited: String = passage
+        .chars()
+        .enumerate()
+        .map(|(i, c)| if i % 12 == 6 { '某' } else { c })
+        .collect();
+    let paper = format!("{}\n{edited}\n{}", text(63, 60), text(64, 60));
+    let report = check(&paper, &lib, &CheckOptions::default()).await.unwrap();
+    assert!(
+        report.spans.iter().all(|s| s.class != SpanClass::Common),
+        "{:#?}",
+        report.spans
+    );
+    assert!(report.copied_chars >= 100, "{}", report.copied_chars);
+}
+
+#[tokio::test]
 async fn quotations_citations_and_own_work_have_their_own_figures() {
     let public = text(40, 400);
     let own_pub = text(41, 400);

@@ -1,11 +1,8 @@
 //! The HTTP server: the spec's API families, auth, the response envelope and the embedded web app.
 
 pub mod account_policy;
-pub mod aigc_task;
 pub mod api;
 pub mod auth;
-pub mod chat_task;
-pub mod check_task;
 pub mod config;
 pub mod envelope;
 pub mod extraction;
@@ -16,7 +13,6 @@ pub mod openapi;
 pub mod params;
 pub mod qr_provider;
 pub mod rate_limit;
-pub mod rewrite_task;
 pub mod state;
 pub mod sweeper;
 pub mod web_assets;
@@ -75,12 +71,14 @@ pub fn task_handlers(
 ) -> anyhow::Result<Vec<Arc<dyn worker::TaskHandler>>> {
     let params = simcheck::FingerprintParams::default();
     let encoder = if config.paraphrase_layer {
-        check_task::load_encoder(&config.models_dir())
+        api::check::task::load_encoder(&config.models_dir())
     } else {
         None
     };
-    let aigc: Arc<dyn worker::TaskHandler> = Arc::new(aigc_task::AigcHandler::new(models.clone()));
-    let chat: Arc<dyn worker::TaskHandler> = Arc::new(chat_task::ChatHandler::new(models.clone()));
+    let aigc: Arc<dyn worker::TaskHandler> =
+        Arc::new(api::aigc::task::AigcHandler::new(models.clone()));
+    let chat: Arc<dyn worker::TaskHandler> =
+        Arc::new(api::chat::task::ChatHandler::new(models.clone()));
     fn over<L: simcheck::Library + 'static>(
         library: Arc<L>,
         encoder: Option<Arc<embed::UseEncoder>>,
@@ -88,13 +86,16 @@ pub fn task_handlers(
         concurrency: usize,
     ) -> Vec<Arc<dyn worker::TaskHandler>> {
         let mut handlers: Vec<Arc<dyn worker::TaskHandler>> = vec![
-            Arc::new(check_task::CheckHandler::new(library.clone(), encoder)),
-            Arc::new(check_task::ForgetHandler::new(library.clone())),
+            Arc::new(api::check::task::CheckHandler::new(
+                library.clone(),
+                encoder,
+            )),
+            Arc::new(api::check::task::ForgetHandler::new(library.clone())),
         ];
         // Papers, paragraphs and smart rewrites queue apart, so a long paper does not hold up
         // a paragraph someone is watching stream in.
-        for kind in rewrite_task::KINDS {
-            handlers.push(Arc::new(rewrite_task::RewriteHandler::new(
+        for kind in api::rewrite::task::KINDS {
+            handlers.push(Arc::new(api::rewrite::task::RewriteHandler::new(
                 library.clone(),
                 models.clone(),
                 concurrency,

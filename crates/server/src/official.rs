@@ -3,7 +3,7 @@
 //! snapshot, so renaming a record, choosing report options on screen or deleting the record
 //! later changes nothing a teacher holds.
 
-use crate::check_task::CheckInput;
+use crate::api::check::task::CheckInput;
 use serde::{Deserialize, Serialize};
 use store::{NewSnapshot, ReportSnapshot, Store, Task};
 

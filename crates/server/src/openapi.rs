@@ -1,9 +1,12 @@
 //! The generated OpenAPI document, served at `/api/docs/openapi.json`.
 
-use crate::api::{
-    account_info_api, chat_gpt_api, check_api, login_api, machine_api, paper_aigc_api,
-    paper_machine_api, site_api,
-};
+use crate::api::account::account_info_api;
+use crate::api::aigc::paper_aigc_api;
+use crate::api::chat::chat_gpt_api;
+use crate::api::check::check_api;
+use crate::api::login::login_api;
+use crate::api::rewrite::{from_reports, machine_api, paper_machine_api};
+use crate::api::site::site_api;
 use axum::Json;
 use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
 use utoipa::{Modify, OpenApi};
@@ -40,7 +43,7 @@ Parameters documented as query are also accepted as a form or JSON body.",
         check_api::download_report,
         check_api::update_title,
         check_api::delete,
-        check_api::check_machine_submit,
+        from_reports::check_api_check_machine_submit,
         paper_aigc_api::word_count,
         paper_aigc_api::machine_init,
         paper_aigc_api::check_order_id,
@@ -52,8 +55,8 @@ Parameters documented as query are also accepted as a form or JSON body.",
         paper_aigc_api::load_content_by_id,
         paper_aigc_api::download_report,
         paper_aigc_api::delete,
-        paper_aigc_api::aigc_machine_submit,
-        paper_aigc_api::machine_submit,
+        from_reports::aigc_machine_submit,
+        from_reports::aigc_machine_submit_again,
         paper_machine_api::word_count,
         paper_machine_api::machine_init,
         paper_machine_api::check_machine_submit,

@@ -447,7 +447,7 @@ mod check_journey {
         let s = TestServer::start(db, config).await;
         let pool = server::worker::WorkerPool::new(
             store.clone(),
-            vec![Arc::new(server::check_task::CheckHandler::new(
+            vec![Arc::new(server::api::check::task::CheckHandler::new(
                 library, None,
             ))],
         )
@@ -886,7 +886,7 @@ fn detection_models() -> Option<std::path::PathBuf> {
         .unwrap_or_else(|_| {
             std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../data/models")
         });
-    if server::aigc_task::model_missing(&dir).is_some() {
+    if server::api::aigc::task::model_missing(&dir).is_some() {
         eprintln!(
             "skipped: detection model not in {} (run `wenjian models fetch qwen2.5-0.5b`)",
             dir.display()
@@ -1008,9 +1008,9 @@ mod aigc_journey {
         let s = TestServer::start(db, config.clone()).await;
         let workers = server::worker::WorkerPool::new(
             store.clone(),
-            vec![Arc::new(server::aigc_task::AigcHandler::new(Arc::new(
-                server::models::ModelHub::new(&config),
-            )))],
+            vec![Arc::new(server::api::aigc::task::AigcHandler::new(
+                Arc::new(server::models::ModelHub::new(&config)),
+            ))],
         )
         .with_lease(
             std::time::Duration::from_secs(30),
@@ -1377,16 +1377,16 @@ mod rewrite_journey {
         let hub = Arc::new(server::models::ModelHub::new(&config));
         let workers = server::worker::WorkerPool::new(
             store.clone(),
-            std::iter::once(
-                Arc::new(server::check_task::CheckHandler::new(library.clone(), None))
-                    as Arc<dyn server::worker::TaskHandler>,
-            )
+            std::iter::once(Arc::new(server::api::check::task::CheckHandler::new(
+                library.clone(),
+                None,
+            )) as Arc<dyn server::worker::TaskHandler>)
             .chain(std::iter::once(
-                Arc::new(server::chat_task::ChatHandler::new(hub.clone()))
+                Arc::new(server::api::chat::task::ChatHandler::new(hub.clone()))
                     as Arc<dyn server::worker::TaskHandler>,
             ))
-            .chain(server::rewrite_task::KINDS.map(|kind| {
-                Arc::new(server::rewrite_task::RewriteHandler::new(
+            .chain(server::api::rewrite::task::KINDS.map(|kind| {
+                Arc::new(server::api::rewrite::task::RewriteHandler::new(
                     library.clone(),
                     hub.clone(),
                     1,
@@ -2077,11 +2077,11 @@ mod rewrite_charges {
         let workers = server::worker::WorkerPool::new(
             store.clone(),
             vec![std::sync::Arc::new(
-                server::rewrite_task::RewriteHandler::new(
+                server::api::rewrite::task::RewriteHandler::new(
                     library,
                     hub,
                     1,
-                    server::rewrite_task::KIND,
+                    server::api::rewrite::task::KIND,
                 ),
             )],
         )

@@ -368,8 +368,13 @@ async fn deleting_a_check_forgets_its_kept_paper(db: TestDb) {
     let workers = server::worker::WorkerPool::new(
         store.clone(),
         vec![
-            Arc::new(server::check_task::CheckHandler::new(library.clone(), None)),
-            Arc::new(server::check_task::ForgetHandler::new(library.clone())),
+            Arc::new(server::api::check::task::CheckHandler::new(
+                library.clone(),
+                None,
+            )),
+            Arc::new(server::api::check::task::ForgetHandler::new(
+                library.clone(),
+            )),
         ],
     )
     .with_lease(Duration::from_secs(5), Duration::from_millis(20))

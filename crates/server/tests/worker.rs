@@ -2,7 +2,7 @@
 //! user is claimed, run through simcheck and stored as done; a failing handler ends the task
 //! failed and refunded.
 
-use server::check_task::{CheckHandler, CheckInput};
+use server::api::check::task::{CheckHandler, CheckInput};
 use server::worker::{TaskContext, TaskError, TaskFuture, TaskHandler, WorkerPool};
 use simcheck::{EmbeddedLibrary, FingerprintParams, Library, NewDoc};
 use std::sync::Arc;
@@ -94,7 +94,7 @@ async fn check_task_runs_to_done(db: TestDb) {
     );
     // …and the report records it, so the report screen can say so.
     assert_eq!(
-        report[server::check_task::PRIVATE_LIBRARY_DOC].as_u64(),
+        report[server::api::check::task::PRIVATE_LIBRARY_DOC].as_u64(),
         Some(kept.id)
     );
     running.stop().await;

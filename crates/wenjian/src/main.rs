@@ -226,7 +226,7 @@ fn yuan_to_fen(text: &str) -> anyhow::Result<i64> {
 
 /// The paraphrase layer's encoder, when its files are present; otherwise a note on stderr.
 fn load_encoder(models_dir: &std::path::Path) -> Option<embed::UseEncoder> {
-    server::check_task::try_load_encoder(models_dir)
+    server::api::check::task::try_load_encoder(models_dir)
         .map_err(|why| eprintln!("提示：{why}"))
         .ok()
 }
@@ -452,8 +452,8 @@ async fn run() -> anyhow::Result<()> {
                     admin,
                 } => {
                     let username = username.trim().to_string();
-                    if !server::api::login_api::valid_username(&username) {
-                        bail!(server::api::login_api::USERNAME_RULE);
+                    if !server::api::login::login_api::valid_username(&username) {
+                        bail!(server::api::login::login_api::USERNAME_RULE);
                     }
                     let password = new_password(password)?;
                     let user = match store.create_user(&username, &password, admin).await {

@@ -47,7 +47,7 @@ pub async fn run<L: simcheck::Library + 'static>(
     let strength =
         Strength::parse(args.strength).context("--strength 只能是 light、medium 或 strong")?;
     let text = crate::corpus::read_text_file(args.file)?;
-    let input = server::rewrite_task::RewriteInput {
+    let input = server::api::rewrite::task::RewriteInput {
         text,
         headings: vec![],
         goal,
@@ -66,7 +66,7 @@ pub async fn run<L: simcheck::Library + 'static>(
         bail!("没有需要改写的段落（不足 20 字的行不改写）");
     }
     let hub = ModelHub::new(config);
-    let (model, judge, settings) = server::rewrite_task::judged_setup(
+    let (model, judge, settings) = server::api::rewrite::task::judged_setup(
         &hub,
         library,
         simcheck::CheckOptions::default(),

@@ -603,6 +603,15 @@ impl OrderState {
     }
 }
 
+/// The headings an upload marks, `(line, level)`, as the engines take them.
+pub fn outline(extracted: &docio::Extracted) -> Vec<(usize, u8)> {
+    extracted
+        .headings
+        .iter()
+        .map(|h| (h.line, h.level))
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

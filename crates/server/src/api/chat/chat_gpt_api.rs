@@ -5,9 +5,9 @@
 //! refunded in full; deleting one while it streams refunds only the share of the paid
 //! characters not yet shown (text already read is paid for).
 
-use super::paper_task::{self, IdForm, ListForm, RecordPage, Tariff};
+use crate::api::chat::task::{self as chat_task, ChatInput, ChatResult, HISTORY_TURNS};
+use crate::api::paper_task::{self, IdForm, ListForm, RecordPage, Tariff};
 use crate::auth::AuthUser;
-use crate::chat_task::{self, ChatInput, ChatResult, HISTORY_TURNS};
 use crate::envelope::{ApiError, ApiResult, Success};
 use crate::models::Feature;
 use crate::params::{Params, lenient};

@@ -2,11 +2,11 @@
 //! price, pay and queue (submit_check), follow progress, read the paragraph results and download
 //! the report. Shares the task, charging and download machinery of the check journey.
 
-use super::paper_task::{
+use crate::api::aigc::task::{self as aigc_task, AigcInput};
+use crate::api::paper_task::{
     self, Caller, IdForm, ListForm, PastedText, Queueing, RecordPage, Tariff, WordCount,
     default_title, extract, read_upload,
 };
-use crate::aigc_task::{self, AigcInput};
 use crate::auth::AuthUser;
 use crate::envelope::{ApiError, ApiResult, Success};
 use crate::params::{Params, lenient};
@@ -150,9 +150,9 @@ pub async fn word_count(
     let upload = read_upload(&state, req).await?;
     let extracted = extract(&state, &upload, &caller).await?;
     Ok(Success(WordCount {
-        chars: crate::aigc_task::paper_chars(
+        chars: crate::api::aigc::task::paper_chars(
             &extracted.text,
-            &super::check_api::outline(&extracted),
+            &paper_task::outline(&extracted),
         ),
         rule: COUNTING_RULE.into(),
         format: extracted.format.name().into(),
@@ -179,8 +179,8 @@ pub async fn machine_init(
     require_model(&state)?;
     let upload = read_upload(&state, req).await?;
     let extracted = extract(&state, &upload, &Caller::user(session.user.id)).await?;
-    let headings = super::check_api::outline(&extracted);
-    let chars = crate::aigc_task::paper_chars(&extracted.text, &headings);
+    let headings = paper_task::outline(&extracted);
+    let chars = crate::api::aigc::task::paper_chars(&extracted.text, &headings);
     if chars < aidetect::MIN_CHARS {
         // A figure would mean little, so we do not take money for one.
         return Err(ApiError::new(
@@ -580,43 +580,4 @@ pub async fn delete(
     owned(&state, form.id, session.user.id).await?;
     paper_task::delete_task(&state, FILES, form.id, session.user.id).await?;
     Ok(Success(true))
-}
-
-/// Lowers the AI traces of a finished detection: a draft rewrite of the paragraphs in the high
-/// or medium band (pay with `paper_machine_api/machine_submit`).
-#[utoipa::path(post, path = "/api/base/paper_aigc_api/aigc_machine_submit", tag = "paper_aigc_api", security(("bearer" = [])),
-    params(IdForm), request_body = IdForm,
-    responses(
-        (status = 200, body = inline(crate::envelope::Envelope<super::paper_machine_api::RewriteRecord>)),
-        (status = 404, description = "aigc_not_found", body = crate::envelope::ErrorBody),
-        (status = 409, description = "aigc_not_finished", body = crate::envelope::ErrorBody),
-        (status = 422, description = "nothing_to_rewrite", body = crate::envelope::ErrorBody),
-        (status = 503, description = "rewrite_model_missing", body = crate::envelope::ErrorBody),
-    ))]
-pub async fn aigc_machine_submit(
-    State(state): State<AppState>,
-    AuthUser(session): AuthUser,
-    Params(form): Params<IdForm>,
-) -> ApiResult<super::paper_machine_api::RewriteRecord> {
-    Ok(Success(
-        super::paper_machine_api::from_detection(&state, session.user.id, form.id).await?,
-    ))
-}
-
-/// The same as `aigc_machine_submit` (the spec lists both).
-#[utoipa::path(post, path = "/api/base/paper_aigc_api/machine_submit", tag = "paper_aigc_api", security(("bearer" = [])),
-    params(IdForm), request_body = IdForm,
-    responses(
-        (status = 200, body = inline(crate::envelope::Envelope<super::paper_machine_api::RewriteRecord>)),
-        (status = 404, description = "aigc_not_found", body = crate::envelope::ErrorBody),
-        (status = 409, description = "aigc_not_finished", body = crate::envelope::ErrorBody),
-        (status = 422, description = "nothing_to_rewrite", body = crate::envelope::ErrorBody),
-        (status = 503, description = "rewrite_model_missing", body = crate::envelope::ErrorBody),
-    ))]
-pub async fn machine_submit(
-    state: State<AppState>,
-    user: AuthUser,
-    form: Params<IdForm>,
-) -> ApiResult<super::paper_machine_api::RewriteRecord> {
-    aigc_machine_submit(state, user, form).await
 }

@@ -1,12 +1,12 @@
 //! `check_api`: the similarity-check journey — upload or paste (check_init), count and price,
 //! submit (charged and queued in one transaction), follow progress, read and download the report.
 
-use super::paper_task::{
+use crate::api::check::task::{self as check_task, CheckInput};
+use crate::api::paper_task::{
     self, Caller, IdForm, ListForm, PastedText, RecordPage, Tariff, TaskCost, WordCount,
     default_title, extract, read_upload,
 };
 use crate::auth::AuthUser;
-use crate::check_task::{self, CheckInput};
 use crate::envelope::{ApiError, ApiResult, Success};
 use crate::params::{Params, lenient};
 use crate::state::AppState;
@@ -39,7 +39,7 @@ pub async fn word_count(
         chars: simcheck::checked_chars(
             &extracted.text,
             &simcheck::CheckOptions {
-                headings: outline(&extracted),
+                headings: paper_task::outline(&extracted),
                 ..simcheck::CheckOptions::default()
             },
         ),
@@ -204,7 +204,7 @@ pub async fn check_init(
     let upload = read_upload(&state, req).await?;
     let extracted = extract(&state, &upload, &Caller::user(session.user.id)).await?;
     let title = default_title(&upload, &extracted);
-    let headings = outline(&extracted);
+    let headings = paper_task::outline(&extracted);
     let task = create_draft(
         &state,
         session.user.id,
@@ -464,15 +464,6 @@ fn check_options(input: &StoredInput) -> simcheck::CheckOptions {
         .check
         .as_ref()
         .map_or_else(simcheck::CheckOptions::default, CheckInput::options)
-}
-
-/// The headings an upload marks, `(line, level)`, as the engines take them.
-pub fn outline(extracted: &docio::Extracted) -> Vec<(usize, u8)> {
-    extracted
-        .headings
-        .iter()
-        .map(|h| (h.line, h.level))
-        .collect()
 }
 
 /// The report of a finished check with its text, for the highlighted full-text view; the
@@ -808,24 +799,4 @@ pub async fn delete(
             .await?;
     }
     Ok(Success(true))
-}
-
-/// Rewrites the paragraphs a finished check flagged (the same as
-/// `paper_machine_api/check_machine_submit`): a draft to pay with
-/// `paper_machine_api/machine_submit`.
-#[utoipa::path(post, path = "/api/base/check_api/check_machine_submit", tag = "check_api", security(("bearer" = [])),
-    params(super::paper_machine_api::FromTaskForm), request_body = super::paper_machine_api::FromTaskForm,
-    responses(
-        (status = 200, body = inline(crate::envelope::Envelope<super::paper_machine_api::RewriteRecord>)),
-        (status = 404, description = "check_not_found", body = crate::envelope::ErrorBody),
-        (status = 409, description = "check_not_finished", body = crate::envelope::ErrorBody),
-        (status = 422, description = "nothing_to_rewrite", body = crate::envelope::ErrorBody),
-        (status = 503, description = "rewrite_model_missing", body = crate::envelope::ErrorBody),
-    ))]
-pub async fn check_machine_submit(
-    state: State<AppState>,
-    user: AuthUser,
-    form: Params<super::paper_machine_api::FromTaskForm>,
-) -> ApiResult<super::paper_machine_api::RewriteRecord> {
-    super::paper_machine_api::check_machine_submit(state, user, form).await
 }

@@ -5,14 +5,14 @@
 //! attempt in progress streamed into the task's draft so the page shows it as it is written. The
 //! comparison, choice and payment-state calls of `paper_machine_api` serve these tasks too.
 
-use super::paper_machine_api::{
+use crate::api::paper_task::{self, IdForm, RecordPage, WordCount};
+use crate::api::rewrite::paper_machine_api::{
     self, COUNTING_RULE, ComparedLine, RewriteRecord, SubmitForm, not_found, record, require_model,
 };
-use super::paper_task::{self, IdForm, RecordPage, WordCount};
+use crate::api::rewrite::task::{self as rewrite_task, RewriteInput};
 use crate::auth::{AuthUser, MaybeUser};
 use crate::envelope::{ApiError, ApiResult, Success};
 use crate::params::{Params, lenient};
-use crate::rewrite_task::{self, RewriteInput};
 use crate::state::AppState;
 use axum::http::StatusCode;
 use axum::response::Response;
@@ -75,11 +75,11 @@ fn pasted(text: String) -> RewriteInput {
 }
 
 fn title_of(form: &PasteForm, text: &str) -> String {
-    let given = super::paper_task::plain_line(&form.title);
+    let given = crate::api::paper_task::plain_line(&form.title);
     if !given.is_empty() {
         return given.chars().take(100).collect();
     }
-    let head: String = super::paper_task::plain_line(text)
+    let head: String = crate::api::paper_task::plain_line(text)
         .chars()
         .take(20)
         .collect();

@@ -4,15 +4,17 @@
 //! by our own engines; then the comparison, the user's own accept/reject, the .docx, and a new
 //! check of the rewritten paper. `machine_api/check_order_id` is its payment state.
 
-use super::paper_task::{
+use crate::api::paper_task::{
     self, Caller, IdForm, ListForm, PastedText, Queueing, RecordPage, Tariff, WordCount,
     default_title, extract, read_upload,
+};
+use crate::api::rewrite::task::{
+    self as rewrite_task, LiveLine, RewriteInput, RewriteLine, RewriteResult,
 };
 use crate::auth::AuthUser;
 use crate::envelope::{ApiError, ApiResult, Success};
 use crate::models::Feature;
 use crate::params::{Params, lenient};
-use crate::rewrite_task::{self, LiveLine, RewriteInput, RewriteLine, RewriteResult};
 use crate::state::AppState;
 use axum::extract::{Request, State};
 use axum::http::StatusCode;
@@ -290,7 +292,7 @@ pub async fn word_count(
 
 fn input_from(extracted: docio::Extracted, goal: Goal, strength: Strength) -> RewriteInput {
     RewriteInput {
-        headings: super::check_api::outline(&extracted),
+        headings: paper_task::outline(&extracted),
         text: extracted.text,
         goal,
         strength,
@@ -410,12 +412,12 @@ async fn from_check(
     goal: Goal,
 ) -> Result<Task, ApiError> {
     let (check, checked, report) =
-        super::check_api::finished_check(state, form.id, user_id).await?;
+        crate::api::check::check_api::finished_check(state, form.id, user_id).await?;
     let (text, headings) = (checked.text, checked.headings);
     let mut only = flagged_by_check(&text, &report);
     if let Some(aigc_id) = form.aigc_id {
         let (_, aigc_text, detection) =
-            super::paper_aigc_api::detection_to_rewrite(state, aigc_id, user_id).await?;
+            crate::api::aigc::paper_aigc_api::detection_to_rewrite(state, aigc_id, user_id).await?;
         if aigc_text != text {
             return Err(ApiError::bad_request(
                 "different_paper",
@@ -494,7 +496,7 @@ pub async fn from_detection(
 ) -> Result<RewriteRecord, ApiError> {
     require_model(state)?;
     let (detection_task, text, detection) =
-        super::paper_aigc_api::detection_to_rewrite(state, aigc_id, user_id).await?;
+        crate::api::aigc::paper_aigc_api::detection_to_rewrite(state, aigc_id, user_id).await?;
     let input = RewriteInput {
         only: Some(flagged_by_detection(&text, &detection)),
         text,
@@ -948,8 +950,8 @@ async fn paper_estimate(
         .task(input_of(task)?.source_task?, user_id)
         .await
         .ok()
-        .filter(|t| t.kind == crate::check_task::KIND && t.status == TaskStatus::Done)?;
-    let rec = super::check_api::record_of(&check);
+        .filter(|t| t.kind == crate::api::check::task::KIND && t.status == TaskStatus::Done)?;
+    let rec = crate::api::check::check_api::record_of(&check);
     let (ratio_before, copied) = (rec.ratio_total?, rec.copied_chars? as f64);
     let lowered: f64 = result
         .lines
@@ -1233,8 +1235,8 @@ async fn original_upload(
     }
     let source = state.store.task(input.source_task?, user_id).await.ok()?;
     let family = match source.kind.as_str() {
-        crate::check_task::KIND => super::check_api::FILES,
-        crate::aigc_task::KIND => super::paper_aigc_api::FILES,
+        crate::api::check::task::KIND => crate::api::check::check_api::FILES,
+        crate::api::aigc::task::KIND => crate::api::aigc::paper_aigc_api::FILES,
         _ => return None,
     };
     let stored: serde_json::Value = serde_json::from_str(&source.input).ok()?;
@@ -1270,7 +1272,7 @@ fn edit_original(
 #[utoipa::path(post, path = "/api/base/paper_machine_api/submit_check", tag = "paper_machine_api", security(("bearer" = [])),
     params(IdForm), request_body = IdForm,
     responses(
-        (status = 200, body = inline(crate::envelope::Envelope<super::check_api::CheckRecord>)),
+        (status = 200, body = inline(crate::envelope::Envelope<crate::api::check::check_api::CheckRecord>)),
         (status = 404, description = "rewrite_not_found", body = crate::envelope::ErrorBody),
         (status = 409, description = "rewrite_not_finished", body = crate::envelope::ErrorBody),
     ))]
@@ -1278,9 +1280,9 @@ pub async fn submit_check(
     State(state): State<AppState>,
     AuthUser(session): AuthUser,
     Params(form): Params<IdForm>,
-) -> ApiResult<super::check_api::CheckRecord> {
+) -> ApiResult<crate::api::check::check_api::CheckRecord> {
     let (task, result) = finished(&state, form.id, session.user.id).await?;
-    let check = super::check_api::create_draft(
+    let check = crate::api::check::check_api::create_draft(
         &state,
         session.user.id,
         &format!("{}（改写稿）", task.title),
@@ -1291,7 +1293,7 @@ pub async fn submit_check(
         format!("rewrite-{}.docx", task.id),
     )
     .await?;
-    Ok(Success(super::check_api::record_of(&check)))
+    Ok(Success(crate::api::check::check_api::record_of(&check)))
 }
 
 /// Deletes a rewriting task; an unfinished one is cancelled first, refunding the share of the

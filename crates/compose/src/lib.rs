@@ -5,3 +5,6 @@
 
 pub mod citations;
 pub mod gbt7714;
+pub mod generate;
+pub mod outline;
+pub mod thesis;

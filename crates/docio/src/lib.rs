@@ -17,6 +17,7 @@ pub mod hostile;
 pub mod isolated;
 mod pdf;
 mod text;
+pub mod thesis;
 
 pub use docx_edit::replace_paragraph_texts;
 pub use docx_write::{OutParagraph, write_docx};

@@ -113,6 +113,8 @@ pub struct Config {
     pub rewrite_provider: String,
     /// Who serves chat-style rewriting, as `rewrite_provider`.
     pub chat_provider: String,
+    /// Who writes generated papers (论文生成), as `rewrite_provider`.
+    pub paper_provider: String,
     /// Paragraphs of one task rewritten at the same time.
     pub rewrite_concurrency: usize,
     /// The local model that rewrites when no endpoint serves: `qwen2.5-0.5b` or `qwen2.5-1.5b`
@@ -181,6 +183,7 @@ impl Default for Config {
             llm_timeout_seconds: 180,
             rewrite_provider: "auto".into(),
             chat_provider: "auto".into(),
+            paper_provider: "auto".into(),
             rewrite_concurrency: 2,
             rewrite_local_model: crate::models::LOCAL_MODEL.into(),
             rewrite_by_sentence: false,

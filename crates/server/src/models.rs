@@ -21,6 +21,8 @@ pub const OBSERVER_MODEL: &str = "qwen2.5-1.5b";
 pub enum Feature {
     Rewrite,
     Chat,
+    /// Paper generation (论文生成).
+    Paper,
 }
 
 type Loaded<T> = OnceCell<Result<Arc<T>, String>>;
@@ -30,6 +32,7 @@ pub struct ModelHub {
     endpoint: Option<OpenAiConfig>,
     rewrite_provider: String,
     chat_provider: String,
+    paper_provider: String,
     /// The local model that rewrites (`LOCAL_MODEL` or `OBSERVER_MODEL`).
     rewrite_local: String,
     rewrite_by_sentence: bool,
@@ -105,6 +108,7 @@ impl ModelHub {
             endpoint,
             rewrite_provider: config.rewrite_provider.clone(),
             chat_provider: config.chat_provider.clone(),
+            paper_provider: config.paper_provider.clone(),
             rewrite_local: config.rewrite_local_model.trim().to_string(),
             rewrite_by_sentence: config.rewrite_by_sentence,
             scorer: OnceCell::new(),
@@ -172,6 +176,8 @@ impl ModelHub {
     fn local_name(&self, feature: Feature) -> &str {
         match feature {
             Feature::Rewrite if self.rewrite_local == OBSERVER_MODEL => OBSERVER_MODEL,
+            // Writing a paper needs what the small model cannot do: take the larger when installed.
+            Feature::Paper if installed(&self.models_dir, OBSERVER_MODEL) => OBSERVER_MODEL,
             _ => LOCAL_MODEL,
         }
     }
@@ -210,6 +216,7 @@ impl ModelHub {
         let provider = match feature {
             Feature::Rewrite => &self.rewrite_provider,
             Feature::Chat => &self.chat_provider,
+            Feature::Paper => &self.paper_provider,
         };
         match provider.as_str() {
             "local" => false,

@@ -3,6 +3,7 @@
 mod corpus;
 mod detect;
 mod models;
+mod paper_cmd;
 mod rewrite_cmd;
 
 use anyhow::{Context, bail};
@@ -88,6 +89,11 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// AI paper generation (论文生成) without the server.
+    Paper {
+        #[command(subcommand)]
+        command: PaperCommand,
+    },
     /// Print the OpenAPI document (as served at /api/docs/openapi.json).
     Openapi,
     /// Model files (downloaded from package registries, verified by SHA-256).
@@ -124,6 +130,36 @@ enum DetectCommand {
         /// Fit for the pair: qwen2.5-0.5b scoring with qwen2.5-1.5b observing (Binoculars).
         #[arg(long)]
         pair: bool,
+    },
+}
+
+#[derive(Subcommand)]
+enum PaperCommand {
+    /// Write a paper from a title: outline, sections with references from the library, abstract.
+    Generate {
+        #[arg(long)]
+        title: String,
+        /// The field or major (专业).
+        #[arg(long)]
+        field: String,
+        /// Target length in characters (字).
+        #[arg(long, default_value_t = 8000)]
+        words: u32,
+        /// thesis (毕业论文) or article (学术论文).
+        #[arg(long, default_value = "thesis")]
+        kind: String,
+        /// associate (专科), bachelor (本科) or master (硕士).
+        #[arg(long, default_value = "bachelor")]
+        degree: String,
+        /// Keywords, comma-separated.
+        #[arg(long, value_delimiter = ',')]
+        keywords: Vec<String>,
+        /// Write the paper as .docx here.
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// Print the result as JSON.
+        #[arg(long)]
+        json: bool,
     },
 }
 
@@ -365,6 +401,45 @@ async fn run() -> anyhow::Result<()> {
                     let library = corpus::open_library(&config.library_dir())?;
                     let library = server::with_sentence_index(&config, library, shared)?;
                     corpus::check(&library, &file, json, options, encoder).await
+                }
+            }
+        }
+        Command::Paper {
+            command:
+                PaperCommand::Generate {
+                    title,
+                    field,
+                    words,
+                    kind,
+                    degree,
+                    keywords,
+                    out,
+                    json,
+                },
+        } => {
+            let args = paper_cmd::Args {
+                title,
+                field,
+                words,
+                kind,
+                degree,
+                keywords,
+                out,
+                json,
+            };
+            let encoder = load_encoder(&config.models_dir()).map(std::sync::Arc::new);
+            match config.library_backend.as_str() {
+                "database" => {
+                    let store = store::Store::open(&config.database_url()).await?;
+                    let library =
+                        store::SqlLibrary::new(store, simcheck::FingerprintParams::default());
+                    let library = server::with_sentence_index(&config, library, encoder)?;
+                    paper_cmd::run(&config, std::sync::Arc::new(library), args).await
+                }
+                _ => {
+                    let library = corpus::open_library(&config.library_dir())?;
+                    let library = server::with_sentence_index(&config, library, encoder)?;
+                    paper_cmd::run(&config, std::sync::Arc::new(library), args).await
                 }
             }
         }

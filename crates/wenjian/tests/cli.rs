@@ -161,3 +161,67 @@ fn checks_a_word_document_and_refuses_garbage() {
     assert!(!ok);
     assert!(err.contains("PDF"), "{err}");
 }
+
+#[test]
+fn paper_generate_refuses_bad_requests_before_any_model_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path();
+    let long_title = "论".repeat(300);
+    for (args, expected) in [
+        (
+            vec!["--title", " ", "--field", "计算机"],
+            "论文题目须为 2 到",
+        ),
+        (vec!["--title", "论", "--field", "计算机"], "现为 1 个字"),
+        (
+            vec!["--title", &long_title, "--field", "计算机"],
+            "现为 300 个字",
+        ),
+        (
+            vec![
+                "--title",
+                "图像识别研究",
+                "--field",
+                "计算机",
+                "--words",
+                "200000",
+            ],
+            "目标字数须在",
+        ),
+        (
+            vec![
+                "--title",
+                "图像识别研究",
+                "--field",
+                "计算机",
+                "--kind",
+                "novel",
+            ],
+            "--kind 只能是",
+        ),
+    ] {
+        let mut all = vec!["paper", "generate"];
+        all.extend(args.iter().copied());
+        let (ok, _, stderr) = wenjian(data, &all);
+        assert!(!ok);
+        assert!(stderr.contains(expected), "{all:?}: {stderr}");
+    }
+    // A valid request on a server without models says what is missing, and writes nothing.
+    let out = data.join("paper.docx");
+    let (ok, _, stderr) = wenjian(
+        data,
+        &[
+            "paper",
+            "generate",
+            "--title",
+            "图像识别研究",
+            "--field",
+            "计算机",
+            "--out",
+            out.to_str().unwrap(),
+        ],
+    );
+    assert!(!ok);
+    assert!(stderr.contains("wenjian models fetch"), "{stderr}");
+    assert!(!out.exists());
+}

@@ -7,6 +7,7 @@ pub mod aigc;
 pub mod chat;
 pub mod check;
 pub mod login;
+pub mod paper;
 pub mod paper_task;
 pub mod rewrite;
 pub mod site;

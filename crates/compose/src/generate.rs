@@ -1,0 +1,1012 @@
+//! Writing a paper from its outline: every leaf section is written from the title, the outline,
+//! its word budget, a brief of the sections before it and the library records retrieved for it;
+//! the model's citation markers are mapped onto those records and anything else is removed.
+
+use crate::citations::CitationMap;
+use crate::gbt7714::{self, Reference};
+use crate::outline::{self, Degree, Node, Outline, OutlineError, PaperKind};
+use llm::chat::{BoxFuture, ChatError, ChatModel, ChatRequest, Message};
+use serde::{Deserialize, Serialize};
+use std::collections::HashMap;
+
+/// Bumped when a prompt changes, and recorded with every paper.
+pub const PROMPT_VERSION: &str = "v1";
+
+const OUTLINE_PROMPT: &str = include_str!("../prompts/v1/outline.md");
+const SECTIONS_PROMPT: &str = include_str!("../prompts/v1/sections.md");
+const SECTION_PROMPT: &str = include_str!("../prompts/v1/section.md");
+const ABSTRACT_PROMPT: &str = include_str!("../prompts/v1/abstract.md");
+const TRANSLATE_PROMPT: &str = include_str!("../prompts/v1/translate.md");
+
+/// Records retrieved for one section, offered to the model as `[ref:1]`…
+const REFERENCES_PER_SECTION: usize = 4;
+/// Attempts at an outline the parser accepts before giving up.
+const OUTLINE_ATTEMPTS: usize = 3;
+/// The abstract's length in characters.
+const ABSTRACT_CHARS: u32 = 300;
+/// How much of each earlier section the brief keeps, in characters.
+const BRIEF_CHARS_PER_SECTION: usize = 80;
+/// The brief offered to the model keeps this many earlier sections.
+const BRIEF_SECTIONS: usize = 6;
+/// Answers asked for before the longest is kept.
+const ANSWER_ATTEMPTS: usize = 3;
+/// A section or abstract shorter than this (counted characters) is not an answer.
+const MIN_SECTION_CHARS: usize = 40;
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PaperRequest {
+    pub title: String,
+    pub field: String,
+    pub kind: PaperKind,
+    pub degree: Degree,
+    /// Target length in counted characters (字).
+    pub words: u32,
+    #[serde(default)]
+    pub keywords: Vec<String>,
+}
+
+/// A library record offered to the model for a section.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Candidate {
+    pub id: u64,
+    pub reference: Reference,
+    /// A few sentences of the record (its abstract), so the model cites what it says.
+    pub snippet: String,
+}
+
+/// The library as the generator sees it: the server implements it over the similarity library
+/// (public records and the user's own uploads), with the sentence encoder and keywords.
+pub trait ReferenceSource: Send + Sync {
+    fn search<'a>(
+        &'a self,
+        query: &'a str,
+        limit: usize,
+    ) -> BoxFuture<'a, Result<Vec<Candidate>, String>>;
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum ComposeError {
+    #[error("{0}")]
+    Outline(#[from] OutlineError),
+    #[error("模型未能给出可用的大纲（试了 {0} 次），请换个题目表述后重试，或自行上传大纲")]
+    NoOutline(usize),
+    #[error("{0}")]
+    Model(#[from] ChatError),
+    #[error("文献检索失败：{0}")]
+    Retrieval(String),
+    #[error("论文题目须为 2 到 {max} 个字，现为 {found} 个字")]
+    Title { max: usize, found: usize },
+}
+
+impl ComposeError {
+    pub fn code(&self) -> &'static str {
+        match self {
+            ComposeError::Outline(e) => e.code(),
+            ComposeError::NoOutline(_) => "outline_failed",
+            ComposeError::Model(e) => e.code(),
+            ComposeError::Retrieval(_) => "retrieval_failed",
+            ComposeError::Title { .. } => "title_invalid",
+        }
+    }
+}
+
+/// Longest paper title accepted, in characters.
+pub const MAX_TITLE_CHARS: usize = 60;
+
+/// A title the generator can work from: 2 to `MAX_TITLE_CHARS` characters once trimmed.
+pub fn check_title(title: &str) -> Result<String, ComposeError> {
+    let title = title.split_whitespace().collect::<Vec<_>>().join(" ");
+    let found = title.chars().count();
+    if !(2..=MAX_TITLE_CHARS).contains(&found) {
+        return Err(ComposeError::Title {
+            max: MAX_TITLE_CHARS,
+            found,
+        });
+    }
+    Ok(title)
+}
+
+/// A target length the generator accepts.
+pub fn check_words(words: u32) -> Result<(), ComposeError> {
+    if !(outline::MIN_WORDS..=outline::MAX_WORDS).contains(&words) {
+        return Err(OutlineError::WordsOutOfRange {
+            min: outline::MIN_WORDS,
+            max: outline::MAX_WORDS,
+            found: u64::from(words),
+        }
+        .into());
+    }
+    Ok(())
+}
+
+/// One written leaf section.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SectionText {
+    /// Indices from the chapter down to the leaf.
+    pub path: Vec<usize>,
+    /// The numbered heading ("1.2 研究方法").
+    pub heading: String,
+    pub text: String,
+    /// Record ids cited, in order of first citation.
+    pub cited: Vec<u64>,
+    /// Citations the model wrote that named no offered record, removed.
+    pub removed_citations: usize,
+    /// Shorter than asked after every attempt: shown as such, never passed off as finished.
+    #[serde(default)]
+    pub weak: bool,
+}
+
+/// A paper being written: what a durable task stores after every section, so a restart goes on
+/// from the last finished one.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Draft {
+    pub outline: Outline,
+    /// Every record offered to some section, by id.
+    pub catalog: HashMap<u64, Candidate>,
+    pub sections: Vec<SectionText>,
+    /// Record ids in citation order: reference list item k is `citation_order[k-1]`.
+    pub citation_order: Vec<u64>,
+    pub abstract_zh: String,
+    pub abstract_en: String,
+    pub keywords: Vec<String>,
+}
+
+/// One reference as the paper lists it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ListedReference {
+    pub library_id: u64,
+    pub title: String,
+    pub formatted: String,
+}
+
+impl Draft {
+    /// The reference list in citation order, GB/T 7714-2015 formatted. Every entry is a record
+    /// the source returned; a cited id missing from the catalog cannot happen, and is skipped.
+    pub fn references(&self) -> Vec<ListedReference> {
+        self.citation_order
+            .iter()
+            .filter_map(|id| self.catalog.get(id))
+            .map(|c| ListedReference {
+                library_id: c.id,
+                title: c.reference.title.clone(),
+                formatted: gbt7714::format(&c.reference),
+            })
+            .collect()
+    }
+
+    /// Counted characters of the body written so far.
+    pub fn chars(&self) -> usize {
+        self.sections.iter().map(|s| counted_chars(&s.text)).sum()
+    }
+
+    /// Leaves still to write, in reading order.
+    pub fn remaining(&self) -> usize {
+        self.outline
+            .leaves()
+            .len()
+            .saturating_sub(self.sections.len())
+    }
+}
+
+/// What the generator reports while it works.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Progress {
+    Outline,
+    Section {
+        done: usize,
+        total: usize,
+        heading: String,
+    },
+    Abstract,
+}
+
+/// Characters that count toward a length: letters and digits, CJK included, as the checks count.
+pub fn counted_chars(text: &str) -> usize {
+    text.chars().filter(|c| c.is_alphanumeric()).count()
+}
+
+fn fill(template: &str, pairs: &[(&str, String)]) -> String {
+    let mut out = template.trim_end().to_string();
+    for (key, value) in pairs {
+        out = out.replace(&format!("{{{key}}}"), value);
+    }
+    out
+}
+
+/// Chapters to ask for: a short paper has fewer.
+fn chapters_for(words: u32) -> usize {
+    match words {
+        0..=6_000 => 4,
+        6_001..=12_000 => 5,
+        12_001..=20_000 => 6,
+        _ => 7,
+    }
+}
+
+/// Asks the model for an outline — the chapters first, then each chapter's sections, short
+/// questions a small local model answers far better than one long one — and gives every node a
+/// budget summing to the target. Titles that are not titles (labels, the paper's own title,
+/// repeats) are dropped; too few chapters is an error, never a stock outline.
+pub async fn plan_outline(
+    model: &dyn ChatModel,
+    request: &PaperRequest,
+) -> Result<Outline, ComposeError> {
+    let wanted = chapters_for(request.words);
+    let system = fill(OUTLINE_PROMPT, &[("chapters", wanted.to_string())]);
+    let mut user = format!(
+        "论文题目：{}\n专业：{}\n类型：{}（{}）",
+        request.title,
+        request.field,
+        request.kind.label(),
+        request.degree.label(),
+    );
+    if !request.keywords.is_empty() {
+        user.push_str(&format!("\n关键词：{}", request.keywords.join("；")));
+    }
+    let mut chapters = Vec::new();
+    for _ in 0..OUTLINE_ATTEMPTS {
+        let reply = model
+            .chat(&short_request(&system, &user, 300), None)
+            .await?;
+        chapters = titles_in(&reply.text, &request.title, wanted + 2);
+        if chapters.len() >= 3 {
+            break;
+        }
+    }
+    if chapters.len() < 3 {
+        return Err(ComposeError::NoOutline(OUTLINE_ATTEMPTS));
+    }
+    // A thesis ends with its conclusions; the prompt asks for them, a small model forgets.
+    let concludes = |t: &String| {
+        ["结论", "总结", "展望", "结语"]
+            .iter()
+            .any(|w| t.contains(w))
+    };
+    if !chapters.last().is_some_and(concludes) {
+        chapters.retain(|t| !concludes(t));
+        chapters.truncate(wanted + 1);
+        chapters.push(CONCLUSION_TITLE.to_string());
+    }
+    let sections_per_chapter = if request.words <= 6_000 { 2 } else { 3 };
+    let mut outline = Outline::default();
+    let last = chapters.len() - 1;
+    for (i, title) in chapters.into_iter().enumerate() {
+        let mut chapter = Node::new(title.clone());
+        // The conclusion is one leaf; every other chapter is worth its sections.
+        if i != last {
+            let system = fill(
+                SECTIONS_PROMPT,
+                &[("sections", (sections_per_chapter + 1).to_string())],
+            );
+            let user = format!(
+                "论文题目：{}\n专业：{}\n这一章：第{}章 {title}",
+                request.title,
+                request.field,
+                i + 1
+            );
+            let reply = model
+                .chat(&short_request(&system, &user, 200), None)
+                .await?;
+            chapter.children = titles_in(&reply.text, &request.title, sections_per_chapter + 1)
+                .into_iter()
+                .filter(|t| *t != title)
+                .map(Node::new)
+                .collect();
+            // One section is no division: the chapter is written as one piece.
+            if chapter.children.len() < 2 {
+                chapter.children.clear();
+            }
+        }
+        outline.chapters.push(chapter);
+    }
+    let mut outline = usable_outline(outline);
+    fit_to_length(&mut outline, request.words);
+    loop {
+        outline::allocate_budgets(&mut outline, request.words);
+        match outline::validate(&outline, request.words) {
+            Ok(()) => return Ok(outline),
+            // Too short for this many parts: fold the sections of the chapter with the smallest
+            // leaf into it, or drop a body chapter.
+            Err(OutlineError::BudgetTooSmall { .. }) => {
+                let smallest = outline
+                    .leaves()
+                    .into_iter()
+                    .filter(|(path, _)| path.len() > 1)
+                    .min_by_key(|(_, node)| node.budget)
+                    .map(|(path, _)| path[0]);
+                match smallest {
+                    Some(chapter) => outline.chapters[chapter].children.clear(),
+                    None if outline.chapters.len() > 3 => {
+                        outline.chapters.remove(outline.chapters.len() - 2);
+                    }
+                    None => return Err(ComposeError::NoOutline(OUTLINE_ATTEMPTS)),
+                }
+            }
+            Err(e) => return Err(e.into()),
+        }
+    }
+}
+
+fn short_request(system: &str, user: &str, max_tokens: u32) -> ChatRequest {
+    ChatRequest {
+        messages: vec![Message::system(system), Message::user(user)],
+        temperature: 0.5,
+        max_tokens: Some(max_tokens),
+        copy_guard: None,
+    }
+}
+
+/// The headings in a model's list, numbering stripped: at most `most`, each a real title.
+fn titles_in(text: &str, paper_title: &str, most: usize) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for line in text.lines() {
+        let title = outline::clean_title(line);
+        let title = title
+            .trim_start_matches(|c: char| c.is_ascii_digit() || matches!(c, '.' | '、' | ' '))
+            .trim_matches(|c: char| matches!(c, '：' | ':' | '*' | '-' | ' '))
+            .to_string();
+        let chars = title.chars().count();
+        let is_label = ["标题", "章节", "大纲", "目录", "以下", "如下"]
+            .iter()
+            .any(|w| title.contains(w));
+        if (2..=outline::MAX_TITLE_CHARS).contains(&chars)
+            && !is_label
+            && title != paper_title
+            && !title.ends_with('。')
+            && !out.contains(&title)
+        {
+            out.push(title);
+        }
+        if out.len() >= most {
+            break;
+        }
+    }
+    out
+}
+
+/// The last chapter's title when the model gave none (the user can rename it in the outline).
+const CONCLUSION_TITLE: &str = "结论与展望";
+
+/// A section shorter than this (characters) says nothing: a short paper has fewer sections.
+const MIN_LEAF_WORDS: u32 = 200;
+
+/// Drops sections, from the chapter that has most, until every leaf can get `MIN_LEAF_WORDS`.
+fn fit_to_length(outline: &mut Outline, words: u32) {
+    let most = (words / MIN_LEAF_WORDS).max(1) as usize;
+    while outline.leaves().len() > most {
+        let Some(chapter) = outline
+            .chapters
+            .iter_mut()
+            .filter(|c| !c.children.is_empty())
+            .max_by_key(|c| c.children.len())
+        else {
+            break;
+        };
+        chapter.children.pop();
+        if chapter.children.len() < 2 {
+            chapter.children.clear();
+        }
+    }
+}
+
+/// Trims what a model's outline may overdo: too many chapters or sections, repeated titles.
+fn usable_outline(mut outline: Outline) -> Outline {
+    let mut seen = std::collections::HashSet::new();
+    outline.chapters.retain(|c| seen.insert(c.title.clone()));
+    outline.chapters.truncate(outline::MAX_CHAPTERS);
+    let mut budget = outline::MAX_SECTIONS;
+    for chapter in &mut outline.chapters {
+        let mut seen = std::collections::HashSet::new();
+        chapter.children.retain(|s| seen.insert(s.title.clone()));
+        chapter.children.truncate(budget.min(6));
+        for section in &mut chapter.children {
+            section.children.truncate(4);
+        }
+        let used: usize = chapter.children.iter().map(|s| 1 + s.children.len()).sum();
+        budget = budget.saturating_sub(used);
+    }
+    outline
+}
+
+/// Retrieves the records for every leaf of the outline (title and heading as the query), keeps
+/// their ids on the leaves and every record in the catalog.
+pub async fn attach_references(
+    source: &dyn ReferenceSource,
+    request: &PaperRequest,
+    draft: &mut Draft,
+) -> Result<(), ComposeError> {
+    let paths: Vec<Vec<usize>> = draft.outline.leaves().into_iter().map(|(p, _)| p).collect();
+    for path in paths {
+        let Some(node) = node_mut(&mut draft.outline, &path) else {
+            continue;
+        };
+        let query = format!(
+            "{} {} {}",
+            request.title,
+            node.title,
+            request.keywords.join(" ")
+        );
+        let found = source
+            .search(query.trim(), REFERENCES_PER_SECTION)
+            .await
+            .map_err(ComposeError::Retrieval)?;
+        node.references = found.iter().map(|c| c.id).collect();
+        for candidate in found {
+            draft.catalog.entry(candidate.id).or_insert(candidate);
+        }
+    }
+    Ok(())
+}
+
+fn node_mut<'a>(outline: &'a mut Outline, path: &[usize]) -> Option<&'a mut Node> {
+    let (first, rest) = path.split_first()?;
+    let mut node = outline.chapters.get_mut(*first)?;
+    for &i in rest {
+        node = node.children.get_mut(i)?;
+    }
+    Some(node)
+}
+
+fn node_at<'a>(outline: &'a Outline, path: &[usize]) -> Option<&'a Node> {
+    let (first, rest) = path.split_first()?;
+    let mut node = outline.chapters.get(*first)?;
+    for &i in rest {
+        node = node.children.get(i)?;
+    }
+    Some(node)
+}
+
+/// The numbered heading of the node at `path` ("第2章 …", "2.1 …", "2.1.3 …").
+fn numbered(outline: &Outline, path: &[usize]) -> String {
+    let title = node_at(outline, path).map_or("", |n| n.title.as_str());
+    let numbers: Vec<String> = path.iter().map(|i| (i + 1).to_string()).collect();
+    if path.len() == 1 {
+        format!("第{}章 {title}", numbers[0])
+    } else {
+        format!("{} {title}", numbers.join("."))
+    }
+}
+
+/// A short brief of what the sections before this one said: their headings and first sentences.
+fn brief(sections: &[SectionText]) -> String {
+    let from = sections.len().saturating_sub(BRIEF_SECTIONS);
+    sections[from..]
+        .iter()
+        .map(|s| {
+            let first: String = s
+                .text
+                .split_inclusive(['。', '！', '？'])
+                .next()
+                .unwrap_or("")
+                .chars()
+                .take(BRIEF_CHARS_PER_SECTION)
+                .collect();
+            format!("{}：{}", s.heading, first.trim())
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// The outline as the model reads it: numbered headings, one per line.
+fn outline_listing(outline: &Outline) -> String {
+    outline
+        .numbered_titles()
+        .into_iter()
+        .map(|(number, title, level)| format!("{}{number} {title}", "  ".repeat(level - 1)))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// Writes the next unwritten leaf of the draft; returns false when every leaf is written.
+pub async fn write_next_section(
+    model: &dyn ChatModel,
+    request: &PaperRequest,
+    draft: &mut Draft,
+    on_delta: Option<&(dyn Fn(&str) + Send + Sync)>,
+) -> Result<bool, ComposeError> {
+    let leaves: Vec<Vec<usize>> = draft.outline.leaves().into_iter().map(|(p, _)| p).collect();
+    let Some(path) = leaves.get(draft.sections.len()).cloned() else {
+        return Ok(false);
+    };
+    let Some(node) = node_at(&draft.outline, &path) else {
+        return Ok(false);
+    };
+    let offered: Vec<u64> = node.references.clone();
+    let budget = node.budget;
+    let heading = numbered(&draft.outline, &path);
+    let chapter = numbered(&draft.outline, &path[..1]);
+    let system = fill(
+        SECTION_PROMPT,
+        &[
+            ("degree", request.degree.label().to_string()),
+            ("title", request.title.clone()),
+            ("field", request.field.clone()),
+            ("budget", budget.to_string()),
+        ],
+    );
+    let mut user = format!("论文大纲：\n{}\n\n", outline_listing(&draft.outline));
+    let before = brief(&draft.sections);
+    if !before.is_empty() {
+        user.push_str(&format!("前文要点：\n{before}\n\n"));
+    }
+    if offered.is_empty() {
+        user.push_str("本节没有可引用的文献，请不要标注任何引用。\n\n");
+    } else {
+        user.push_str("可引用的文献：\n");
+        for (i, id) in offered.iter().enumerate() {
+            if let Some(c) = draft.catalog.get(id) {
+                let snippet: String = c.snippet.chars().take(160).collect();
+                user.push_str(&format!(
+                    "[ref:{}] {}。{}\n",
+                    i + 1,
+                    c.reference.title,
+                    snippet
+                ));
+            }
+        }
+        user.push('\n');
+    }
+    user.push_str(&format!(
+        "请撰写“{heading}”这一节的正文（属于{chapter}），约 {budget} 字。"
+    ));
+    let chat = ChatRequest {
+        messages: vec![Message::system(system), Message::user(user)],
+        temperature: 0.7,
+        // About one token per Chinese character, with room; a runaway answer is cut.
+        max_tokens: Some((budget as f32 * 1.4) as u32 + 160),
+        copy_guard: None,
+    };
+    let title = node.title.clone();
+    let wanted = (budget as usize * 3 / 10).max(MIN_SECTION_CHARS);
+    let body = best_answer(model, &chat, on_delta, wanted, |text| {
+        clean_section(text, &title, &heading)
+    })
+    .await?;
+    let weak = counted_chars(&body) < wanted;
+    let mut citations = CitationMap::from_order(draft.citation_order.iter().copied());
+    let resolved = citations.resolve(&body, &offered);
+    draft.citation_order = citations.order().to_vec();
+    draft.sections.push(SectionText {
+        path,
+        heading,
+        text: resolved.text,
+        cited: resolved.cited,
+        removed_citations: resolved.removed,
+        weak,
+    });
+    Ok(true)
+}
+
+/// Asks up to `ANSWER_ATTEMPTS` times until the cleaned answer has `wanted` counted characters;
+/// the longest answer otherwise (the caller marks it weak rather than adopting it silently).
+async fn best_answer(
+    model: &dyn ChatModel,
+    chat: &ChatRequest,
+    on_delta: Option<&(dyn Fn(&str) + Send + Sync)>,
+    wanted: usize,
+    clean: impl Fn(&str) -> String,
+) -> Result<String, ComposeError> {
+    let mut best = String::new();
+    for _ in 0..ANSWER_ATTEMPTS {
+        let reply = model.chat(chat, on_delta).await?;
+        let text = clean(&reply.text);
+        if counted_chars(&text) > counted_chars(&best) {
+            best = text;
+        }
+        if counted_chars(&best) >= wanted {
+            break;
+        }
+    }
+    Ok(best)
+}
+
+/// The model's answer as body text: markdown, repeated headings and echoes of the request
+/// removed, blank lines folded.
+fn clean_section(text: &str, title: &str, heading: &str) -> String {
+    let mut lines = Vec::new();
+    for line in text.lines() {
+        let trimmed = line.trim().trim_start_matches('#').trim().replace("**", "");
+        if trimmed.is_empty() {
+            continue;
+        }
+        // The model repeating the heading, or the request, instead of writing.
+        let unnumbered = outline::clean_title(&trimmed);
+        let short = trimmed.chars().count() <= title.chars().count() + 16;
+        let echoes_heading = short && (unnumbered == title || trimmed.contains(title));
+        let echoes_request = trimmed.contains("这一节的正文")
+            || trimmed.starts_with("本节正文")
+            || (trimmed.starts_with('《') && trimmed.ends_with('》') && short)
+            || trimmed.contains("之下的“")
+            || (trimmed.starts_with(heading) && short);
+        if echoes_heading || echoes_request {
+            continue;
+        }
+        if trimmed.chars().all(|c| matches!(c, '|' | '-' | ':' | ' ')) && trimmed.contains('|') {
+            // A markdown table's rule line: tables are recognised from their cell rows.
+            continue;
+        }
+        lines.push(trimmed);
+    }
+    lines.join("\n")
+}
+
+/// Writes the abstract (Chinese, then English) from the title and the sections' first sentences.
+pub async fn write_abstract(
+    model: &dyn ChatModel,
+    request: &PaperRequest,
+    draft: &mut Draft,
+) -> Result<(), ComposeError> {
+    let system = fill(ABSTRACT_PROMPT, &[("budget", ABSTRACT_CHARS.to_string())]);
+    let user = format!(
+        "题目：{}\n专业：{}\n各节概要：\n{}",
+        request.title,
+        request.field,
+        brief_all(&draft.sections)
+    );
+    let chat = ChatRequest {
+        messages: vec![Message::system(system), Message::user(user)],
+        temperature: 0.5,
+        max_tokens: Some(ABSTRACT_CHARS * 2),
+        copy_guard: None,
+    };
+    let wanted = ABSTRACT_CHARS as usize / 3;
+    let title = request.title.clone();
+    draft.abstract_zh = best_answer(model, &chat, None, wanted, |text| {
+        clean_section(text, &title, "摘要").replace('\n', "")
+    })
+    .await?;
+    let chat = ChatRequest {
+        messages: vec![
+            Message::system(TRANSLATE_PROMPT.trim_end()),
+            Message::user(draft.abstract_zh.clone()),
+        ],
+        temperature: 0.3,
+        max_tokens: Some(ABSTRACT_CHARS * 2),
+        copy_guard: None,
+    };
+    let english = model.chat(&chat, None).await?;
+    draft.abstract_en = clean_section(&english.text, "Abstract", "Abstract").replace('\n', " ");
+    if draft.keywords.is_empty() {
+        draft.keywords = if request.keywords.is_empty() {
+            draft
+                .outline
+                .chapters
+                .iter()
+                .skip(1)
+                .take(4)
+                .map(|c| c.title.clone())
+                .collect()
+        } else {
+            request.keywords.clone()
+        };
+    }
+    Ok(())
+}
+
+fn brief_all(sections: &[SectionText]) -> String {
+    sections
+        .iter()
+        .map(|s| {
+            let first: String = s.text.chars().take(BRIEF_CHARS_PER_SECTION).collect();
+            format!("{}：{}", s.heading, first)
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// The whole pipeline without a server: outline, references, every section, the abstract.
+pub async fn generate(
+    model: &dyn ChatModel,
+    source: &dyn ReferenceSource,
+    request: &PaperRequest,
+    on_progress: &(dyn Fn(Progress) + Send + Sync),
+) -> Result<Draft, ComposeError> {
+    on_progress(Progress::Outline);
+    let outline = plan_outline(model, request).await?;
+    let mut draft = Draft {
+        outline,
+        ..Draft::default()
+    };
+    attach_references(source, request, &mut draft).await?;
+    let total = draft.outline.leaves().len();
+    while draft.remaining() > 0 {
+        let next = draft.sections.len();
+        let heading = draft
+            .outline
+            .leaves()
+            .get(next)
+            .map(|(p, _)| numbered(&draft.outline, p))
+            .unwrap_or_default();
+        on_progress(Progress::Section {
+            done: next,
+            total,
+            heading,
+        });
+        if !write_next_section(model, request, &mut draft, None).await? {
+            break;
+        }
+    }
+    on_progress(Progress::Abstract);
+    write_abstract(model, request, &mut draft).await?;
+    Ok(draft)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::gbt7714::RefKind;
+    use llm::chat::{ChatReply, Usage};
+    use std::sync::Mutex;
+
+    /// Answers from a script, in order, and records every request: the model is a third party
+    /// to this engine, and these tests are about what the engine does with its answers.
+    struct Scripted {
+        answers: Mutex<Vec<String>>,
+        seen: Mutex<Vec<ChatRequest>>,
+    }
+
+    impl Scripted {
+        fn new(answers: &[&str]) -> Self {
+            Scripted {
+                answers: Mutex::new(answers.iter().rev().map(|s| s.to_string()).collect()),
+                seen: Mutex::new(Vec::new()),
+            }
+        }
+    }
+
+    impl ChatModel for Scripted {
+        fn id(&self) -> String {
+            "scripted".into()
+        }
+        fn chat<'a>(
+            &'a self,
+            request: &'a ChatRequest,
+            _on_delta: Option<&'a (dyn Fn(&str) + Send + Sync)>,
+        ) -> BoxFuture<'a, Result<ChatReply, ChatError>> {
+            self.seen.lock().unwrap().push(request.clone());
+            let text = self.answers.lock().unwrap().pop().unwrap_or_default();
+            Box::pin(async move {
+                Ok(ChatReply {
+                    text,
+                    model: "scripted".into(),
+                    usage: Usage::default(),
+                    finish_reason: Some("stop".into()),
+                })
+            })
+        }
+    }
+
+    /// Three records; every query finds the first two, or the third for "方法".
+    struct Shelf;
+
+    impl ReferenceSource for Shelf {
+        fn search<'a>(
+            &'a self,
+            query: &'a str,
+            limit: usize,
+        ) -> BoxFuture<'a, Result<Vec<Candidate>, String>> {
+            let ids: Vec<u64> = if query.contains("方法") {
+                vec![30]
+            } else {
+                vec![10, 20]
+            };
+            let found = ids
+                .into_iter()
+                .take(limit)
+                .map(|id| {
+                    let mut reference = Reference::new(RefKind::Journal, format!("文献{id}"));
+                    reference.authors = vec!["王明".into()];
+                    reference.container = Some("测试学报".into());
+                    reference.year = Some("2020".into());
+                    Candidate {
+                        id,
+                        reference,
+                        snippet: format!("文献{id}的摘要。"),
+                    }
+                })
+                .collect();
+            Box::pin(async move { Ok(found) })
+        }
+    }
+
+    fn request() -> PaperRequest {
+        PaperRequest {
+            title: "基于深度学习的图像识别研究".into(),
+            field: "计算机科学与技术".into(),
+            kind: PaperKind::Thesis,
+            degree: Degree::Bachelor,
+            words: 3000,
+            keywords: vec![],
+        }
+    }
+
+    /// The outline in the two answers-per-step the planner asks for.
+    const CHAPTERS: &str = "第1章 绪论\n第2章 研究方法\n第3章 结论";
+    /// A list without its conclusion, and one with it in the middle.
+    const NO_CONCLUSION: &str = "第1章 绪论\n第2章 研究方法\n第3章 实验\n第4章 总结\n第5章 应用";
+    const SECTIONS_1: &str = "1.1 研究背景\n1.2 研究意义";
+    const SECTIONS_2: &str = "以下是节标题：\n2.1 方法设计\n2.2 实验";
+
+    /// A section answer long enough to be accepted (a third of its budget).
+    fn long(text: &str) -> String {
+        format!(
+            "{text}{}",
+            "卷积网络在图像分类中取得了较好的效果。".repeat(20)
+        )
+    }
+
+    #[tokio::test]
+    async fn a_paper_cites_only_records_it_was_offered() {
+        let sections = [
+            long("图像识别发展迅速[ref:2]，已有研究[ref:1][ref:9]。另见[3]。"),
+            long("研究意义重大。"),
+            long("本文的方法基于卷积网络[ref:1]。"),
+            long("实验表明方法有效[ref:1]。"),
+            long("结论如下[ref:2]。"),
+        ];
+        let mut script = vec![CHAPTERS, SECTIONS_1, SECTIONS_2];
+        script.extend(sections.iter().map(String::as_str));
+        let abstract_zh = long("本文研究了图像识别。");
+        script.push(&abstract_zh);
+        script.push("This paper studies image recognition.");
+        let model = Scripted::new(&script);
+        let draft = generate(&model, &Shelf, &request(), &|_| {}).await.unwrap();
+        // Budgets: leaves sum to the target; the label line was not taken for a title.
+        let leaves = draft.outline.leaves();
+        assert_eq!(leaves.len(), 5);
+        let sum: u64 = leaves.iter().map(|(_, n)| u64::from(n.budget)).sum();
+        assert_eq!(sum, 3000);
+        assert_eq!(draft.outline.chapters[1].children[0].title, "方法设计");
+        // Citations: in order of first citation, only offered records, the rest removed.
+        assert_eq!(draft.citation_order, vec![20, 10, 30]);
+        assert!(
+            draft.sections[0]
+                .text
+                .starts_with("图像识别发展迅速[1]，已有研究[2]。另见。"),
+            "{}",
+            draft.sections[0].text
+        );
+        assert_eq!(draft.sections[0].removed_citations, 2);
+        assert!(
+            draft.sections[2]
+                .text
+                .starts_with("本文的方法基于卷积网络[3]。")
+        );
+        assert!(draft.sections.iter().all(|s| !s.weak));
+        let references = draft.references();
+        assert_eq!(
+            references.iter().map(|r| r.library_id).collect::<Vec<_>>(),
+            vec![20, 10, 30]
+        );
+        assert!(
+            references[0]
+                .formatted
+                .starts_with("王明. 文献20[J]. 测试学报, 2020")
+        );
+        assert_eq!(draft.abstract_en, "This paper studies image recognition.");
+        // Each section's prompt carried its budget, the outline and the brief of what came before.
+        let seen = model.seen.lock().unwrap();
+        assert!(seen[4].messages[1].content.contains("前文要点"));
+        assert!(seen[4].messages[1].content.contains("1.1 研究背景"));
+        assert!(seen[4].messages[0].content.contains("约 "));
+    }
+
+    #[tokio::test]
+    async fn an_empty_or_echoed_answer_is_asked_again_then_marked_weak() {
+        let good = long("第二次写得完整。");
+        let model = Scripted::new(&[
+            CHAPTERS,
+            SECTIONS_1,
+            SECTIONS_2,
+            "“1.1 研究背景”这一节的正文",
+            &good,
+            "",
+            "",
+            "太短。",
+        ]);
+        let outline = plan_outline(&model, &request()).await.unwrap();
+        let mut draft = Draft {
+            outline,
+            ..Draft::default()
+        };
+        assert!(
+            write_next_section(&model, &request(), &mut draft, None)
+                .await
+                .unwrap()
+        );
+        assert_eq!(draft.sections[0].text, good);
+        assert!(!draft.sections[0].weak);
+        assert!(
+            write_next_section(&model, &request(), &mut draft, None)
+                .await
+                .unwrap()
+        );
+        assert_eq!(draft.sections[1].text, "太短。");
+        assert!(draft.sections[1].weak);
+    }
+
+    #[tokio::test]
+    async fn writing_resumes_from_the_last_finished_section() {
+        let (a, b) = (long("第一节[ref:1]。"), long("第二节[ref:1]。"));
+        let model = Scripted::new(&[CHAPTERS, SECTIONS_1, SECTIONS_2, &a, &b]);
+        let outline = plan_outline(&model, &request()).await.unwrap();
+        let mut draft = Draft {
+            outline,
+            ..Draft::default()
+        };
+        attach_references(&Shelf, &request(), &mut draft)
+            .await
+            .unwrap();
+        assert!(
+            write_next_section(&model, &request(), &mut draft, None)
+                .await
+                .unwrap()
+        );
+        assert!(
+            write_next_section(&model, &request(), &mut draft, None)
+                .await
+                .unwrap()
+        );
+        // What a task stores, and a new process reads back.
+        let stored = serde_json::to_string(&draft).unwrap();
+        let mut resumed: Draft = serde_json::from_str(&stored).unwrap();
+        let rest = [
+            long("第三节[ref:1]。"),
+            long("第四节[ref:2]。"),
+            long("第五节[ref:1]。"),
+        ];
+        let model = Scripted::new(&rest.iter().map(String::as_str).collect::<Vec<_>>());
+        while write_next_section(&model, &request(), &mut resumed, None)
+            .await
+            .unwrap()
+        {}
+        assert_eq!(resumed.sections.len(), 5);
+        // Numbering goes on where it stopped: 10 was [1]; 2.1 offers 30, then 2.2 offers 10, 20.
+        assert!(resumed.sections[2].text.starts_with("第三节[2]。"));
+        assert!(resumed.sections[3].text.starts_with("第四节[3]。"));
+        assert!(resumed.sections[4].text.starts_with("第五节[1]。"));
+        assert_eq!(resumed.citation_order, vec![10, 30, 20]);
+    }
+
+    #[tokio::test]
+    async fn a_thesis_ends_with_its_conclusions() {
+        let model = Scripted::new(&[NO_CONCLUSION, "", "", "", ""]);
+        let outline = plan_outline(&model, &request()).await.unwrap();
+        let titles: Vec<&str> = outline.chapters.iter().map(|c| c.title.as_str()).collect();
+        assert_eq!(titles, ["绪论", "研究方法", "实验", "应用", "结论与展望"]);
+    }
+
+    #[tokio::test]
+    async fn an_answer_without_an_outline_is_an_error_not_a_template() {
+        let model = Scripted::new(&["好的，我来帮你。", "", "标题：意义\n论文大纲如下"]);
+        let err = plan_outline(&model, &request()).await.unwrap_err();
+        assert_eq!(err.code(), "outline_failed");
+    }
+
+    #[test]
+    fn a_short_paper_has_fewer_sections() {
+        let mut outline = outline::parse_outline_text(
+            "第1章 绪论\n1.1 背景\n1.2 意义\n1.3 现状\n第2章 方法\n2.1 设计\n2.2 实验\n第3章 结论",
+        );
+        fit_to_length(&mut outline, 1000);
+        assert_eq!(outline.leaves().len(), 5);
+        outline::allocate_budgets(&mut outline, 1000);
+        assert!(outline::validate(&outline, 1000).is_ok(), "{outline:?}");
+    }
+
+    #[test]
+    fn titles_and_lengths_are_checked() {
+        assert_eq!(check_title("  ").unwrap_err().code(), "title_invalid");
+        assert_eq!(check_title("论").unwrap_err().code(), "title_invalid");
+        assert_eq!(
+            check_title(&"论".repeat(300)).unwrap_err().code(),
+            "title_invalid"
+        );
+        assert_eq!(check_title(" 图像  识别 ").unwrap(), "图像 识别");
+        assert_eq!(
+            check_words(200_000).unwrap_err().code(),
+            "words_out_of_range"
+        );
+        assert!(check_words(8000).is_ok());
+    }
+}

@@ -5,15 +5,12 @@ use crate::generate::{Draft, PaperRequest};
 use crate::outline::{Node, PaperKind};
 use docio::thesis::{Block, Cover, Heading, Thesis};
 
-/// What the user fills in for the cover; empty fields print as blanks to fill by hand.
+/// What the user fills in beyond the paper: the cover (title and kind come from the request
+/// when left empty; empty fields print as blanks to fill by hand) and the acknowledgements.
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct CoverFields {
-    pub school: String,
-    pub major: String,
-    pub name: String,
-    pub student_number: String,
-    pub supervisor: String,
-    pub date: String,
+    #[serde(flatten)]
+    pub cover: Cover,
     #[serde(default)]
     pub acknowledgements: String,
 }
@@ -30,18 +27,10 @@ pub fn to_thesis(request: &PaperRequest, draft: &Draft, cover: &CoverFields) -> 
     }
     Thesis {
         cover: Cover {
-            title: request.title.clone(),
-            school: cover.school.clone(),
-            major: if cover.major.is_empty() {
-                request.field.clone()
-            } else {
-                cover.major.clone()
-            },
-            name: cover.name.clone(),
-            student_number: cover.student_number.clone(),
-            supervisor: cover.supervisor.clone(),
-            date: cover.date.clone(),
-            kind_label,
+            title: or(&cover.cover.title, &request.title),
+            major: or(&cover.cover.major, &request.field),
+            kind_label: or(&cover.cover.kind_label, &kind_label),
+            ..cover.cover.clone()
         },
         abstract_zh: draft.abstract_zh.clone(),
         keywords_zh: draft.keywords.clone(),
@@ -54,6 +43,14 @@ pub fn to_thesis(request: &PaperRequest, draft: &Draft, cover: &CoverFields) -> 
             .map(|r| r.formatted)
             .collect(),
         acknowledgements: cover.acknowledgements.clone(),
+    }
+}
+
+fn or(given: &str, otherwise: &str) -> String {
+    if given.trim().is_empty() {
+        otherwise.to_string()
+    } else {
+        given.to_string()
     }
 }
 
@@ -161,6 +158,54 @@ pub fn to_docx(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_draft_becomes_a_word_file_whose_headings_read_back() {
+        use crate::generate::{Draft, SectionText};
+        use crate::outline::{self, Degree};
+        let mut outline =
+            outline::parse_outline_text("第1章 绪论\n1.1 背景\n1.2 意义\n第2章 方法\n第3章 结论");
+        outline::allocate_budgets(&mut outline, 1000);
+        let sections = outline
+            .leaves()
+            .iter()
+            .map(|(path, node)| SectionText {
+                path: path.clone(),
+                heading: node.title.clone(),
+                text: format!("{}的正文[1]。", node.title),
+                cited: vec![],
+                removed_citations: 0,
+                weak: false,
+            })
+            .collect();
+        let draft = Draft {
+            outline,
+            sections,
+            abstract_zh: "摘要正文。".into(),
+            ..Draft::default()
+        };
+        let request = PaperRequest {
+            title: "图像识别研究".into(),
+            field: "计算机".into(),
+            kind: PaperKind::Thesis,
+            degree: Degree::Bachelor,
+            words: 1000,
+            keywords: vec![],
+        };
+        let bytes = to_docx(&request, &draft, &CoverFields::default()).unwrap();
+        let read = docio::extract(&bytes, "paper.docx", &docio::Limits::default()).unwrap();
+        assert_eq!(read.title.as_deref(), Some("图像识别研究"));
+        let headings: Vec<String> = read
+            .headings
+            .iter()
+            .map(|h| read.text.lines().nth(h.line).unwrap_or("").to_string())
+            .collect();
+        for title in ["绪论", "背景", "意义", "方法", "结论"] {
+            assert!(headings.iter().any(|h| h.contains(title)), "{headings:?}");
+        }
+        assert!(read.text.contains("背景的正文"));
+        assert!(read.text.contains("本科毕业论文"));
+    }
 
     #[test]
     fn tables_and_captions_are_recognised() {

@@ -168,6 +168,42 @@ impl CitationMap {
     }
 }
 
+/// Numbers a paper's citations again after a section was edited, rewritten or deleted: each
+/// section's `[n]` marks are read against `order` (the numbering they were written with), and
+/// the records are numbered anew in order of first citation, so the list stays in citation
+/// order and drops records no longer cited. A number that names no record (typed by hand, or
+/// left after an edit) is removed and counted, like any marker that cannot be traced.
+pub fn renumber(texts: &[String], order: &[u64]) -> (Vec<Resolved>, Vec<u64>) {
+    let mut map = CitationMap::new();
+    let resolved = texts
+        .iter()
+        .map(|text| map.resolve(&as_markers(text), order))
+        .collect();
+    (resolved, map.order)
+}
+
+/// `[1,3-4]` written back as `[ref:1,3-4]`, so `resolve` reads the numbers against a list.
+fn as_markers(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + 16);
+    let mut i = 0;
+    while let Some(c) = text[i..].chars().next() {
+        if is_open(c)
+            && let Some((len, Marker::Plain)) = parse_marker(&text[i..])
+        {
+            let inner = &text[i + c.len_utf8()..i + len];
+            let inner = inner.trim_end_matches(is_close);
+            out.push_str("[ref:");
+            out.push_str(inner);
+            out.push(']');
+            i += len;
+        } else {
+            out.push(c);
+            i += c.len_utf8();
+        }
+    }
+    out
+}
+
 /// Splits `text` around the markers it holds, appending to `out`; whether it found any.
 fn scan(text: &str, available: &[u64], removed: &mut usize, out: &mut Vec<Piece>) -> bool {
     let mut found = false;
@@ -605,6 +641,24 @@ mod tests {
         let r = map.resolve("x[ref:1][ref:2]", &[7, 5]);
         assert_eq!(r.text, "x[1,3]");
         assert_eq!(map.order(), [5, 6, 7]);
+    }
+
+    #[test]
+    fn renumbering_follows_first_citation_and_drops_what_is_gone() {
+        // Written as [1] = 10, [2] = 20, [3] = 30; the first section now cites only 30 and
+        // the second section was deleted.
+        let texts = vec![
+            "新的第一节[3]。".to_string(),
+            String::new(),
+            "第三节[1,2]，又见[3]，手写的[9]。".to_string(),
+        ];
+        let (resolved, order) = renumber(&texts, &[10, 20, 30]);
+        assert_eq!(order, [30, 10, 20]);
+        assert_eq!(resolved[0].text, "新的第一节[1]。");
+        assert_eq!(resolved[1].text, "");
+        assert_eq!(resolved[2].text, "第三节[2,3]，又见[1]，手写的。");
+        assert_eq!(resolved[2].removed, 1);
+        assert_eq!(resolved[2].cited, [10, 20, 30]);
     }
 
     /// Whether `s` still holds something the resolver would read as a `ref` marker.

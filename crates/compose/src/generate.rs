@@ -74,6 +74,8 @@ pub enum ComposeError {
     Model(#[from] ChatError),
     #[error("文献检索失败：{0}")]
     Retrieval(String),
+    #[error("第 {0} 节不存在")]
+    NoSection(usize),
     #[error("论文题目须为 2 到 {max} 个字，现为 {found} 个字")]
     Title { max: usize, found: usize },
 }
@@ -86,6 +88,7 @@ impl ComposeError {
             ComposeError::Model(e) => e.code(),
             ComposeError::Retrieval(_) => "retrieval_failed",
             ComposeError::Title { .. } => "title_invalid",
+            ComposeError::NoSection(_) => "section_not_found",
         }
     }
 }
@@ -504,13 +507,77 @@ pub async fn write_next_section(
     draft: &mut Draft,
     on_delta: Option<&(dyn Fn(&str) + Send + Sync)>,
 ) -> Result<bool, ComposeError> {
+    let next = draft.sections.len();
+    if next >= draft.outline.leaves().len() {
+        return Ok(false);
+    }
+    let section = write_leaf(model, request, draft, next, None, on_delta).await?;
+    extend_order(draft, &section);
+    draft.sections.push(section);
+    Ok(true)
+}
+
+/// Longest instruction accepted for rewriting a section ("更学术", "扩写到800字", "加一个表格").
+pub const MAX_INSTRUCTION_CHARS: usize = 200;
+
+/// Writes written section `index` again, following the user's `instruction` when given, and
+/// numbers the paper's citations anew. The earlier text is the caller's to keep.
+pub async fn rewrite_section(
+    model: &dyn ChatModel,
+    request: &PaperRequest,
+    draft: &mut Draft,
+    index: usize,
+    instruction: Option<&str>,
+    on_delta: Option<&(dyn Fn(&str) + Send + Sync)>,
+) -> Result<(), ComposeError> {
+    if index >= draft.sections.len() {
+        return Err(ComposeError::NoSection(index + 1));
+    }
+    let section = write_leaf(model, request, draft, index, instruction, on_delta).await?;
+    extend_order(draft, &section);
+    draft.sections[index] = section;
+    renumber_citations(draft);
+    Ok(())
+}
+
+/// A new section's records, numbered after those already cited (as `write_leaf` numbered them).
+fn extend_order(draft: &mut Draft, section: &SectionText) {
+    for id in &section.cited {
+        if !draft.citation_order.contains(id) {
+            draft.citation_order.push(*id);
+        }
+    }
+}
+
+/// Numbers every citation of the draft again in reading order (after a section was edited,
+/// rewritten or emptied); marks naming no record are removed and counted on their section.
+pub fn renumber_citations(draft: &mut Draft) {
+    let texts: Vec<String> = draft.sections.iter().map(|s| s.text.clone()).collect();
+    let (resolved, order) = crate::citations::renumber(&texts, &draft.citation_order);
+    for (section, r) in draft.sections.iter_mut().zip(resolved) {
+        section.text = r.text;
+        section.cited = r.cited;
+        section.removed_citations += r.removed;
+    }
+    draft.citation_order = order;
+}
+
+/// Writes leaf `index` (in reading order) from the outline, its budget, the brief of the
+/// sections before it and its records; citations continue the draft's numbering.
+async fn write_leaf(
+    model: &dyn ChatModel,
+    request: &PaperRequest,
+    draft: &Draft,
+    index: usize,
+    instruction: Option<&str>,
+    on_delta: Option<&(dyn Fn(&str) + Send + Sync)>,
+) -> Result<SectionText, ComposeError> {
     let leaves: Vec<Vec<usize>> = draft.outline.leaves().into_iter().map(|(p, _)| p).collect();
-    let Some(path) = leaves.get(draft.sections.len()).cloned() else {
-        return Ok(false);
-    };
-    let Some(node) = node_at(&draft.outline, &path) else {
-        return Ok(false);
-    };
+    let path = leaves
+        .get(index)
+        .cloned()
+        .ok_or(ComposeError::NoSection(index + 1))?;
+    let node = node_at(&draft.outline, &path).ok_or(ComposeError::NoSection(index + 1))?;
     let offered: Vec<u64> = node.references.clone();
     let budget = node.budget;
     let heading = numbered(&draft.outline, &path);
@@ -525,7 +592,7 @@ pub async fn write_next_section(
         ],
     );
     let mut user = format!("论文大纲：\n{}\n\n", outline_listing(&draft.outline));
-    let before = brief(&draft.sections);
+    let before = brief(&draft.sections[..index.min(draft.sections.len())]);
     if !before.is_empty() {
         user.push_str(&format!("前文要点：\n{before}\n\n"));
     }
@@ -549,15 +616,30 @@ pub async fn write_next_section(
     user.push_str(&format!(
         "请撰写“{heading}”这一节的正文（属于{chapter}），约 {budget} 字。"
     ));
+    let mut wanted_budget = budget;
+    if let Some(instruction) = instruction.map(str::trim).filter(|i| !i.is_empty()) {
+        let instruction: String = instruction.chars().take(MAX_INSTRUCTION_CHARS).collect();
+        if let Some(earlier) = draft
+            .sections
+            .get(index)
+            .filter(|s| !s.text.trim().is_empty())
+        {
+            user.push_str(&format!("\n\n本节原先的正文：\n{}", earlier.text));
+        }
+        user.push_str(&format!("\n\n修改要求：{instruction}"));
+        if let Some(asked) = asked_length(&instruction) {
+            wanted_budget = asked;
+        }
+    }
     let chat = ChatRequest {
         messages: vec![Message::system(system), Message::user(user)],
         temperature: 0.7,
         // About one token per Chinese character, with room; a runaway answer is cut.
-        max_tokens: Some((budget as f32 * 1.4) as u32 + 160),
+        max_tokens: Some((wanted_budget as f32 * 1.4) as u32 + 160),
         copy_guard: None,
     };
     let title = node.title.clone();
-    let wanted = (budget as usize * 3 / 10).max(MIN_SECTION_CHARS);
+    let wanted = (wanted_budget as usize * 3 / 10).max(MIN_SECTION_CHARS);
     let body = best_answer(model, &chat, on_delta, wanted, |text| {
         clean_section(text, &title, &heading)
     })
@@ -565,16 +647,31 @@ pub async fn write_next_section(
     let weak = counted_chars(&body) < wanted;
     let mut citations = CitationMap::from_order(draft.citation_order.iter().copied());
     let resolved = citations.resolve(&body, &offered);
-    draft.citation_order = citations.order().to_vec();
-    draft.sections.push(SectionText {
+    Ok(SectionText {
         path,
         heading,
         text: resolved.text,
         cited: resolved.cited,
         removed_citations: resolved.removed,
         weak,
-    });
-    Ok(true)
+    })
+}
+
+/// A length the user asked for ("扩写到800字", "压缩到 300 字"), within reason.
+fn asked_length(instruction: &str) -> Option<u32> {
+    let digits: String = instruction
+        .split('字')
+        .next()?
+        .chars()
+        .rev()
+        .skip_while(|c| c.is_whitespace())
+        .take_while(|c| c.is_ascii_digit())
+        .collect::<Vec<_>>()
+        .into_iter()
+        .rev()
+        .collect();
+    let n: u32 = digits.parse().ok()?;
+    (50..=5000).contains(&n).then_some(n)
 }
 
 /// Asks up to `ANSWER_ATTEMPTS` times until the cleaned answer has `wanted` counted characters;
@@ -966,6 +1063,50 @@ mod tests {
         assert!(resumed.sections[3].text.starts_with("第四节[3]。"));
         assert!(resumed.sections[4].text.starts_with("第五节[1]。"));
         assert_eq!(resumed.citation_order, vec![10, 30, 20]);
+    }
+
+    #[tokio::test]
+    async fn a_section_rewritten_on_request_keeps_the_numbering_in_reading_order() {
+        let (a, b) = (long("第一节[ref:1]。"), long("第二节[ref:2]。"));
+        let model = Scripted::new(&[CHAPTERS, SECTIONS_1, SECTIONS_2, &a, &b]);
+        let outline = plan_outline(&model, &request()).await.unwrap();
+        let mut draft = Draft {
+            outline,
+            ..Draft::default()
+        };
+        attach_references(&Shelf, &request(), &mut draft)
+            .await
+            .unwrap();
+        for _ in 0..2 {
+            write_next_section(&model, &request(), &mut draft, None)
+                .await
+                .unwrap();
+        }
+        assert_eq!(draft.citation_order, vec![10, 20]);
+        // The first section now cites the second record only: it becomes [1].
+        let again = long("改写后的第一节[ref:2]。");
+        let model = Scripted::new(&[&again]);
+        rewrite_section(&model, &request(), &mut draft, 0, Some("扩写到800字"), None)
+            .await
+            .unwrap();
+        assert!(draft.sections[0].text.starts_with("改写后的第一节[1]。"));
+        assert!(draft.sections[1].text.starts_with("第二节[1]。"));
+        assert_eq!(draft.citation_order, vec![20]);
+        let first = model.seen.lock().unwrap()[0].clone();
+        let asked = &first.messages[1].content;
+        assert!(asked.contains("修改要求：扩写到800字"), "{asked}");
+        assert!(asked.contains("本节原先的正文：\n第一节[1]。"), "{asked}");
+        assert_eq!(first.max_tokens, Some(800 * 14 / 10 + 160));
+        let missing = rewrite_section(&model, &request(), &mut draft, 9, None, None).await;
+        assert_eq!(missing.unwrap_err().code(), "section_not_found");
+    }
+
+    #[test]
+    fn a_length_is_read_from_an_instruction() {
+        assert_eq!(asked_length("扩写到800字"), Some(800));
+        assert_eq!(asked_length("压缩到 300 字左右"), Some(300));
+        assert_eq!(asked_length("更学术"), None);
+        assert_eq!(asked_length("扩写到99999字"), None);
     }
 
     #[tokio::test]

@@ -102,6 +102,12 @@ impl ChatError {
             ChatError::Malformed(_) => "llm_malformed",
         }
     }
+
+    /// Whether the same request may succeed later (the service was down, slow or busy, or cut
+    /// its answer off); a refusal will not.
+    pub fn is_transient(&self) -> bool {
+        !matches!(self, ChatError::Rejected { .. })
+    }
 }
 
 /// Something that answers chat requests. `on_delta`, when given, receives the text as it streams.

@@ -5,6 +5,27 @@ use figment::providers::{Env, Format, Serialized, Toml};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
+/// One length tier of a price list.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct PriceTier {
+    /// Up to this many characters (字).
+    pub words: u32,
+    pub fen: i64,
+}
+
+impl PriceTier {
+    /// The price of `words` in a tier list: the first tier at least as long, else the longest.
+    pub fn price_of(tiers: &[PriceTier], words: u32) -> Option<i64> {
+        let mut sorted: Vec<&PriceTier> = tiers.iter().collect();
+        sorted.sort_by_key(|t| t.words);
+        sorted
+            .iter()
+            .find(|t| t.words >= words)
+            .or(sorted.last())
+            .map(|t| t.fen)
+    }
+}
+
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(default)]
 pub struct Config {
@@ -115,6 +136,9 @@ pub struct Config {
     pub chat_provider: String,
     /// Who writes generated papers (论文生成), as `rewrite_provider`.
     pub paper_provider: String,
+    /// Prices of a generated paper by length: a paper pays the first tier at least as long as
+    /// the length asked for (the longest tier for anything longer). Shown before paying.
+    pub paper_price_tiers: Vec<PriceTier>,
     /// Paragraphs of one task rewritten at the same time.
     pub rewrite_concurrency: usize,
     /// The local model that rewrites when no endpoint serves: `qwen2.5-0.5b` or `qwen2.5-1.5b`
@@ -184,6 +208,18 @@ impl Default for Config {
             rewrite_provider: "auto".into(),
             chat_provider: "auto".into(),
             paper_provider: "auto".into(),
+            paper_price_tiers: [
+                (5_000, 2_990),
+                (8_000, 3_990),
+                (10_000, 4_990),
+                (15_000, 6_990),
+                (20_000, 8_990),
+                (30_000, 11_990),
+                (50_000, 17_990),
+            ]
+            .into_iter()
+            .map(|(words, fen)| PriceTier { words, fen })
+            .collect(),
             rewrite_concurrency: 2,
             rewrite_local_model: crate::models::LOCAL_MODEL.into(),
             rewrite_by_sentence: false,

@@ -77,6 +77,8 @@ pub fn task_handlers(
     };
     let aigc: Arc<dyn worker::TaskHandler> =
         Arc::new(api::aigc::task::AigcHandler::new(models.clone()));
+    let reload: Arc<dyn worker::TaskHandler> =
+        Arc::new(api::paper::task::ReloadHandler::new(models.clone()));
     let chat: Arc<dyn worker::TaskHandler> =
         Arc::new(api::chat::task::ChatHandler::new(models.clone()));
     fn over<L: simcheck::Library + 'static>(
@@ -91,6 +93,10 @@ pub fn task_handlers(
                 encoder,
             )),
             Arc::new(api::check::task::ForgetHandler::new(library.clone())),
+            Arc::new(api::paper::task::PaperHandler::new(
+                library.clone(),
+                models.clone(),
+            )),
         ];
         // Papers, paragraphs and smart rewrites queue apart, so a long paper does not hold up
         // a paragraph someone is watching stream in.
@@ -128,6 +134,7 @@ pub fn task_handlers(
     };
     handlers.push(aigc);
     handlers.push(chat);
+    handlers.push(reload);
     Ok(handlers)
 }
 

@@ -5,6 +5,7 @@ use crate::api::aigc::paper_aigc_api;
 use crate::api::chat::chat_gpt_api;
 use crate::api::check::check_api;
 use crate::api::login::login_api;
+use crate::api::paper::paper_api;
 use crate::api::rewrite::{from_reports, machine_api, paper_machine_api};
 use crate::api::site::site_api;
 use axum::Json;
@@ -87,8 +88,21 @@ Parameters documented as query are also accepted as a form or JSON body.",
         chat_gpt_api::query_list,
         chat_gpt_api::load_by_id,
         chat_gpt_api::delete,
+        paper_api::paper_submit,
+        paper_api::paper_xueshu_submit,
+        paper_api::generate_paper,
+        paper_api::query_list,
+        paper_api::load_by_id,
+        paper_api::commit_paper,
+        paper_api::query_content_list,
+        paper_api::update_content,
+        paper_api::delete_content,
+        paper_api::reload,
+        paper_api::download,
+        paper_api::delete,
+        paper_api::load_other_by_id,
     ),
-    modifiers(&BearerAuth),
+    modifiers(&BearerAuth, &PaperInfoAliases),
     tags(
         (name = "login_api", description = "账号登录、注册与扫码登录"),
         (name = "account_info_api", description = "账户余额、免费次数与流水"),
@@ -97,10 +111,31 @@ Parameters documented as query are also accepted as a form or JSON body.",
         (name = "paper_aigc_api", description = "AIGC 检测：上传、计价、提交、逐段结果与报告"),
         (name = "paper_machine_api", description = "降重 / 降AIGC：按查重或检测结果改写、逐段复测、对照、下载与再次查重"),
         (name = "chat_gpt_api", description = "对话改写：发送段落或修改要求，回答以服务器推送事件（SSE）逐字返回；可接着上一条继续修改"),
+        (name = "ai_paper_info_api", description = "AI 论文生成：拟定大纲、编辑并确认大纲、逐节写作（可实时查看）、单节修改/重写/恢复历史版本、下载 Word 论文"),
+        (name = "paper_info_api", description = "论文生成入口：毕业论文与学术论文的提交；其余查询与 ai_paper_info_api 相同"),
         (name = "machine_api", description = "段落改写与智能改写（润色、扩写、缩写、学术化）：粘贴文字、计价、逐段复测、实时显示改写过程；以及所有改写任务的支付状态"),
     )
 )]
 pub struct ApiDoc;
+
+/// `paper_info_api`'s calls that answer as `ai_paper_info_api`'s, documented under both names.
+struct PaperInfoAliases;
+
+impl Modify for PaperInfoAliases {
+    fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
+        for (path, alias) in crate::api::paper::aliases() {
+            let Some(mut item) = openapi.paths.paths.get(&path).cloned() else {
+                continue;
+            };
+            if let Some(op) = item.post.as_mut() {
+                let call = alias.rsplit('/').next().unwrap_or_default();
+                op.operation_id = Some(format!("paper_info_api_{call}"));
+                op.tags = Some(vec!["paper_info_api".into()]);
+            }
+            openapi.paths.paths.insert(alias, item);
+        }
+    }
+}
 
 struct BearerAuth;
 

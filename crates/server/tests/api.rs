@@ -410,7 +410,30 @@ api_test!(
             "/api/base/chat_gpt_api/query_list",
             "/api/base/chat_gpt_api/load_by_id",
             "/api/base/chat_gpt_api/delete",
+            "/api/base/paper_info_api/paper_submit",
+            "/api/base/paper_info_api/paper_xueshu_submit",
+            "/api/base/paper_info_api/load_other_by_id",
+            "/api/base/paper_info_api/query_paper_content",
         ];
+        for call in [
+            "query_list",
+            "load_by_id",
+            "query_content_list",
+            "reload",
+            "download",
+            "delete",
+        ] {
+            expected.push(format!("/api/base/ai_paper_info_api/{call}").leak());
+            expected.push(format!("/api/base/paper_info_api/{call}").leak());
+        }
+        for call in [
+            "generate_paper",
+            "commit_paper",
+            "update_content",
+            "delete_content",
+        ] {
+            expected.push(format!("/api/base/ai_paper_info_api/{call}").leak());
+        }
         expected.sort();
         assert_eq!(paths, expected);
         let (status, body) = s.post("/api/base/no_such_api/x", None, json!({})).await;

@@ -29,6 +29,7 @@ pub fn routes() -> Router<AppState> {
         .merge(aigc::routes())
         .merge(rewrite::routes())
         .merge(chat::routes())
+        .merge(paper::routes())
         .route("/api/docs/openapi.json", get(crate::openapi::document))
 }
 

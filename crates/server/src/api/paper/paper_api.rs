@@ -1,0 +1,1144 @@
+//! `ai_paper_info_api` and `paper_info_api`: AI paper generation (论文生成).
+//!
+//! `paper_submit` (毕业论文), `paper_xueshu_submit` (学术论文) and `generate_paper` start a
+//! paper and plan its outline — free, at most `MAX_ACTIVE` at a time per user. The user edits
+//! the outline and `commit_paper` charges the length tier's price and queues the writing; the
+//! sections appear in `load_by_id` / `query_content_list` as they are written. A finished
+//! paper's sections can be edited (`update_content`, with versions to go back to), emptied
+//! (`delete_content`) or written again with an instruction (`reload`), and downloaded as a
+//! Word thesis (`download`).
+
+use super::task::{KIND, PaperDoc, PaperInput, RELOAD_KIND, ReloadInput, Stage, Writing};
+use crate::api::paper_task::{self, IdForm, ListForm, Queueing, RecordPage, TaskCost};
+use crate::auth::AuthUser;
+use crate::config::PriceTier;
+use crate::envelope::{ApiError, ApiResult, Success};
+use crate::models::Feature;
+use crate::params::{Params, lenient};
+use crate::state::AppState;
+use axum::extract::State;
+use axum::http::StatusCode;
+use axum::response::Response;
+use compose::generate::{self, PaperRequest};
+use compose::outline::{self, Degree, Outline, PaperKind};
+use compose::thesis::CoverFields;
+use serde::{Deserialize, Serialize};
+use store::{Task, TaskStatus};
+use utoipa::{IntoParams, ToSchema};
+
+/// Papers a user may have planned or written at one time (outline or writing in progress).
+pub const MAX_ACTIVE: usize = 2;
+
+/// Shown on every page of the journey and in the API.
+pub const DISCLAIMER: &str = "本文由 AI 生成，仅供写作参考：请逐段阅读、核实引用与数据，并改写为自己的文字后再使用。许多高校将未声明的 AI 生成内容视为学术不端。";
+
+/// The longest text of one section a user may save.
+const MAX_SECTION_CHARS: usize = 20_000;
+
+fn not_found() -> ApiError {
+    ApiError::not_found("paper_not_found", "论文不存在或已删除")
+}
+
+#[derive(Debug, Default, Deserialize, ToSchema, IntoParams)]
+#[into_params(parameter_in = Query)]
+#[serde(rename_all = "camelCase")]
+pub struct PaperForm {
+    /// An existing paper whose outline is planned again (its other fields are kept unless given).
+    #[serde(default, deserialize_with = "lenient::opt_i64")]
+    pub id: Option<i64>,
+    #[serde(default)]
+    pub title: String,
+    /// Field or major (专业), e.g. 计算机科学与技术.
+    #[serde(default, alias = "major")]
+    pub field: String,
+    /// `thesis` (毕业论文, default) or `article` (学术论文/期刊论文).
+    #[serde(default)]
+    pub kind: Option<String>,
+    /// `associate` (专科), `bachelor` (本科, default) or `master` (硕士); Chinese names too.
+    #[serde(default)]
+    pub degree: Option<String>,
+    /// Target length in characters (字), 1,000 to 50,000; default 8,000.
+    #[serde(default, deserialize_with = "lenient::opt_i64")]
+    pub words: Option<i64>,
+    /// Keywords separated by commas, 、 or spaces.
+    #[serde(default)]
+    pub keywords: String,
+}
+
+/// What the page shows about a paper.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct PaperRecord {
+    pub id: i64,
+    pub title: String,
+    pub field: String,
+    /// thesis or article.
+    pub kind: String,
+    pub degree: String,
+    /// Target length (字).
+    pub words: u32,
+    /// `outline_generating`, `outline_ready`, `outline_failed`, `writing`, `done`, `failed`,
+    /// or `cancelled`.
+    pub state: String,
+    /// The task's status (queued, running, done, failed, cancelled).
+    pub status: String,
+    pub progress: i64,
+    pub phase: String,
+    pub error: Option<String>,
+    /// Characters written so far.
+    pub chars: usize,
+    pub sections_total: usize,
+    pub sections_done: usize,
+    /// Sections shorter than asked after every attempt.
+    pub weak_sections: usize,
+    pub charged_fen: i64,
+    pub model: String,
+    pub created_at: i64,
+    pub updated_at: i64,
+}
+
+/// A paper with its outline, what is being written now, and its price.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct PaperDetail {
+    pub record: PaperRecord,
+    #[schema(value_type = Option<Object>)]
+    pub outline: Option<Outline>,
+    /// The records retrieved for the outline's sections (by id): each a real library record.
+    pub offered: Vec<OfferedReference>,
+    #[schema(value_type = Option<Object>)]
+    pub writing: Option<Writing>,
+    pub notices: Vec<String>,
+    pub price: PaperPrice,
+    pub disclaimer: String,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct OfferedReference {
+    pub library_id: u64,
+    pub formatted: String,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct PaperPrice {
+    pub words: u32,
+    pub price_fen: i64,
+    pub balance_fen: i64,
+    /// `balance` or `insufficient`.
+    pub pays_with: String,
+    /// Every tier, so the form can show prices before a paper exists.
+    pub tiers: Vec<PriceTier>,
+}
+
+/// The written paper, section by section.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct PaperContent {
+    pub id: i64,
+    pub title: String,
+    pub state: String,
+    pub sections: Vec<SectionView>,
+    /// Headings of chapters and sections that have no text of their own, for the page to
+    /// show the structure: (number, title, level).
+    pub headings: Vec<HeadingView>,
+    pub abstract_zh: String,
+    pub abstract_en: String,
+    pub keywords: Vec<String>,
+    pub references: Vec<ReferenceView>,
+    #[schema(value_type = Option<Object>)]
+    pub writing: Option<Writing>,
+    /// Sections being written again, newest first.
+    pub reloads: Vec<ReloadView>,
+    pub chars: usize,
+    pub disclaimer: String,
+}
+
+/// One entry of the reference list, in citation order: a library record, GB/T 7714 formatted.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ReferenceView {
+    pub number: usize,
+    pub library_id: u64,
+    pub title: String,
+    pub formatted: String,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct SectionView {
+    pub index: usize,
+    pub heading: String,
+    pub level: usize,
+    pub text: String,
+    pub chars: usize,
+    pub weak: bool,
+    /// Library record ids cited, in order.
+    pub cited: Vec<u64>,
+    /// Earlier versions kept (restore one with `update_content` and `version`).
+    pub versions: usize,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct HeadingView {
+    pub number: String,
+    pub title: String,
+    pub level: usize,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ReloadView {
+    pub id: i64,
+    pub index: usize,
+    pub status: String,
+    pub error: Option<String>,
+}
+
+fn input_of(task: &Task) -> Option<PaperInput> {
+    serde_json::from_str(&task.input).ok()
+}
+
+/// The journey's state of a paper task.
+fn state_of(task: &Task, input: Option<&PaperInput>) -> &'static str {
+    let writing = input.is_some_and(|i| i.stage == Stage::Write);
+    match (task.status, writing) {
+        (TaskStatus::Pending | TaskStatus::Queued | TaskStatus::Running, false) => {
+            "outline_generating"
+        }
+        (TaskStatus::Done, false) => "outline_ready",
+        (TaskStatus::Failed, false) => "outline_failed",
+        (TaskStatus::Pending | TaskStatus::Queued | TaskStatus::Running, true) => "writing",
+        (TaskStatus::Done, true) => "done",
+        (TaskStatus::Failed, true) => "failed",
+        (TaskStatus::Cancelled, _) => "cancelled",
+    }
+}
+
+fn record(task: &Task) -> PaperRecord {
+    let input = input_of(task);
+    let doc = PaperDoc::of_task(task);
+    let request = input.as_ref().map(|i| i.request.clone());
+    let outline = doc
+        .as_ref()
+        .map(|d| &d.draft.outline)
+        .or(input.as_ref().and_then(|i| i.outline.as_ref()));
+    PaperRecord {
+        id: task.id,
+        title: task.title.clone(),
+        field: request
+            .as_ref()
+            .map(|r| r.field.clone())
+            .unwrap_or_default(),
+        kind: request
+            .as_ref()
+            .map(|r| kind_name(r.kind))
+            .unwrap_or_default()
+            .into(),
+        degree: request
+            .as_ref()
+            .map(|r| r.degree.label())
+            .unwrap_or_default()
+            .into(),
+        words: request.as_ref().map_or(0, |r| r.words),
+        state: state_of(task, input.as_ref()).into(),
+        status: task.status.as_str().into(),
+        progress: task.progress,
+        phase: task.phase.clone(),
+        error: task.error.clone(),
+        chars: doc
+            .as_ref()
+            .filter(|d| d.stage == Stage::Write)
+            .map_or(0, |d| d.draft.chars()),
+        sections_total: outline.map_or(0, |o| o.leaves().len()),
+        sections_done: doc
+            .as_ref()
+            .filter(|d| d.stage == Stage::Write)
+            .map_or(0, |d| d.draft.sections.len()),
+        weak_sections: doc
+            .as_ref()
+            .map_or(0, |d| d.draft.sections.iter().filter(|s| s.weak).count()),
+        charged_fen: task.charged_fen,
+        model: doc.map(|d| d.model).unwrap_or_default(),
+        created_at: task.created_at,
+        updated_at: task.updated_at,
+    }
+}
+
+fn kind_name(kind: PaperKind) -> &'static str {
+    match kind {
+        PaperKind::Thesis => "thesis",
+        PaperKind::Article => "article",
+    }
+}
+
+async fn owned(state: &AppState, id: i64, user_id: i64) -> Result<Task, ApiError> {
+    paper_task::owned_task(state, id, user_id, KIND, not_found).await
+}
+
+/// The request a form asks for, checked; `base` fills what the form leaves out.
+fn request_of(
+    form: &PaperForm,
+    fixed_kind: Option<PaperKind>,
+    base: Option<&PaperRequest>,
+) -> Result<PaperRequest, ApiError> {
+    let bad = |e: generate::ComposeError| ApiError::bad_request(e.code(), e.to_string());
+    let title_given = paper_task::plain_line(&form.title);
+    let title = match (title_given.is_empty(), base) {
+        (true, Some(b)) => b.title.clone(),
+        _ => generate::check_title(&title_given).map_err(bad)?,
+    };
+    let field = paper_task::plain_line(&form.field);
+    let field = match (field.is_empty(), base) {
+        (true, Some(b)) => b.field.clone(),
+        (true, None) => {
+            return Err(ApiError::bad_request(
+                "field_missing",
+                "请填写专业或研究领域",
+            ));
+        }
+        _ if field.chars().count() > 30 => {
+            return Err(ApiError::bad_request(
+                "field_too_long",
+                "专业名称最多 30 个字",
+            ));
+        }
+        _ => field,
+    };
+    let kind = match (fixed_kind, form.kind.as_deref().map(str::trim)) {
+        (Some(k), _) => k,
+        (None, None | Some("")) => base.map_or(PaperKind::Thesis, |b| b.kind),
+        (None, Some(k)) => PaperKind::parse(k).ok_or_else(|| {
+            ApiError::bad_request(
+                "invalid_kind",
+                "论文类型只能是毕业论文（thesis）或学术论文（article）",
+            )
+        })?,
+    };
+    let degree = match form.degree.as_deref().map(str::trim) {
+        None | Some("") => base.map_or(Degree::Bachelor, |b| b.degree),
+        Some(d) => Degree::parse(d).ok_or_else(|| {
+            ApiError::bad_request("invalid_degree", "学历层次只能是专科、本科或硕士")
+        })?,
+    };
+    let words = match form.words {
+        Some(w) => u32::try_from(w).unwrap_or(0),
+        None => base.map_or(8_000, |b| b.words),
+    };
+    generate::check_words(words).map_err(bad)?;
+    let keywords: Vec<String> = if form.keywords.trim().is_empty() {
+        base.map(|b| b.keywords.clone()).unwrap_or_default()
+    } else {
+        form.keywords
+            .split([',', '，', '、', ';', '；', ' '])
+            .map(paper_task::plain_line)
+            .filter(|k| !k.is_empty())
+            .map(|k| k.chars().take(20).collect())
+            .take(8)
+            .collect()
+    };
+    Ok(PaperRequest {
+        title,
+        field,
+        kind,
+        degree,
+        words,
+        keywords,
+    })
+}
+
+fn model_missing(state: &AppState) -> Result<(), ApiError> {
+    match state.models.unavailable(Feature::Paper) {
+        Some(why) => Err(ApiError::new(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "paper_model_missing",
+            why,
+        )),
+        None => Ok(()),
+    }
+}
+
+/// Refuses a new outline while `MAX_ACTIVE` papers are being planned or written.
+async fn check_active(state: &AppState, user_id: i64) -> Result<(), ApiError> {
+    let mut active = 0;
+    for status in ["queued", "running"] {
+        active += paper_task::list_records_upto(state, user_id, KIND, Some(status), 10)
+            .await?
+            .len();
+    }
+    if active >= MAX_ACTIVE {
+        return Err(ApiError::new(
+            StatusCode::TOO_MANY_REQUESTS,
+            "paper_busy",
+            format!("最多同时生成 {MAX_ACTIVE} 篇论文，请等当前论文完成后再试"),
+        ));
+    }
+    Ok(())
+}
+
+/// The free cost of planning an outline.
+fn free(id: i64, request: &PaperRequest) -> TaskCost {
+    TaskCost {
+        id,
+        chars: request.words as usize,
+        rule: "outline_free".into(),
+        price_per_thousand_fen: 0,
+        price_fen: 0,
+        pays_with: "balance".into(),
+        free_checks: 0,
+        balance_fen: 0,
+        free_check_max_chars: None,
+    }
+}
+
+async fn start(
+    state: &AppState,
+    user_id: i64,
+    form: &PaperForm,
+    fixed_kind: Option<PaperKind>,
+) -> Result<Task, ApiError> {
+    model_missing(state)?;
+    if let Some(id) = form.id {
+        return replan(state, user_id, id, form, fixed_kind).await;
+    }
+    let request = request_of(form, fixed_kind, None)?;
+    check_active(state, user_id).await?;
+    let input = PaperInput {
+        request: request.clone(),
+        stage: Stage::Outline,
+        outline: None,
+    };
+    let task = state
+        .store
+        .create_task(user_id, KIND, &request.title, &json(&input)?)
+        .await?;
+    paper_task::charge_and_queue(state, &task, &free(task.id, &request), "论文大纲").await
+}
+
+/// Plans the outline of an existing paper again (only before it is committed, or after its
+/// outline failed).
+async fn replan(
+    state: &AppState,
+    user_id: i64,
+    id: i64,
+    form: &PaperForm,
+    fixed_kind: Option<PaperKind>,
+) -> Result<Task, ApiError> {
+    let task = owned(state, id, user_id).await?;
+    let input = input_of(&task).ok_or_else(not_found)?;
+    if !matches!(
+        state_of(&task, Some(&input)),
+        "outline_ready" | "outline_failed"
+    ) {
+        return Err(ApiError::conflict(
+            "paper_not_replannable",
+            "只有大纲已生成或生成失败、尚未开始写作的论文可以重新生成大纲",
+        ));
+    }
+    check_active(state, user_id).await?;
+    let request = request_of(form, fixed_kind, Some(&input.request))?;
+    let input = PaperInput {
+        request: request.clone(),
+        stage: Stage::Outline,
+        outline: None,
+    };
+    if request.title != task.title {
+        state
+            .store
+            .update_task_title(task.id, user_id, &request.title)
+            .await?;
+    }
+    paper_task::charge_and_queue_with(
+        state,
+        &task,
+        &free(task.id, &request),
+        "论文大纲",
+        Queueing::Rerun(Some(json(&input)?)),
+    )
+    .await
+}
+
+fn json<T: Serialize>(value: &T) -> Result<String, ApiError> {
+    serde_json::to_string(value).map_err(ApiError::internal)
+}
+
+async fn detail(state: &AppState, task: &Task) -> Result<PaperDetail, ApiError> {
+    let input = input_of(task);
+    let doc = PaperDoc::of_task(task);
+    let outline = doc
+        .as_ref()
+        .map(|d| d.draft.outline.clone())
+        .or_else(|| input.as_ref().and_then(|i| i.outline.clone()));
+    let mut offered: Vec<OfferedReference> = doc
+        .as_ref()
+        .map(|d| {
+            d.draft
+                .catalog
+                .values()
+                .map(|c| OfferedReference {
+                    library_id: c.id,
+                    formatted: compose::gbt7714::format(&c.reference),
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    offered.sort_by_key(|r| r.library_id);
+    let words = input.as_ref().map_or(8_000, |i| i.request.words);
+    Ok(PaperDetail {
+        record: record(task),
+        outline,
+        offered,
+        writing: doc.as_ref().and_then(|d| d.writing.clone()),
+        notices: doc.map(|d| d.notices).unwrap_or_default(),
+        price: price(state, task.user_id, words).await?,
+        disclaimer: DISCLAIMER.into(),
+    })
+}
+
+async fn price(state: &AppState, user_id: i64, words: u32) -> Result<PaperPrice, ApiError> {
+    let tiers = state.config.paper_price_tiers.clone();
+    let price_fen = PriceTier::price_of(&tiers, words).ok_or_else(|| {
+        ApiError::new(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "paper_price_missing",
+            "论文生成的价格尚未配置，请联系管理员",
+        )
+    })?;
+    let balance_fen = state.store.account(user_id).await?.balance_fen;
+    Ok(PaperPrice {
+        words,
+        price_fen,
+        balance_fen,
+        pays_with: if balance_fen >= price_fen {
+            "balance"
+        } else {
+            "insufficient"
+        }
+        .into(),
+        tiers,
+    })
+}
+
+/// Starts a 毕业论文: plans its outline (free). The result's `state` moves from
+/// `outline_generating` to `outline_ready`.
+#[utoipa::path(post, path = "/api/base/paper_info_api/paper_submit", tag = "paper_info_api", security(("bearer" = [])),
+    params(PaperForm), request_body = PaperForm,
+    responses(
+        (status = 200, body = inline(crate::envelope::Envelope<PaperDetail>)),
+        (status = 400, description = "title_invalid, field_missing, words_out_of_range, invalid_degree…", body = crate::envelope::ErrorBody),
+        (status = 429, description = "paper_busy", body = crate::envelope::ErrorBody),
+        (status = 503, description = "paper_model_missing", body = crate::envelope::ErrorBody),
+    ))]
+pub async fn paper_submit(
+    State(state): State<AppState>,
+    AuthUser(session): AuthUser,
+    Params(form): Params<PaperForm>,
+) -> ApiResult<PaperDetail> {
+    let task = start(&state, session.user.id, &form, Some(PaperKind::Thesis)).await?;
+    Ok(Success(detail(&state, &task).await?))
+}
+
+/// Starts a 学术论文 (journal article): as `paper_submit`.
+#[utoipa::path(post, path = "/api/base/paper_info_api/paper_xueshu_submit", tag = "paper_info_api", security(("bearer" = [])),
+    params(PaperForm), request_body = PaperForm,
+    responses((status = 200, body = inline(crate::envelope::Envelope<PaperDetail>))))]
+pub async fn paper_xueshu_submit(
+    State(state): State<AppState>,
+    AuthUser(session): AuthUser,
+    Params(form): Params<PaperForm>,
+) -> ApiResult<PaperDetail> {
+    let task = start(&state, session.user.id, &form, Some(PaperKind::Article)).await?;
+    Ok(Success(detail(&state, &task).await?))
+}
+
+/// Starts a paper of the form's `kind`, or (with `id`) plans an uncommitted paper's outline again.
+#[utoipa::path(post, path = "/api/base/ai_paper_info_api/generate_paper", tag = "ai_paper_info_api", security(("bearer" = [])),
+    params(PaperForm), request_body = PaperForm,
+    responses(
+        (status = 200, body = inline(crate::envelope::Envelope<PaperDetail>)),
+        (status = 409, description = "paper_not_replannable", body = crate::envelope::ErrorBody),
+    ))]
+pub async fn generate_paper(
+    State(state): State<AppState>,
+    AuthUser(session): AuthUser,
+    Params(form): Params<PaperForm>,
+) -> ApiResult<PaperDetail> {
+    let task = start(&state, session.user.id, &form, None).await?;
+    Ok(Success(detail(&state, &task).await?))
+}
+
+/// The user's papers, newest first.
+#[utoipa::path(post, path = "/api/base/ai_paper_info_api/query_list", tag = "ai_paper_info_api", security(("bearer" = [])),
+    params(ListForm), request_body = ListForm,
+    responses((status = 200, body = inline(crate::envelope::Envelope<RecordPage<PaperRecord>>))))]
+pub async fn query_list(
+    State(state): State<AppState>,
+    AuthUser(session): AuthUser,
+    Params(form): Params<ListForm>,
+) -> ApiResult<RecordPage<PaperRecord>> {
+    Ok(Success(
+        paper_task::list_records(&state, session.user.id, KIND, &form, record).await?,
+    ))
+}
+
+/// One paper: its state, outline, the records retrieved for it, the section being written,
+/// and its price.
+#[utoipa::path(post, path = "/api/base/ai_paper_info_api/load_by_id", tag = "ai_paper_info_api", security(("bearer" = [])),
+    params(IdForm),
+    responses(
+        (status = 200, body = inline(crate::envelope::Envelope<PaperDetail>)),
+        (status = 404, description = "paper_not_found (also another user's)", body = crate::envelope::ErrorBody),
+    ))]
+pub async fn load_by_id(
+    State(state): State<AppState>,
+    AuthUser(session): AuthUser,
+    Params(form): Params<IdForm>,
+) -> ApiResult<PaperDetail> {
+    let task = owned(&state, form.id, session.user.id).await?;
+    Ok(Success(detail(&state, &task).await?))
+}
+
+#[derive(Debug, Deserialize, ToSchema)]
+pub struct CommitForm {
+    #[serde(deserialize_with = "lenient::i64")]
+    pub id: i64,
+    /// The outline as edited (chapters → children, each with `title` and `budget`); absent:
+    /// the planned one. Budgets are scaled to sum to the target length.
+    #[serde(default)]
+    #[schema(value_type = Option<Object>)]
+    pub outline: Option<Outline>,
+}
+
+/// Commits the outline (as edited) and starts the writing: the length tier's price is charged
+/// from the balance once; a failure refunds it.
+#[utoipa::path(post, path = "/api/base/ai_paper_info_api/commit_paper", tag = "ai_paper_info_api", security(("bearer" = [])),
+    request_body = CommitForm,
+    responses(
+        (status = 200, body = inline(crate::envelope::Envelope<PaperDetail>)),
+        (status = 400, description = "outline_empty, outline_too_many_sections, outline_empty_title…", body = crate::envelope::ErrorBody),
+        (status = 402, description = "insufficient_balance", body = crate::envelope::ErrorBody),
+        (status = 409, description = "paper_not_committable", body = crate::envelope::ErrorBody),
+    ))]
+pub async fn commit_paper(
+    State(state): State<AppState>,
+    AuthUser(session): AuthUser,
+    Params(form): Params<CommitForm>,
+) -> ApiResult<PaperDetail> {
+    model_missing(&state)?;
+    let user_id = session.user.id;
+    let task = owned(&state, form.id, user_id).await?;
+    let input = input_of(&task).ok_or_else(not_found)?;
+    let planned = PaperDoc::of_task(&task).map(|d| d.draft.outline);
+    let committable = match state_of(&task, Some(&input)) {
+        "outline_ready" => true,
+        // A failed or cancelled writing may be committed again (it resumes where it stopped).
+        "failed" | "cancelled" => input.outline.is_some(),
+        _ => false,
+    };
+    if !committable {
+        return Err(ApiError::conflict(
+            "paper_not_committable",
+            "大纲尚未生成，或论文已在写作中或已完成",
+        ));
+    }
+    let mut outline = form
+        .outline
+        .or(planned)
+        .or(input.outline.clone())
+        .ok_or_else(|| ApiError::bad_request("outline_empty", "大纲为空：至少需要一章"))?;
+    let bad = |e: outline::OutlineError| ApiError::bad_request(e.code(), e.to_string());
+    tidy_outline(&mut outline);
+    let words = input.request.words;
+    if outline.total_budget() == 0
+        || outline.total_budget().abs_diff(u64::from(words)) * 10 > u64::from(words)
+    {
+        outline::allocate_budgets(&mut outline, words);
+    }
+    outline::validate(&outline, words).map_err(bad)?;
+    let price = price(&state, user_id, words).await?;
+    let cost = TaskCost {
+        id: task.id,
+        chars: words as usize,
+        rule: "paper_tier".into(),
+        price_per_thousand_fen: 0,
+        price_fen: price.price_fen,
+        pays_with: price.pays_with.clone(),
+        free_checks: 0,
+        balance_fen: price.balance_fen,
+        free_check_max_chars: None,
+    };
+    let input = PaperInput {
+        request: input.request,
+        stage: Stage::Write,
+        outline: Some(outline),
+    };
+    let task = paper_task::charge_and_queue_with(
+        &state,
+        &task,
+        &cost,
+        "论文生成",
+        Queueing::Rerun(Some(json(&input)?)),
+    )
+    .await?;
+    Ok(Success(detail(&state, &task).await?))
+}
+
+/// Titles trimmed to plain lines; the references retrieved stay with unchanged titles only
+/// (a renamed section is searched again when the writing starts).
+fn tidy_outline(outline: &mut Outline) {
+    fn walk(nodes: &mut [compose::outline::Node]) {
+        for node in nodes {
+            node.title = outline::clean_title(&paper_task::plain_line(&node.title));
+            walk(&mut node.children);
+            if !node.children.is_empty() {
+                node.budget = node.children.iter().map(|c| c.budget).sum();
+            }
+        }
+    }
+    walk(&mut outline.chapters);
+}
+
+fn content(task: &Task, reloads: Vec<ReloadView>) -> Result<PaperContent, ApiError> {
+    let doc = PaperDoc::of_task(task)
+        .filter(|d| d.stage == Stage::Write)
+        .ok_or_else(|| ApiError::conflict("paper_not_written", "论文尚未开始写作：请先确认大纲"))?;
+    let sections = doc
+        .draft
+        .sections
+        .iter()
+        .enumerate()
+        .map(|(index, s)| SectionView {
+            index,
+            heading: s.heading.clone(),
+            level: s.path.len(),
+            text: s.text.clone(),
+            chars: generate::counted_chars(&s.text),
+            weak: s.weak,
+            cited: s.cited.clone(),
+            versions: doc.versions.get(&index).map_or(0, Vec::len),
+        })
+        .collect();
+    let headings = doc
+        .draft
+        .outline
+        .numbered_titles()
+        .into_iter()
+        .map(|(number, title, level)| HeadingView {
+            number,
+            title,
+            level,
+        })
+        .collect();
+    Ok(PaperContent {
+        id: task.id,
+        title: task.title.clone(),
+        state: state_of(task, input_of(task).as_ref()).into(),
+        sections,
+        headings,
+        abstract_zh: doc.draft.abstract_zh.clone(),
+        abstract_en: doc.draft.abstract_en.clone(),
+        keywords: doc.draft.keywords.clone(),
+        references: doc
+            .draft
+            .references()
+            .into_iter()
+            .enumerate()
+            .map(|(i, r)| ReferenceView {
+                number: i + 1,
+                library_id: r.library_id,
+                title: r.title,
+                formatted: r.formatted,
+            })
+            .collect(),
+        writing: doc.writing.clone(),
+        reloads,
+        chars: doc.draft.chars(),
+        disclaimer: DISCLAIMER.into(),
+    })
+}
+
+/// The paper's sections being written again (newest first).
+async fn reloads(
+    state: &AppState,
+    user_id: i64,
+    paper_id: i64,
+) -> Result<Vec<ReloadView>, ApiError> {
+    let tasks = paper_task::list_records_upto(state, user_id, RELOAD_KIND, None, 50).await?;
+    Ok(tasks
+        .iter()
+        .filter_map(|t| {
+            let input: ReloadInput = serde_json::from_str(&t.input).ok()?;
+            (input.paper_id == paper_id).then(|| ReloadView {
+                id: t.id,
+                index: input.index,
+                status: t.status.as_str().into(),
+                error: t.error.clone(),
+            })
+        })
+        .take(10)
+        .collect())
+}
+
+/// The paper's sections as written so far (also while it is being written), its abstract and
+/// its references.
+#[utoipa::path(post, path = "/api/base/ai_paper_info_api/query_content_list", tag = "ai_paper_info_api", security(("bearer" = [])),
+    params(IdForm),
+    responses(
+        (status = 200, body = inline(crate::envelope::Envelope<PaperContent>)),
+        (status = 404, description = "paper_not_found", body = crate::envelope::ErrorBody),
+        (status = 409, description = "paper_not_written", body = crate::envelope::ErrorBody),
+    ))]
+pub async fn query_content_list(
+    State(state): State<AppState>,
+    AuthUser(session): AuthUser,
+    Params(form): Params<IdForm>,
+) -> ApiResult<PaperContent> {
+    let task = owned(&state, form.id, session.user.id).await?;
+    let reloads = reloads(&state, session.user.id, task.id).await?;
+    Ok(Success(content(&task, reloads)?))
+}
+
+#[derive(Debug, Deserialize, ToSchema, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct SectionForm {
+    /// The paper.
+    #[serde(deserialize_with = "lenient::i64")]
+    pub id: i64,
+    /// The section, 0-based in reading order (`SectionView.index`).
+    #[serde(deserialize_with = "lenient::i64")]
+    pub index: i64,
+    /// `update_content`: the new text.
+    #[serde(default)]
+    pub text: Option<String>,
+    /// `update_content`: restore this earlier version instead (0 = oldest kept).
+    #[serde(default, deserialize_with = "lenient::opt_i64")]
+    pub version: Option<i64>,
+    /// `reload`: what to change (更学术, 扩写到800字, 加一个表格…); empty: write it again.
+    #[serde(default)]
+    pub instruction: Option<String>,
+}
+
+/// A finished paper, for editing.
+async fn finished(state: &AppState, id: i64, user_id: i64) -> Result<(Task, PaperDoc), ApiError> {
+    let task = owned(state, id, user_id).await?;
+    let doc = PaperDoc::of_task(&task)
+        .filter(|d| d.stage == Stage::Write && task.status == TaskStatus::Done)
+        .ok_or_else(|| ApiError::conflict("paper_not_finished", "论文写完后才能修改单节内容"))?;
+    Ok((task, doc))
+}
+
+fn section_index(doc: &PaperDoc, index: i64) -> Result<usize, ApiError> {
+    usize::try_from(index)
+        .ok()
+        .filter(|&i| i < doc.draft.sections.len())
+        .ok_or_else(|| ApiError::not_found("section_not_found", "该节不存在"))
+}
+
+/// Replaces a section's text (the earlier one kept as a version), or restores an earlier version.
+#[utoipa::path(post, path = "/api/base/ai_paper_info_api/update_content", tag = "ai_paper_info_api", security(("bearer" = [])),
+    params(SectionForm), request_body = SectionForm,
+    responses(
+        (status = 200, body = inline(crate::envelope::Envelope<PaperContent>)),
+        (status = 400, description = "section_text_missing, section_too_long, version_not_found", body = crate::envelope::ErrorBody),
+        (status = 404, description = "paper_not_found, section_not_found", body = crate::envelope::ErrorBody),
+        (status = 409, description = "paper_not_finished", body = crate::envelope::ErrorBody),
+    ))]
+pub async fn update_content(
+    State(state): State<AppState>,
+    AuthUser(session): AuthUser,
+    Params(form): Params<SectionForm>,
+) -> ApiResult<PaperContent> {
+    let user_id = session.user.id;
+    let (task, mut doc) = finished(&state, form.id, user_id).await?;
+    let index = section_index(&doc, form.index)?;
+    let text = match (form.version, form.text) {
+        (Some(v), _) => doc
+            .versions
+            .get(&index)
+            .and_then(|vs| vs.get(usize::try_from(v).ok()?))
+            .cloned()
+            .ok_or_else(|| ApiError::bad_request("version_not_found", "没有这个历史版本"))?,
+        (None, Some(text)) => {
+            let text = text.replace("\r\n", "\n").trim().to_string();
+            if text.chars().count() > MAX_SECTION_CHARS {
+                return Err(ApiError::bad_request(
+                    "section_too_long",
+                    format!("一节最多 {MAX_SECTION_CHARS} 字"),
+                ));
+            }
+            text
+        }
+        (None, None) => {
+            return Err(ApiError::bad_request(
+                "section_text_missing",
+                "请提供新的正文（text）或要恢复的版本（version）",
+            ));
+        }
+    };
+    doc.replace_section(index, text);
+    state
+        .store
+        .update_task_result(task.id, user_id, &json(&doc)?)
+        .await?;
+    let task = owned(&state, task.id, user_id).await?;
+    Ok(Success(content(
+        &task,
+        reloads(&state, user_id, task.id).await?,
+    )?))
+}
+
+/// Empties a section (its text kept as a version, so it can be restored).
+#[utoipa::path(post, path = "/api/base/ai_paper_info_api/delete_content", tag = "ai_paper_info_api", security(("bearer" = [])),
+    params(SectionForm),
+    responses((status = 200, body = inline(crate::envelope::Envelope<PaperContent>))))]
+pub async fn delete_content(
+    State(state): State<AppState>,
+    AuthUser(session): AuthUser,
+    Params(form): Params<SectionForm>,
+) -> ApiResult<PaperContent> {
+    let user_id = session.user.id;
+    let (task, mut doc) = finished(&state, form.id, user_id).await?;
+    let index = section_index(&doc, form.index)?;
+    doc.replace_section(index, String::new());
+    state
+        .store
+        .update_task_result(task.id, user_id, &json(&doc)?)
+        .await?;
+    let task = owned(&state, task.id, user_id).await?;
+    Ok(Success(content(
+        &task,
+        reloads(&state, user_id, task.id).await?,
+    )?))
+}
+
+/// Writes a section again with an optional instruction, as a task (free; one at a time per
+/// paper). The new text replaces the old, which is kept as a version.
+#[utoipa::path(post, path = "/api/base/ai_paper_info_api/reload", tag = "ai_paper_info_api", security(("bearer" = [])),
+    params(SectionForm),
+    responses(
+        (status = 200, body = inline(crate::envelope::Envelope<ReloadView>)),
+        (status = 409, description = "paper_not_finished, reload_in_progress", body = crate::envelope::ErrorBody),
+    ))]
+pub async fn reload(
+    State(state): State<AppState>,
+    AuthUser(session): AuthUser,
+    Params(form): Params<SectionForm>,
+) -> ApiResult<ReloadView> {
+    model_missing(&state)?;
+    let user_id = session.user.id;
+    let (task, doc) = finished(&state, form.id, user_id).await?;
+    let index = section_index(&doc, form.index)?;
+    let instruction = form.instruction.unwrap_or_default().trim().to_string();
+    if instruction.chars().count() > generate::MAX_INSTRUCTION_CHARS {
+        return Err(ApiError::bad_request(
+            "instruction_too_long",
+            format!("修改要求最多 {} 字", generate::MAX_INSTRUCTION_CHARS),
+        ));
+    }
+    let busy = reloads(&state, user_id, task.id)
+        .await?
+        .iter()
+        .any(|r| matches!(r.status.as_str(), "queued" | "running"));
+    if busy {
+        return Err(ApiError::conflict(
+            "reload_in_progress",
+            "这篇论文已有一节正在重写，请等它完成",
+        ));
+    }
+    let input = ReloadInput {
+        paper_id: task.id,
+        index,
+        instruction,
+    };
+    let heading = doc.draft.sections[index].heading.clone();
+    let reload = state
+        .store
+        .create_task(user_id, RELOAD_KIND, &heading, &json(&input)?)
+        .await?;
+    let reload =
+        paper_task::charge_and_queue(&state, &reload, &free(reload.id, &doc.request), "重写单节")
+            .await?;
+    Ok(Success(ReloadView {
+        id: reload.id,
+        index,
+        status: reload.status.as_str().into(),
+        error: None,
+    }))
+}
+
+#[derive(Debug, Default, Deserialize, ToSchema, IntoParams)]
+#[into_params(parameter_in = Query)]
+#[serde(rename_all = "camelCase")]
+pub struct DownloadForm {
+    #[serde(deserialize_with = "lenient::i64")]
+    pub id: i64,
+    #[serde(default)]
+    pub school: String,
+    #[serde(default)]
+    pub major: String,
+    #[serde(default)]
+    pub name: String,
+    #[serde(default)]
+    pub student_number: String,
+    #[serde(default)]
+    pub supervisor: String,
+    #[serde(default)]
+    pub date: String,
+    #[serde(default)]
+    pub acknowledgements: String,
+}
+
+/// The finished paper as a Word thesis (.docx): cover with the fields given, abstracts, a
+/// table of contents, numbered headings, references and acknowledgements.
+#[utoipa::path(post, path = "/api/base/ai_paper_info_api/download", tag = "ai_paper_info_api", security(("bearer" = [])),
+    params(DownloadForm),
+    responses(
+        (status = 200, description = "application/vnd.openxmlformats-officedocument.wordprocessingml.document"),
+        (status = 409, description = "paper_not_finished", body = crate::envelope::ErrorBody),
+    ))]
+pub async fn download(
+    State(state): State<AppState>,
+    AuthUser(session): AuthUser,
+    Params(form): Params<DownloadForm>,
+) -> Result<Response, ApiError> {
+    let (task, doc) = finished(&state, form.id, session.user.id).await?;
+    let line = |s: &str| -> String { paper_task::plain_line(s).chars().take(60).collect() };
+    let cover = CoverFields {
+        cover: docio::thesis::Cover {
+            title: String::new(),
+            school: line(&form.school),
+            major: {
+                let major = line(&form.major);
+                if major.is_empty() {
+                    doc.request.field.clone()
+                } else {
+                    major
+                }
+            },
+            name: line(&form.name),
+            student_number: line(&form.student_number),
+            supervisor: line(&form.supervisor),
+            date: line(&form.date),
+            kind_label: String::new(),
+        },
+        acknowledgements: form.acknowledgements.chars().take(2_000).collect(),
+    };
+    let bytes = tokio::task::spawn_blocking(move || {
+        compose::thesis::to_docx(&doc.request, &doc.draft, &cover)
+    })
+    .await
+    .map_err(ApiError::internal)?
+    .map_err(ApiError::internal)?;
+    Ok(paper_task::attachment(
+        "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
+        bytes,
+        &format!("paper-{}.docx", task.id),
+        &format!("{}.docx", task.title),
+    ))
+}
+
+/// Deletes a paper; one being written is cancelled first, refunding the share not yet written.
+#[utoipa::path(post, path = "/api/base/ai_paper_info_api/delete", tag = "ai_paper_info_api", security(("bearer" = [])),
+    params(IdForm),
+    responses(
+        (status = 200, body = inline(crate::envelope::Envelope<bool>)),
+        (status = 404, description = "paper_not_found", body = crate::envelope::ErrorBody),
+    ))]
+pub async fn delete(
+    State(state): State<AppState>,
+    AuthUser(session): AuthUser,
+    Params(form): Params<IdForm>,
+) -> ApiResult<bool> {
+    owned(&state, form.id, session.user.id).await?;
+    paper_task::delete_task(&state, KIND, form.id, session.user.id).await?;
+    Ok(Success(true))
+}
+
+/// The graduation package (开题报告, 任务书, 文献综述) is not generated yet: a clear refusal.
+#[utoipa::path(post, path = "/api/base/paper_info_api/load_other_by_id", tag = "paper_info_api", security(("bearer" = [])),
+    params(IdForm),
+    responses((status = 501, description = "feature_unavailable", body = crate::envelope::ErrorBody)))]
+pub async fn load_other_by_id(
+    AuthUser(_session): AuthUser,
+    Params(_form): Params<IdForm>,
+) -> ApiResult<bool> {
+    Err(crate::api::feature_unavailable(
+        "开题报告、任务书与文献综述的生成尚未开放；论文正文可在「写作记录」中查看和下载",
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_form_becomes_a_checked_request() {
+        let form = PaperForm {
+            title: "  基于深度学习的图像识别研究 ".into(),
+            field: "计算机科学与技术".into(),
+            degree: Some("硕士".into()),
+            words: Some(10_000),
+            keywords: "深度学习，图像识别、卷积神经网络".into(),
+            ..PaperForm::default()
+        };
+        let r = request_of(&form, None, None).unwrap();
+        assert_eq!(r.title, "基于深度学习的图像识别研究");
+        assert_eq!(r.degree, Degree::Master);
+        assert_eq!(r.kind, PaperKind::Thesis);
+        assert_eq!(r.keywords, ["深度学习", "图像识别", "卷积神经网络"]);
+        let code = |f: PaperForm| request_of(&f, None, None).unwrap_err().code;
+        assert_eq!(
+            code(PaperForm {
+                title: "论".into(),
+                ..PaperForm::default()
+            }),
+            "title_invalid"
+        );
+        assert_eq!(
+            code(PaperForm {
+                title: "论".repeat(300),
+                ..PaperForm::default()
+            }),
+            "title_invalid"
+        );
+        assert_eq!(
+            code(PaperForm {
+                title: "有效的题目".into(),
+                ..PaperForm::default()
+            }),
+            "field_missing"
+        );
+        assert_eq!(
+            code(PaperForm {
+                title: "有效的题目".into(),
+                field: "法学".into(),
+                words: Some(200_000),
+                ..PaperForm::default()
+            }),
+            "words_out_of_range"
+        );
+        assert_eq!(
+            code(PaperForm {
+                title: "有效的题目".into(),
+                field: "法学".into(),
+                degree: Some("博士后".into()),
+                ..PaperForm::default()
+            }),
+            "invalid_degree"
+        );
+        // Planning again keeps what the form leaves out.
+        let again = request_of(&PaperForm::default(), None, Some(&r)).unwrap();
+        assert_eq!(again, r);
+    }
+
+    #[test]
+    fn prices_follow_the_first_tier_long_enough() {
+        let tiers = crate::Config::default().paper_price_tiers;
+        assert_eq!(PriceTier::price_of(&tiers, 5_000), Some(2_990));
+        assert_eq!(PriceTier::price_of(&tiers, 5_001), Some(3_990));
+        assert_eq!(PriceTier::price_of(&tiers, 99_999), Some(17_990));
+        assert_eq!(PriceTier::price_of(&[], 5_000), None);
+    }
+}

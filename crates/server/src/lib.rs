@@ -197,18 +197,28 @@ pub async fn run(config: Config) -> anyhow::Result<()> {
     let shutdown = shutdown_channel();
     let state = AppState::new(store.clone(), config.clone());
     let _sweeper = sweeper::start(&store, &config, &shutdown);
-    let workers = worker::WorkerPool::new(
-        store.clone(),
-        task_handlers(&config, &store, state.models.clone())?,
-    )
-    .with_lease(config.job_lease(), worker::IDLE_POLL);
-    let workers = tokio::spawn(workers.run(config.workers_per_queue, shutdown.clone()));
+    // `workers_per_queue = 0`: an API-only node; `wenjian worker` processes do the work.
+    let workers = if config.workers_per_queue > 0 {
+        let pool = worker::WorkerPool::new(
+            store.clone(),
+            task_handlers(&config, &store, state.models.clone())?,
+        )
+        .with_lease(config.job_lease(), worker::IDLE_POLL);
+        Some(tokio::spawn(
+            pool.run(config.workers_per_queue, shutdown.clone()),
+        ))
+    } else {
+        tracing::info!("workers_per_queue = 0: no workers in this process (API only)");
+        None
+    };
     let mut http_shutdown = shutdown.clone();
     serve_on(listener, state, async move {
         let _ = http_shutdown.wait_for(|stop| *stop).await;
     })
     .await?;
-    let _ = workers.await;
+    if let Some(workers) = workers {
+        let _ = workers.await;
+    }
     store.close().await;
     tracing::info!("stopped");
     Ok(())

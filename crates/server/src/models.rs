@@ -235,7 +235,7 @@ impl ModelHub {
         match self.local_name(feature) {
             LOCAL_MODEL => local_model_missing(&self.models_dir),
             name => (!installed(&self.models_dir, name)).then(|| {
-                format!("本服务器设定用本地模型 {name} 改写，但尚未安装；请管理员运行 wenjian models fetch {name}")
+                format!("本服务器设定使用本地模型 {name}，但尚未安装；请管理员运行 wenjian models fetch {name}")
             }),
         }
     }
@@ -243,22 +243,28 @@ impl ModelHub {
     /// Which model rewrites here, for the rewrite pages: the operator and the student see
     /// whether only the small local model is available and what an endpoint would give.
     pub fn rewrite_engine(&self) -> RewriteEngine {
-        let source = if self.unavailable(Feature::Rewrite).is_some() {
+        self.engine(Feature::Rewrite)
+    }
+
+    /// Which model serves `feature` here: `local`, `endpoint`, or `none` with the reason.
+    pub fn engine(&self, feature: Feature) -> RewriteEngine {
+        let unavailable = self.unavailable(feature);
+        let source = if unavailable.is_some() {
             "none"
-        } else if self.uses_endpoint(Feature::Rewrite) {
+        } else if self.uses_endpoint(feature) {
             "endpoint"
         } else {
             "local"
         };
         let model = match source {
             "endpoint" => self.endpoint.as_ref().map(|e| e.model.clone()),
-            "local" => Some(self.local_name(Feature::Rewrite).to_string()),
+            "local" => Some(self.local_name(feature).to_string()),
             _ => None,
         };
         RewriteEngine {
             source: source.to_string(),
             model,
-            unavailable: self.unavailable(Feature::Rewrite),
+            unavailable,
         }
     }
 

@@ -63,6 +63,11 @@ export interface SiteConfig {
   /** The IANA zone every time is shown in, and how it is named (北京时间). */
   timeZone: string
   timeZoneLabel: string
+  /** 论文生成's prices by length (fen). */
+  paperPriceTiers?: { words: number; fen: number }[]
+  /** Who writes generated papers: local (short, weak drafts), endpoint, or none. */
+  paperWriter?: 'local' | 'endpoint' | 'none'
+  paperUnavailable?: string | null
 }
 
 // Login failures are shown by the form itself, so these calls stay silent. Credentials go in

@@ -30,6 +30,11 @@ const PasteRewritePage = lazy(() => import('../features/rewrite/PasteRewritePage
 const SmartRewriteHub = lazy(() => import('../features/chat/SmartRewriteHub'))
 const SmartRecordsHub = lazy(() => import('../features/chat/SmartRewriteHub').then((m) => ({ default: m.SmartRecordsHub })))
 
+const PaperStartPage = lazy(() => import('../features/paper/PaperStartPage'))
+const PaperOutlinePage = lazy(() => import('../features/paper/PaperOutlinePage'))
+const PaperContentPage = lazy(() => import('../features/paper/PaperContentPage'))
+const PaperRecordsPage = lazy(() => import('../features/paper/PaperRecordsPage'))
+
 const soon = (feature: string, detail: string) => <FeatureUnavailable feature={feature} detail={detail} />
 
 /** Every product screen of spec §2, grouped as the sidebar shows them. */
@@ -103,14 +108,14 @@ export const menuGroups: MenuGroup[] = [
     title: '论文生成',
     icon: <FileTextOutlined />,
     pages: [
-      { path: '/aipaper/gc', meta: { title: 'AI论文生成' }, element: soon('AI论文生成', '根据题目生成大纲与正文初稿。') },
-      { path: '/aipaper/list', meta: { title: 'AI论文列表' }, element: soon('AI论文列表', '生成的论文将在这里列出。') },
-      { path: '/aipaper/outline/:id', meta: { title: '论文大纲', hidden: true, noCache: true, activeMenu: '/aipaper/list' }, element: soon('论文大纲', '查看与修改生成的大纲。') },
-      { path: '/aipaper/content/:id', meta: { title: '论文内容', hidden: true, noCache: true, activeMenu: '/aipaper/list' }, element: soon('论文内容', '查看与修改生成的正文。') },
-      { path: '/papergc/gc', meta: { title: '毕业论文生成' }, element: soon('毕业论文生成', '按学校格式生成毕业论文初稿。') },
-      { path: '/paperwirte/gc', meta: { title: '论文写作' }, element: soon('论文写作', '分章节撰写论文。') },
-      { path: '/paperwirte/report', meta: { title: '写作记录' }, element: soon('写作记录', '论文写作任务将在这里列出。') },
-      { path: '/paperwirte/wirte/:id', meta: { title: '写作详情', hidden: true, noCache: true, activeMenu: '/paperwirte/report' }, element: soon('写作详情', '查看写作任务的内容。') },
+      { path: '/aipaper/gc', meta: { title: 'AI论文生成' }, element: <PaperStartPage /> },
+      { path: '/aipaper/list', meta: { title: 'AI论文列表' }, element: <PaperRecordsPage /> },
+      { path: '/aipaper/outline/:id', meta: { title: '论文大纲', hidden: true, noCache: true, activeMenu: '/aipaper/list' }, element: <PaperOutlinePage /> },
+      { path: '/aipaper/content/:id', meta: { title: '论文内容', hidden: true, noCache: true, activeMenu: '/aipaper/list' }, element: <PaperContentPage /> },
+      { path: '/papergc/gc', meta: { title: '毕业论文生成' }, element: <PaperStartPage /> },
+      { path: '/paperwirte/gc', meta: { title: '论文写作' }, element: <PaperStartPage /> },
+      { path: '/paperwirte/report', meta: { title: '写作记录' }, element: <PaperRecordsPage /> },
+      { path: '/paperwirte/wirte/:id', meta: { title: '写作详情', hidden: true, noCache: true, activeMenu: '/paperwirte/report' }, element: <PaperContentPage /> },
       { path: '/paperwirte/biye', meta: { title: '毕业论文', hidden: true }, element: soon('毕业论文写作', '毕业论文专项写作。') },
     ],
   },

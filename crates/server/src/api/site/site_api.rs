@@ -22,11 +22,18 @@ pub struct SiteConfig {
     pub time_zone: String,
     /// How that zone is named beside a time, e.g. 北京时间.
     pub time_zone_label: String,
+    /// 论文生成's prices by length, shown on the form before anyone signs in.
+    pub paper_price_tiers: Vec<crate::config::PriceTier>,
+    /// Who writes generated papers: `local` (short, weak drafts), `endpoint`, or `none`.
+    pub paper_writer: String,
+    /// Why papers cannot be generated here, when they cannot.
+    pub paper_unavailable: Option<String>,
 }
 
 #[utoipa::path(get, path = "/api/base/site_api/f/config", tag = "site_api",
     responses((status = 200, body = inline(crate::envelope::Envelope<SiteConfig>))))]
 pub async fn config(State(state): State<AppState>) -> ApiResult<SiteConfig> {
+    let paper = state.models.engine(crate::models::Feature::Paper);
     Ok(Success(SiteConfig {
         site_title: state.config.site_title.clone(),
         marketing_url: state.config.marketing_url.clone(),
@@ -35,6 +42,9 @@ pub async fn config(State(state): State<AppState>) -> ApiResult<SiteConfig> {
         chat_price_fen_per_thousand: state.config.chat_price_fen_per_thousand,
         time_zone: state.clock.name().into(),
         time_zone_label: state.clock.label().into(),
+        paper_price_tiers: state.config.paper_price_tiers.clone(),
+        paper_writer: paper.source,
+        paper_unavailable: paper.unavailable,
     }))
 }
 

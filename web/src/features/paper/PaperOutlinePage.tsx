@@ -1,0 +1,201 @@
+import { useEffect, useState } from 'react'
+import { Alert, Button, Card, Empty, Input, InputNumber, Modal, Result, Space, Spin, Tag, Tooltip } from 'antd'
+import { ArrowDownOutlined, ArrowUpOutlined, DeleteOutlined, PlusOutlined } from '@ant-design/icons'
+import { useQuery } from '@tanstack/react-query'
+import { useNavigate, useParams } from 'react-router'
+import { paperCommit, paperLoad, paperReplan } from './api'
+import { STATE_LABEL, type Outline, type OutlineNode } from './types'
+import { DISCLAIMER, WriterNotice } from './PaperStartPage'
+import { useSubmit } from '../../utils/useSubmit'
+import { formatFen } from '../../utils/format'
+
+const sum = (nodes: OutlineNode[]): number => nodes.reduce((n, c) => n + (c.children.length ? sum(c.children) : c.budget), 0)
+
+/** Budgets of parents are the sums of their children, as the server expects. */
+function normalise(outline: Outline): Outline {
+  const fix = (n: OutlineNode): OutlineNode => {
+    const children = n.children.map(fix)
+    return { ...n, children, budget: children.length ? sum(children) : n.budget }
+  }
+  return { chapters: outline.chapters.map(fix) }
+}
+
+type Path = number[]
+
+function update(outline: Outline, path: Path, change: (siblings: OutlineNode[], i: number) => void): Outline {
+  const copy: Outline = JSON.parse(JSON.stringify(outline))
+  let siblings = copy.chapters
+  for (const i of path.slice(0, -1)) siblings = siblings[i].children
+  change(siblings, path[path.length - 1])
+  return normalise(copy)
+}
+
+/** /aipaper/outline/:id — the planned outline, edited (rename, budgets, add, remove, reorder), then committed and paid. */
+export default function PaperOutlinePage() {
+  const id = Number(useParams().id)
+  const navigate = useNavigate()
+  const [outline, setOutline] = useState<Outline | null>(null)
+  const detail = useQuery({
+    queryKey: ['paper', id],
+    queryFn: () => paperLoad(id),
+    refetchInterval: (q) => (q.state.data?.record.state === 'outline_generating' ? 1500 : false),
+  })
+  const data = detail.data
+  useEffect(() => {
+    if (data?.record.state === 'outline_ready' && data.outline && outline === null) setOutline(normalise(data.outline))
+  }, [data, outline])
+  const [committing, commit] = useSubmit(async () => {
+    if (!outline || !data) return
+    await paperCommit(id, outline)
+    navigate(`/aipaper/content/${id}`)
+  })
+  const [replanning, replan] = useSubmit(async () => {
+    await paperReplan(id)
+    setOutline(null)
+    await detail.refetch()
+  })
+
+  if (detail.isLoading) return <div className="page-card"><Card><Spin /></Card></div>
+  if (detail.error || !data)
+    return (
+      <div className="page-card">
+        <Card>
+          <Result status="warning" title="找不到这篇论文" subTitle={detail.error?.message} extra={<Button onClick={() => navigate('/aipaper/list')}>返回我的论文</Button>} />
+        </Card>
+      </div>
+    )
+  const { record } = data
+  if (record.state === 'writing' || record.state === 'done') {
+    return (
+      <div className="page-card">
+        <Card>
+          <Result status="info" title="大纲已确认" subTitle="这篇论文已开始写作或已完成。" extra={<Button type="primary" onClick={() => navigate(`/aipaper/content/${id}`)}>查看正文</Button>} />
+        </Card>
+      </div>
+    )
+  }
+  const total = outline ? sum(outline.chapters) : 0
+  const off = Math.abs(total - record.words) > record.words * 0.1
+  const references = new Map(data.offered.map((r) => [r.libraryId, r.formatted]))
+
+  const row = (node: OutlineNode, path: Path, number: string) => {
+    const siblings = path.length === 1 ? outline!.chapters : null
+    const count = siblings?.length
+    return (
+      <div key={path.join('.')} className="outline-row" style={{ marginLeft: (path.length - 1) * 28 }} data-testid="outline-row">
+        <Space wrap size={6} align="center">
+          <span className="outline-number">{number}</span>
+          <Input
+            value={node.title}
+            maxLength={40}
+            style={{ width: path.length === 1 ? 320 : 300 }}
+            status={node.title.trim() ? undefined : 'error'}
+            onChange={(e) => setOutline(update(outline!, path, (s, i) => (s[i].title = e.target.value)))}
+          />
+          {node.children.length === 0 ? (
+            <InputNumber
+              min={50}
+              max={20000}
+              step={100}
+              value={node.budget}
+              addonAfter="字"
+              style={{ width: 130 }}
+              onChange={(v) => setOutline(update(outline!, path, (s, i) => (s[i].budget = Number(v) || 0)))}
+            />
+          ) : (
+            <Tag>{node.budget} 字</Tag>
+          )}
+          <Tooltip title="上移"><Button size="small" icon={<ArrowUpOutlined />} disabled={path[path.length - 1] === 0} onClick={() => setOutline(update(outline!, path, (s, i) => s.splice(i - 1, 0, s.splice(i, 1)[0])))} /></Tooltip>
+          <Tooltip title="下移"><Button size="small" icon={<ArrowDownOutlined />} onClick={() => setOutline(update(outline!, path, (s, i) => { if (i + 1 < s.length) s.splice(i + 1, 0, s.splice(i, 1)[0]) }))} /></Tooltip>
+          {path.length < 3 && (
+            <Tooltip title={path.length === 1 ? '添加一节' : '添加一小节'}>
+              <Button size="small" icon={<PlusOutlined />} onClick={() => setOutline(update(outline!, path, (s, i) => s[i].children.push({ title: '新的一节', budget: 300, children: [] })))} />
+            </Tooltip>
+          )}
+          <Tooltip title="删除">
+            <Button size="small" danger icon={<DeleteOutlined />} disabled={count === 1} onClick={() => setOutline(update(outline!, path, (s, i) => s.splice(i, 1)))} />
+          </Tooltip>
+        </Space>
+        {node.children.length === 0 && (node.references?.length ?? 0) > 0 && (
+          <div className="muted outline-refs">
+            {node.references!.map((r) => references.get(r)).filter(Boolean).map((f) => <div key={f}>📄 {f}</div>)}
+          </div>
+        )}
+        {node.children.map((c, i) => row(c, [...path, i], `${number.replace(/^第(\d+)章$/, '$1')}.${i + 1}`))}
+      </div>
+    )
+  }
+
+  return (
+    <div className="page-card">
+      <Card
+        title={<span>论文大纲 · {record.title}</span>}
+        extra={<Tag color={STATE_LABEL[record.state].color}>{STATE_LABEL[record.state].label}</Tag>}
+      >
+        <WriterNotice />
+        {data.notices.map((n) => <Alert key={n} className="mb" type="warning" showIcon title={n} />)}
+        {record.state === 'outline_generating' && (
+          <div style={{ textAlign: 'center', padding: 48 }} data-testid="outline-generating">
+            <Spin size="large" />
+            <div className="mt">{record.phase || '排队中'}……大纲通常在一两分钟内生成，可以离开本页，稍后在「我的论文」中继续。</div>
+          </div>
+        )}
+        {(record.state === 'outline_failed' || record.state === 'failed' || record.state === 'cancelled') && (
+          <Alert className="mb" type="error" showIcon title={STATE_LABEL[record.state].label} description={record.error ?? undefined} />
+        )}
+        {outline && (
+          <>
+            <Alert
+              className="mb"
+              type="info"
+              showIcon
+              title="修改章节标题、字数与顺序后确认；确认后按此大纲逐节写作"
+              description="每一节下列出为它检索到的文献，正文只会引用这些文献。改名或新增的节会在写作开始时重新检索。"
+            />
+            {outline.chapters.map((c, i) => row(c, [i], `第${i + 1}章`))}
+            <Space className="mt" wrap>
+              <Button icon={<PlusOutlined />} onClick={() => setOutline(normalise({ chapters: [...outline.chapters.slice(0, -1), { title: '新的一章', budget: 800, children: [] }, ...outline.chapters.slice(-1)] }))}>
+                添加一章
+              </Button>
+              <span className={off ? 'text-danger' : 'muted'} data-testid="outline-total">
+                合计 {total.toLocaleString('zh-CN')} 字（目标 {record.words.toLocaleString('zh-CN')} 字）{off ? '：相差超过 10%，确认时将按比例调整各节字数' : ''}
+              </span>
+            </Space>
+          </>
+        )}
+        {(outline || record.state === 'outline_failed') && (
+          <div className="mt">
+            <Space wrap align="center">
+              {outline && (
+                <Button
+                  type="primary"
+                  size="large"
+                  loading={committing}
+                  data-testid="outline-commit"
+                  onClick={() =>
+                    Modal.confirm({
+                      title: '确认大纲并开始写作',
+                      content: (
+                        <div>
+                          <p>将从余额扣除 <b>¥{formatFen(data.price.priceFen)}</b>（{record.words.toLocaleString('zh-CN')} 字档），当前余额 ¥{formatFen(data.price.balanceFen)}。</p>
+                          <p className="muted">写作失败全额退款；写作中删除论文，退还尚未写出部分的费用。</p>
+                        </div>
+                      ),
+                      okText: data.price.paysWith === 'insufficient' ? '余额不足，去充值' : '确认支付',
+                      onOk: () => (data.price.paysWith === 'insufficient' ? navigate('/order/recharge') : commit(undefined)),
+                    })
+                  }
+                >
+                  确认大纲，开始写作（¥{formatFen(data.price.priceFen)}）
+                </Button>
+              )}
+              <Button loading={replanning} onClick={() => void replan(undefined)} data-testid="outline-replan">重新生成大纲</Button>
+            </Space>
+          </div>
+        )}
+        {!outline && record.state === 'outline_ready' && <Empty description="大纲为空" />}
+        <Alert className="mt" type="warning" showIcon title={DISCLAIMER} />
+      </Card>
+    </div>
+  )
+}

@@ -1,0 +1,53 @@
+import { post } from '../../api/client'
+import { downloadAttachment } from '../../api/paper'
+import type { Outline, PaperContent, PaperDetail, PaperPage } from './types'
+
+const AI = 'api/base/ai_paper_info_api'
+const INFO = 'api/base/paper_info_api'
+
+export interface PaperForm {
+  title: string
+  field: string
+  kind: 'thesis' | 'article'
+  degree: string
+  words: number
+  keywords: string
+}
+
+/** 毕业论文 through paper_submit, 学术论文 through paper_xueshu_submit (spec §7). */
+export const paperSubmit = (form: PaperForm) =>
+  post<PaperDetail>(`${INFO}/${form.kind === 'article' ? 'paper_xueshu_submit' : 'paper_submit'}`, { data: form })
+
+/** Plans an uncommitted paper's outline again. */
+export const paperReplan = (id: number) => post<PaperDetail>(`${AI}/generate_paper`, { data: { id } })
+
+export const paperLoad = (id: number) => post<PaperDetail>(`${AI}/load_by_id`, { data: { id }, silent: true })
+
+export const paperList = (page: number, size: number) => post<PaperPage>(`${AI}/query_list`, { data: { page, size }, silent: true })
+
+export const paperCommit = (id: number, outline: Outline) => post<PaperDetail>(`${AI}/commit_paper`, { data: { id, outline } })
+
+export const paperContent = (id: number) => post<PaperContent>(`${AI}/query_content_list`, { data: { id }, silent: true })
+
+export const paperUpdateSection = (id: number, index: number, change: { text: string } | { version: number }) =>
+  post<PaperContent>(`${AI}/update_content`, { data: { id, index, ...change } })
+
+export const paperDeleteSection = (id: number, index: number) => post<PaperContent>(`${AI}/delete_content`, { data: { id, index } })
+
+export const paperReloadSection = (id: number, index: number, instruction: string) =>
+  post<{ id: number; index: number; status: string }>(`${AI}/reload`, { data: { id, index, instruction } })
+
+export const paperDelete = (id: number) => post<boolean>(`${AI}/delete`, { data: { id } })
+
+export interface CoverForm {
+  school?: string
+  major?: string
+  name?: string
+  studentNumber?: string
+  supervisor?: string
+  date?: string
+  acknowledgements?: string
+}
+
+export const paperDownload = (id: number, title: string, cover: CoverForm) =>
+  downloadAttachment(`${AI}/download`, { id, ...cover }, `${title || '论文'}.docx`, 'post')

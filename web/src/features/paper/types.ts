@@ -1,0 +1,100 @@
+// Shapes of ai_paper_info_api / paper_info_api (see /api/docs/openapi.json).
+import type { TaskStatus } from '../check/types'
+
+export type PaperState =
+  | 'outline_generating'
+  | 'outline_ready'
+  | 'outline_failed'
+  | 'writing'
+  | 'done'
+  | 'failed'
+  | 'cancelled'
+
+export interface PaperRecord {
+  id: number
+  title: string
+  field: string
+  kind: 'thesis' | 'article'
+  degree: string
+  words: number
+  state: PaperState
+  status: TaskStatus
+  progress: number
+  phase: string
+  error: string | null
+  chars: number
+  sectionsTotal: number
+  sectionsDone: number
+  weakSections: number
+  chargedFen: number
+  model: string
+  createdAt: number
+  updatedAt: number
+}
+
+export interface OutlineNode {
+  title: string
+  budget: number
+  references?: number[]
+  children: OutlineNode[]
+}
+
+export interface Outline {
+  chapters: OutlineNode[]
+}
+
+export interface PaperDetail {
+  record: PaperRecord
+  outline: Outline | null
+  offered: { libraryId: number; formatted: string }[]
+  writing: { index: number; heading: string; text: string } | null
+  notices: string[]
+  price: { words: number; priceFen: number; balanceFen: number; paysWith: 'balance' | 'insufficient'; tiers: { words: number; fen: number }[] }
+  disclaimer: string
+}
+
+export interface SectionView {
+  index: number
+  heading: string
+  level: number
+  text: string
+  chars: number
+  weak: boolean
+  cited: number[]
+  versions: number
+}
+
+export interface PaperContent {
+  id: number
+  title: string
+  state: PaperState
+  sections: SectionView[]
+  headings: { number: string; title: string; level: number }[]
+  abstractZh: string
+  abstractEn: string
+  keywords: string[]
+  references: { number: number; libraryId: number; title: string; formatted: string }[]
+  writing: { index: number; heading: string; text: string } | null
+  reloads: { id: number; index: number; status: TaskStatus; error: string | null }[]
+  chars: number
+  disclaimer: string
+}
+
+export interface PaperPage {
+  records: PaperRecord[]
+  total: number
+  page: number
+  size: number
+}
+
+export const STATE_LABEL: Record<PaperState, { label: string; color: string }> = {
+  outline_generating: { label: '大纲生成中', color: 'processing' },
+  outline_ready: { label: '待确认大纲', color: 'gold' },
+  outline_failed: { label: '大纲生成失败', color: 'red' },
+  writing: { label: '写作中', color: 'processing' },
+  done: { label: '已完成', color: 'green' },
+  failed: { label: '写作失败（已退款）', color: 'red' },
+  cancelled: { label: '已取消', color: 'default' },
+}
+
+export const isBusy = (s: PaperState) => s === 'outline_generating' || s === 'writing'

@@ -60,6 +60,12 @@ ensure_pdftotext() {
   command -v pdftotext >/dev/null || { log "installing poppler-utils"; apt_install poppler-utils; }
 }
 
+# LibreOffice headless renders generated Word files to PDF in the tests (what a student's
+# LibreOffice shows: the table of contents, the headings).
+ensure_libreoffice() {
+  command -v soffice >/dev/null || { log "installing LibreOffice Writer (headless)"; apt_install --no-install-recommends libreoffice-writer-nogui; }
+}
+
 ensure_postgres() {
   if ! command -v pg_isready >/dev/null; then
     log "installing PostgreSQL"

@@ -7,6 +7,7 @@ require_toolchains
 ensure_postgres
 ensure_browser
 ensure_pdftotext
+ensure_libreoffice
 npm_install "$ROOT/web"
 npm_install "$ROOT/e2e"
 

@@ -116,6 +116,33 @@ const RECORDS: [(&str, &str); 3] = [
     ),
 ];
 
+/// The .docx as LibreOffice renders it (headless, to PDF), read back with pdftotext.
+fn rendered_by_libreoffice(docx: &[u8]) -> String {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("paper.docx");
+    std::fs::write(&path, docx).unwrap();
+    // Its own profile, so tests converting at the same time do not share one.
+    let profile = format!(
+        "-env:UserInstallation=file://{}",
+        dir.path().join("profile").display()
+    );
+    let out = std::process::Command::new("soffice")
+        .args([
+            "--headless",
+            "--norestore",
+            &profile,
+            "--convert-to",
+            "pdf",
+            "--outdir",
+        ])
+        .arg(dir.path())
+        .arg(&path)
+        .output()
+        .expect("LibreOffice (libreoffice-writer-nogui, installed by scripts/test.sh)");
+    assert!(out.status.success(), "{out:?}");
+    pdftotext(&std::fs::read(dir.path().join("paper.pdf")).expect("LibreOffice wrote no PDF"))
+}
+
 async fn wait_for(s: &TestServer, token: &str, id: i64, states: &[&str]) -> Value {
     for _ in 0..600 {
         let (status, body) = s
@@ -511,6 +538,17 @@ async fn journey(db: TestDb) {
         "参考文献",
     ] {
         assert!(xml.contains(expected), "{expected} missing from the thesis");
+    }
+    // As LibreOffice shows it: a table of contents (not a field code) listing the chapters,
+    // which also open their pages.
+    let shown = rendered_by_libreoffice(&bytes);
+    assert!(shown.contains("目") && shown.contains("录"), "{shown}");
+    assert!(!shown.contains("TOC \\"), "raw field code shown: {shown}");
+    for chapter in ["借阅业务需求分析", "系统总体设计", "结论与展望"] {
+        assert!(
+            shown.matches(chapter).count() >= 2,
+            "{chapter} not both in the contents and the body: {shown}"
+        );
     }
 
     // The list, then deletion.

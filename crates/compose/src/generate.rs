@@ -43,6 +43,94 @@ pub struct PaperRequest {
     pub words: u32,
     #[serde(default)]
     pub keywords: Vec<String>,
+    /// References the user brought (pasted GB/T 7714 lines): offered to the sections they
+    /// suit, before library records.
+    #[serde(default)]
+    pub own_references: Vec<Reference>,
+}
+
+/// Ids of the user's own references start here (library ids are far smaller, and these stay
+/// exact in JavaScript numbers).
+pub const OWN_REFERENCE_BASE: u64 = 1 << 40;
+
+/// Whether a reference id is one of the user's own references.
+pub fn is_own_reference(id: u64) -> bool {
+    id >= OWN_REFERENCE_BASE
+}
+
+/// At most this many of the user's references are offered to one section.
+const OWN_PER_SECTION: usize = 2;
+/// Character-bigram overlap (Dice) from which a user's reference suits a section's query.
+const OWN_MIN_OVERLAP: f32 = 0.08;
+
+/// The library, with the user's own references also offered to the sections whose query shares
+/// enough of their title's wording (at most `OWN_PER_SECTION` each).
+pub struct WithOwnReferences<'a> {
+    pub library: &'a dyn ReferenceSource,
+    pub own: Vec<Candidate>,
+}
+
+impl<'a> WithOwnReferences<'a> {
+    pub fn new(library: &'a dyn ReferenceSource, own: &[Reference]) -> Self {
+        let own = own
+            .iter()
+            .enumerate()
+            .map(|(i, r)| Candidate {
+                id: OWN_REFERENCE_BASE + i as u64,
+                reference: r.clone(),
+                snippet: String::new(),
+            })
+            .collect();
+        WithOwnReferences { library, own }
+    }
+}
+
+fn bigrams(text: &str) -> std::collections::HashSet<(char, char)> {
+    let chars: Vec<char> = text.chars().filter(|c| c.is_alphanumeric()).collect();
+    chars.windows(2).map(|w| (w[0], w[1])).collect()
+}
+
+/// Dice overlap of two texts' character bigrams, 0–1.
+fn overlap(a: &str, b: &str) -> f32 {
+    let (a, b) = (bigrams(a), bigrams(b));
+    if a.is_empty() || b.is_empty() {
+        return 0.0;
+    }
+    2.0 * a.intersection(&b).count() as f32 / (a.len() + b.len()) as f32
+}
+
+impl ReferenceSource for WithOwnReferences<'_> {
+    fn search<'b>(
+        &'b self,
+        query: &'b str,
+        limit: usize,
+    ) -> BoxFuture<'b, Result<Vec<Candidate>, String>> {
+        Box::pin(async move {
+            let mut scored: Vec<(f32, &Candidate)> = self
+                .own
+                .iter()
+                .map(|c| {
+                    let about = format!(
+                        "{} {}",
+                        c.reference.title,
+                        c.reference.container.as_deref().unwrap_or("")
+                    );
+                    (overlap(query, &about), c)
+                })
+                .filter(|(score, _)| *score >= OWN_MIN_OVERLAP)
+                .collect();
+            scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.id.cmp(&b.1.id)));
+            let own: Vec<Candidate> = scored
+                .into_iter()
+                .take(OWN_PER_SECTION.min(limit))
+                .map(|(_, c)| c.clone())
+                .collect();
+            // The library's closest records first, then the user's: both are offered.
+            let mut found = self.library.search(query, limit - own.len()).await?;
+            found.extend(own);
+            Ok(found)
+        })
+    }
 }
 
 /// A library record offered to the model for a section.
@@ -914,6 +1002,7 @@ mod tests {
             degree: Degree::Bachelor,
             words: 3000,
             keywords: vec![],
+            own_references: vec![],
         }
     }
 
@@ -1107,6 +1196,28 @@ mod tests {
         assert_eq!(asked_length("压缩到 300 字左右"), Some(300));
         assert_eq!(asked_length("更学术"), None);
         assert_eq!(asked_length("扩写到99999字"), None);
+    }
+
+    #[tokio::test]
+    async fn the_users_references_go_to_the_sections_they_suit() {
+        let own: Vec<Reference> = [
+            "[1] 张伟. 图像识别中的卷积神经网络方法[J]. 计算机学报, 2019, 42(3): 1-10.",
+            "[2] 李娜. 宋代诗词的意象研究[D]. 南京: 南京大学, 2020.",
+        ]
+        .iter()
+        .map(|l| crate::gbt7714::parse_line(l).unwrap())
+        .collect();
+        let source = WithOwnReferences::new(&Shelf, &own);
+        let found = source
+            .search("基于深度学习的图像识别研究 卷积神经网络", 4)
+            .await
+            .unwrap();
+        let ids: Vec<u64> = found.iter().map(|c| c.id).collect();
+        // The library's records, then the matching own reference; the unrelated one not at all.
+        assert_eq!(ids, vec![10, 20, OWN_REFERENCE_BASE]);
+        assert!(is_own_reference(ids[2]) && !is_own_reference(ids[0]));
+        let found = source.search("宋代诗词的意象", 1).await.unwrap();
+        assert_eq!(found[0].id, OWN_REFERENCE_BASE + 1);
     }
 
     #[tokio::test]

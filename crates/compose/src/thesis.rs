@@ -191,6 +191,7 @@ mod tests {
             degree: Degree::Bachelor,
             words: 1000,
             keywords: vec![],
+            own_references: vec![],
         };
         let bytes = to_docx(&request, &draft, &CoverFields::default()).unwrap();
         let read = docio::extract(&bytes, "paper.docx", &docio::Limits::default()).unwrap();

@@ -48,10 +48,10 @@ fn answer(body: &Value) -> String {
             .nth(1)
             .map(|i| format!("（已按“{}”修改）", i.trim()))
             .unwrap_or_default();
-        let cite = if user.contains("[ref:1]") {
-            "[ref:1]"
-        } else {
-            ""
+        let cite = match (user.contains("[ref:1]"), user.contains("[ref:2]")) {
+            (true, true) => "[ref:1][ref:2]",
+            (true, false) => "[ref:1]",
+            _ => "",
         };
         return format!(
             "本节论述{heading}{asked}。高校图书馆的借阅管理需要可靠的信息系统支撑{cite}。{}",
@@ -245,6 +245,10 @@ async fn journey(db: TestDb) {
         ),
         (json!({"title": "高校图书馆管理系统"}), "field_missing"),
         (
+            json!({"title": "高校图书馆管理系统", "field": "计算机", "references": "这不是一条参考文献"}),
+            "reference_unreadable",
+        ),
+        (
             json!({"title": "高校图书馆管理系统", "field": "计算机", "words": 200000}),
             "words_out_of_range",
         ),
@@ -267,7 +271,8 @@ async fn journey(db: TestDb) {
             submit,
             Some(&token),
             json!({"title": "高校图书馆管理系统的设计与实现", "major": "计算机科学与技术",
-                   "degree": "本科", "words": 3000, "keywords": "图书馆，管理系统"}),
+                   "degree": "本科", "words": 3000, "keywords": "图书馆，管理系统",
+                   "references": "[1] 赵敏. 高校图书馆借阅业务需求分析方法[J]. 大学图书馆学报, 2018, 36(2): 20-25."}),
         )
         .await;
     assert_eq!(status, StatusCode::OK, "{body}");
@@ -296,8 +301,11 @@ async fn journey(db: TestDb) {
         .map(|r| r["libraryId"].as_u64().unwrap())
         .collect();
     assert!(!offered.is_empty(), "{planned}");
+    // The library's records, and the user's own reference for the sections it suits.
+    let own_id = 1u64 << 40;
+    assert!(offered.contains(&own_id), "{planned}");
     assert!(
-        offered.iter().all(|o| ids.contains(o)),
+        offered.iter().all(|o| ids.contains(o) || *o == own_id),
         "{offered:?} {ids:?}"
     );
     assert_eq!(store.account(me).await.unwrap().balance_fen, 0);
@@ -400,17 +408,38 @@ async fn journey(db: TestDb) {
         .map(|r| r["libraryId"].as_u64().unwrap())
         .collect();
     assert!(!references.is_empty(), "{paper}");
-    assert!(references.iter().all(|r| ids.contains(r)));
+    assert!(references.iter().all(|r| ids.contains(r) || *r == own_id));
+    assert!(
+        references.iter().any(|r| ids.contains(r)),
+        "a library record is cited: {paper}"
+    );
     for x in sections {
         for c in x["cited"].as_array().unwrap() {
             assert!(references.contains(&c.as_u64().unwrap()));
         }
     }
+    let formatted: Vec<(&str, bool)> = paper["references"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            (
+                r["formatted"].as_str().unwrap(),
+                r["own"].as_bool().unwrap(),
+            )
+        })
+        .collect();
     assert!(
-        paper["references"][0]["formatted"]
-            .as_str()
-            .unwrap()
-            .contains("[J]. 图书情报工作, 2021")
+        formatted
+            .iter()
+            .any(|(f, own)| f.contains("[J]. 图书情报工作, 2021") && !own),
+        "{formatted:?}"
+    );
+    assert!(
+        formatted
+            .iter()
+            .any(|(f, own)| f.contains("[J]. 大学图书馆学报, 2018, 36(2): 20-25.") && *own),
+        "the user's reference is cited: {formatted:?}"
     );
     assert!(paper["abstractZh"].as_str().unwrap().contains("高校图书馆"));
     assert!(

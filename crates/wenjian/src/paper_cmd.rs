@@ -59,6 +59,7 @@ pub fn request_of(args: &Args) -> anyhow::Result<PaperRequest> {
         degree,
         words: args.words,
         keywords: args.keywords.clone(),
+        own_references: vec![],
     })
 }
 

@@ -245,8 +245,13 @@ export default function PaperContentPage() {
             defaultActiveKey={['refs']}
             items={[{
               key: 'refs',
-              label: `参考文献（${paper.references.length}，均为文献库中的真实记录）`,
-              children: paper.references.map((r) => <div key={r.libraryId} className="paper-reference">[{r.number}] {r.formatted}</div>),
+              label: `参考文献（${paper.references.length}：文献库中的真实记录${paper.references.some((r) => r.own) ? '与您提供的文献' : ''}）`,
+              children: paper.references.map((r) => (
+                <div key={r.libraryId} className="paper-reference">
+                  [{r.number}] {r.formatted}
+                  {r.own && <Tag style={{ marginLeft: 6 }}>您提供的</Tag>}
+                </div>
+              )),
             }]}
           />
         )}

@@ -76,7 +76,7 @@ export default function PaperOutlinePage() {
   }
   const total = outline ? sum(outline.chapters) : 0
   const off = Math.abs(total - record.words) > record.words * 0.1
-  const references = new Map(data.offered.map((r) => [r.libraryId, r.formatted]))
+  const references = new Map(data.offered.map((r) => [r.libraryId, r.own ? `${r.formatted}（您提供的）` : r.formatted]))
 
   const row = (node: OutlineNode, path: Path, number: string) => {
     const siblings = path.length === 1 ? outline!.chapters : null

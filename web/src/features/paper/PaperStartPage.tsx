@@ -60,7 +60,7 @@ export default function PaperStartPage() {
           description="大纲的每一节都附有从文献库检索到的真实文献；正文只引用这些文献，引用编号与参考文献表一一对应，不会出现编造的“幽灵引用”。"
         />
         <WriterNotice />
-        <Form form={form} layout="vertical" initialValues={{ kind: 'thesis', degree: 'bachelor', keywords: '' }} style={{ maxWidth: 720 }}>
+        <Form form={form} layout="vertical" initialValues={{ kind: 'thesis', degree: 'bachelor', keywords: '', references: '' }} style={{ maxWidth: 720 }}>
           <Form.Item
             label="论文题目"
             name="title"
@@ -91,6 +91,13 @@ export default function PaperStartPage() {
           </Form.Item>
           <Form.Item label="关键词（可选，用逗号分隔）" name="keywords">
             <Input placeholder="例如：图书馆，借阅管理，B/S 架构" maxLength={120} />
+          </Form.Item>
+          <Form.Item
+            label="我的参考文献（可选）"
+            name="references"
+            extra="每行一条，GB/T 7714 格式，例如：张三. 论文题目[J]. 期刊名, 2020, 12(3): 45-50.  最多 50 条；它们会与文献库中的记录一起提供给相关章节引用。"
+          >
+            <Input.TextArea autoSize={{ minRows: 2, maxRows: 8 }} maxLength={20000} placeholder="[1] 作者. 题名[J]. 刊名, 年, 卷(期): 页码." />
           </Form.Item>
           <Space direction="vertical" size={12}>
             {price && (

@@ -12,6 +12,8 @@ export interface PaperForm {
   degree: string
   words: number
   keywords: string
+  /** The user's own references, one GB/T 7714 line each. */
+  references?: string
 }
 
 /** 毕业论文 through paper_submit, 学术论文 through paper_xueshu_submit (spec §7). */

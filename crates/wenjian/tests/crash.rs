@@ -2,23 +2,14 @@
 //! claims the job again, the task completes, and the user is charged exactly once. Real
 //! processes (`wenjian serve` with no workers, then `wenjian worker`), on SQLite and PostgreSQL.
 
+mod common;
+
+use common::{Api, Processes, api_only_server};
 use serde_json::{Value, json};
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 use store::testing::TestDb;
-
-/// Children are killed when the test ends, pass or fail.
-struct Processes(Vec<Child>);
-
-impl Drop for Processes {
-    fn drop(&mut self) {
-        for child in &mut self.0 {
-            let _ = child.kill();
-            let _ = child.wait();
-        }
-    }
-}
 
 fn command(data: &Path, db_url: &str, args: &[&str]) -> Command {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_wenjian"));
@@ -51,51 +42,22 @@ fn sample(seed: u64, n: usize) -> String {
         .collect()
 }
 
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
+async fn record(api: &Api, id: i64) -> Value {
+    api.post("/api/base/check_api/load_by_id", json!({ "id": id }))
+        .await["result"]
+        .clone()
 }
 
-struct Api {
-    http: reqwest::Client,
-    base: String,
-    token: String,
-}
-
-impl Api {
-    async fn post(&self, path: &str, body: Value) -> Value {
-        self.http
-            .post(format!("{}{path}", self.base))
-            .bearer_auth(&self.token)
-            .json(&body)
-            .send()
-            .await
-            .unwrap()
-            .json()
-            .await
-            .unwrap()
-    }
-
-    async fn record(&self, id: i64) -> Value {
-        self.post("/api/base/check_api/load_by_id", json!({ "id": id }))
-            .await["result"]
-            .clone()
-    }
-
-    /// Polls the check until `done(record)` holds.
-    async fn wait_for(&self, id: i64, what: &str, done: impl Fn(&Value) -> bool) -> Value {
-        let deadline = Instant::now() + Duration::from_secs(120);
-        loop {
-            let record = self.record(id).await;
-            if done(&record) {
-                return record;
-            }
-            assert!(Instant::now() < deadline, "waiting for {what}: {record}");
-            tokio::time::sleep(Duration::from_millis(10)).await;
+/// Polls the check until `done(record)` holds.
+async fn wait_for(api: &Api, id: i64, what: &str, done: impl Fn(&Value) -> bool) -> Value {
+    let deadline = Instant::now() + Duration::from_secs(120);
+    loop {
+        let record = record(api, id).await;
+        if done(&record) {
+            return record;
         }
+        assert!(Instant::now() < deadline, "waiting for {what}: {record}");
+        tokio::time::sleep(Duration::from_millis(10)).await;
     }
 }
 
@@ -124,39 +86,8 @@ async fn worker_killed_mid_check(db: TestDb) {
         .unwrap();
     assert!(import.status.success(), "{import:?}");
 
-    let port = free_port();
     let mut procs = Processes(vec![]);
-    procs.0.push(
-        command(&data, &db.url, &["serve"])
-            .env("WENJIAN_LISTEN", format!("127.0.0.1:{port}"))
-            .env("WENJIAN_WORKERS_PER_QUEUE", "0")
-            .spawn()
-            .unwrap(),
-    );
-    let http = reqwest::Client::new();
-    let base = format!("http://127.0.0.1:{port}");
-    let deadline = Instant::now() + Duration::from_secs(60);
-    while http.get(format!("{base}/api/health")).send().await.is_err() {
-        assert!(Instant::now() < deadline, "server did not start");
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-    let registered: Value = http
-        .post(format!("{base}/api/base/login_api/f/register"))
-        .json(&json!({"username": "crashtest", "password": "password-123"}))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
-    let api = Api {
-        http,
-        base,
-        token: registered["result"]["access_token"]
-            .as_str()
-            .unwrap()
-            .to_string(),
-    };
+    let api = api_only_server(command(&data, &db.url, &["serve"]), &mut procs, "crashtest").await;
     let user = db.store.user_by_login("crashtest").await.unwrap();
     db.store
         .operator_credit(user.id, 100_000, 0, "测试充值")
@@ -186,13 +117,13 @@ async fn worker_killed_mid_check(db: TestDb) {
     );
 
     let mut first = command(&data, &db.url, &["worker"]).spawn().unwrap();
-    api.wait_for(id, "the first worker to start the check", |r| {
+    wait_for(&api, id, "the first worker to start the check", |r| {
         r["status"] == json!("running")
     })
     .await;
     first.kill().unwrap(); // SIGKILL: no shutdown, no cleanup, the lease just stops being renewed.
     first.wait().unwrap();
-    let after_kill = api.record(id).await;
+    let after_kill = record(&api, id).await;
     assert_eq!(
         after_kill["status"],
         json!("running"),
@@ -202,32 +133,18 @@ async fn worker_killed_mid_check(db: TestDb) {
     procs
         .0
         .push(command(&data, &db.url, &["worker"]).spawn().unwrap());
-    let done = api
-        .wait_for(id, "the restarted worker to finish", |r| {
-            matches!(r["status"].as_str(), Some("done" | "failed" | "cancelled"))
-        })
-        .await;
+    let done = wait_for(&api, id, "the restarted worker to finish", |r| {
+        matches!(r["status"].as_str(), Some("done" | "failed" | "cancelled"))
+    })
+    .await;
     assert_eq!(done["status"], json!("done"), "{done}");
     assert!(done["ratioTotal"].as_f64().unwrap() > 40.0, "{done}");
     assert_eq!(done["chargedFen"], json!(price));
 
     // Charged exactly once, never refunded.
-    let account = api
-        .http
-        .get(format!("{}/api/base/account_info_api/account", api.base))
-        .bearer_auth(&api.token)
-        .send()
-        .await
-        .unwrap()
-        .json::<Value>()
-        .await
-        .unwrap();
-    assert_eq!(
-        account["result"]["balanceFen"],
-        json!(100_000 - price),
-        "{account}"
-    );
-    let movements: Vec<i64> = account["result"]["ledger"]
+    let account = api.account().await;
+    assert_eq!(account["balanceFen"], json!(100_000 - price), "{account}");
+    let movements: Vec<i64> = account["ledger"]
         .as_array()
         .unwrap()
         .iter()

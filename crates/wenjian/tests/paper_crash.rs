@@ -7,24 +7,15 @@
 
 use axum::Router;
 use axum::routing::post;
+mod common;
+
+use common::{Api, Processes, api_only_server};
 use serde_json::{Value, json};
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use store::testing::TestDb;
-
-/// Children are killed when the test ends, pass or fail.
-struct Processes(Vec<Child>);
-
-impl Drop for Processes {
-    fn drop(&mut self) {
-        for child in &mut self.0 {
-            let _ = child.kill();
-            let _ = child.wait();
-        }
-    }
-}
 
 /// Headings of the section requests the writer received, in order.
 type Asked = Arc<Mutex<Vec<String>>>;
@@ -123,50 +114,21 @@ fn command(data: &Path, db_url: &str, writer: &str, args: &[&str]) -> Command {
     cmd
 }
 
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
-
-struct Api {
-    http: reqwest::Client,
-    base: String,
-    token: String,
-}
-
-impl Api {
-    async fn post(&self, path: &str, body: Value) -> Value {
-        self.http
-            .post(format!("{}{path}", self.base))
-            .bearer_auth(&self.token)
-            .json(&body)
-            .send()
-            .await
-            .unwrap()
-            .json()
-            .await
-            .unwrap()
-    }
-
-    async fn wait_for(&self, id: i64, what: &str, done: impl Fn(&Value) -> bool) -> Value {
-        let deadline = Instant::now() + Duration::from_secs(120);
-        loop {
-            let detail = self
-                .post(
-                    "/api/base/ai_paper_info_api/load_by_id",
-                    json!({ "id": id }),
-                )
-                .await["result"]
-                .clone();
-            if done(&detail["record"]) {
-                return detail;
-            }
-            assert!(Instant::now() < deadline, "waiting for {what}: {detail}");
-            tokio::time::sleep(Duration::from_millis(20)).await;
+async fn wait_for(api: &Api, id: i64, what: &str, done: impl Fn(&Value) -> bool) -> Value {
+    let deadline = Instant::now() + Duration::from_secs(120);
+    loop {
+        let detail = api
+            .post(
+                "/api/base/ai_paper_info_api/load_by_id",
+                json!({ "id": id }),
+            )
+            .await["result"]
+            .clone();
+        if done(&detail["record"]) {
+            return detail;
         }
+        assert!(Instant::now() < deadline, "waiting for {what}: {detail}");
+        tokio::time::sleep(Duration::from_millis(20)).await;
     }
 }
 
@@ -175,39 +137,13 @@ async fn worker_killed_mid_paper(db: TestDb) {
     let data = dir.path().join("data");
     let asked: Asked = Arc::default();
     let writer = fake_writer(asked.clone()).await;
-    let port = free_port();
     let mut procs = Processes(vec![]);
-    procs.0.push(
-        command(&data, &db.url, &writer, &["serve"])
-            .env("WENJIAN_LISTEN", format!("127.0.0.1:{port}"))
-            .env("WENJIAN_WORKERS_PER_QUEUE", "0")
-            .spawn()
-            .unwrap(),
-    );
-    let http = reqwest::Client::new();
-    let base = format!("http://127.0.0.1:{port}");
-    let deadline = Instant::now() + Duration::from_secs(60);
-    while http.get(format!("{base}/api/health")).send().await.is_err() {
-        assert!(Instant::now() < deadline, "server did not start");
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-    let registered: Value = http
-        .post(format!("{base}/api/base/login_api/f/register"))
-        .json(&json!({"username": "papercrash", "password": "password-123"}))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
-    let api = Api {
-        http,
-        base,
-        token: registered["result"]["access_token"]
-            .as_str()
-            .unwrap()
-            .to_string(),
-    };
+    let api = api_only_server(
+        command(&data, &db.url, &writer, &["serve"]),
+        &mut procs,
+        "papercrash",
+    )
+    .await;
     let user = db.store.user_by_login("papercrash").await.unwrap();
     db.store
         .operator_credit(user.id, 10_000, 0, "测试充值")
@@ -226,8 +162,10 @@ async fn worker_killed_mid_paper(db: TestDb) {
     let mut first = command(&data, &db.url, &writer, &["worker"])
         .spawn()
         .unwrap();
-    api.wait_for(id, "the outline", |r| r["state"] == json!("outline_ready"))
-        .await;
+    wait_for(&api, id, "the outline", |r| {
+        r["state"] == json!("outline_ready")
+    })
+    .await;
     let committed = api
         .post(
             "/api/base/ai_paper_info_api/commit_paper",
@@ -237,11 +175,13 @@ async fn worker_killed_mid_paper(db: TestDb) {
     let price = committed["result"]["price"]["priceFen"]
         .as_i64()
         .unwrap_or_else(|| panic!("{committed}"));
-    let stalled = api
-        .wait_for(id, "two sections stored and the third asked for", |r| {
-            r["sectionsDone"] == json!(2)
-        })
-        .await;
+    let stalled = wait_for(
+        &api,
+        id,
+        "two sections stored and the third asked for",
+        |r| r["sectionsDone"] == json!(2),
+    )
+    .await;
     let deadline = Instant::now() + Duration::from_secs(30);
     while asked.lock().unwrap().len() < 3 {
         assert!(
@@ -259,11 +199,10 @@ async fn worker_killed_mid_paper(db: TestDb) {
             .spawn()
             .unwrap(),
     );
-    let done = api
-        .wait_for(id, "the restarted worker to finish", |r| {
-            !matches!(r["state"].as_str(), Some("writing"))
-        })
-        .await;
+    let done = wait_for(&api, id, "the restarted worker to finish", |r| {
+        !matches!(r["state"].as_str(), Some("writing"))
+    })
+    .await;
     assert_eq!(done["record"]["state"], json!("done"), "{done}");
     let total = done["record"]["sectionsTotal"].as_u64().unwrap() as usize;
     assert_eq!(
@@ -279,22 +218,9 @@ async fn worker_killed_mid_paper(db: TestDb) {
     assert_eq!(unique.len(), total, "{asked:?}");
 
     // Charged exactly once, never refunded.
-    let account = api
-        .http
-        .get(format!("{}/api/base/account_info_api/account", api.base))
-        .bearer_auth(&api.token)
-        .send()
-        .await
-        .unwrap()
-        .json::<Value>()
-        .await
-        .unwrap();
-    assert_eq!(
-        account["result"]["balanceFen"],
-        json!(10_000 - price),
-        "{account}"
-    );
-    let movements: Vec<i64> = account["result"]["ledger"]
+    let account = api.account().await;
+    assert_eq!(account["balanceFen"], json!(10_000 - price), "{account}");
+    let movements: Vec<i64> = account["ledger"]
         .as_array()
         .unwrap()
         .iter()

@@ -933,15 +933,7 @@ pub async fn update_content(
         }
     };
     doc.replace_section(index, text);
-    state
-        .store
-        .update_task_result(task.id, user_id, &json(&doc)?)
-        .await?;
-    let task = owned(&state, task.id, user_id).await?;
-    Ok(Success(content(
-        &task,
-        reloads(&state, user_id, task.id).await?,
-    )?))
+    Ok(Success(save(&state, &task, &doc).await?))
 }
 
 /// Empties a section (its text kept as a version, so it can be restored).
@@ -957,15 +949,17 @@ pub async fn delete_content(
     let (task, mut doc) = finished(&state, form.id, user_id).await?;
     let index = section_index(&doc, form.index)?;
     doc.replace_section(index, String::new());
+    Ok(Success(save(&state, &task, &doc).await?))
+}
+
+/// Stores an edited paper and answers with its content as it now stands.
+async fn save(state: &AppState, task: &Task, doc: &PaperDoc) -> Result<PaperContent, ApiError> {
     state
         .store
-        .update_task_result(task.id, user_id, &json(&doc)?)
+        .update_task_result(task.id, task.user_id, &json(doc)?)
         .await?;
-    let task = owned(&state, task.id, user_id).await?;
-    Ok(Success(content(
-        &task,
-        reloads(&state, user_id, task.id).await?,
-    )?))
+    let task = owned(state, task.id, task.user_id).await?;
+    content(&task, reloads(state, task.user_id, task.id).await?)
 }
 
 /// Writes a section again with an optional instruction, as a task (free; one at a time per

@@ -547,6 +547,15 @@ fn node_at<'a>(outline: &'a Outline, path: &[usize]) -> Option<&'a Node> {
     Some(node)
 }
 
+/// The numbered heading of leaf `index` (in reading order), as its section will carry it.
+pub fn leaf_heading(outline: &Outline, index: usize) -> String {
+    outline
+        .leaves()
+        .get(index)
+        .map(|(path, _)| numbered(outline, path))
+        .unwrap_or_default()
+}
+
 /// The numbered heading of the node at `path` ("第2章 …", "2.1 …", "2.1.3 …").
 fn numbered(outline: &Outline, path: &[usize]) -> String {
     let title = node_at(outline, path).map_or("", |n| n.title.as_str());
@@ -853,11 +862,11 @@ pub async fn write_abstract(
     draft.abstract_en = clean_section(&english.text, "Abstract", "Abstract").replace('\n', " ");
     if draft.keywords.is_empty() {
         draft.keywords = if request.keywords.is_empty() {
-            draft
-                .outline
-                .chapters
+            // The body chapters' titles: not the introduction, not the conclusion.
+            let chapters = &draft.outline.chapters;
+            let body = chapters.len().saturating_sub(1).max(1.min(chapters.len()));
+            chapters[1.min(chapters.len())..body]
                 .iter()
-                .skip(1)
                 .take(4)
                 .map(|c| c.title.clone())
                 .collect()

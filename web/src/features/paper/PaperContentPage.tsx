@@ -1,5 +1,5 @@
 import { useState } from 'react'
-import { Alert, Button, Card, Collapse, Dropdown, Empty, Form, Input, Modal, Progress, Result, Space, Spin, Tag } from 'antd'
+import { Alert, App, Button, Card, Collapse, Dropdown, Empty, Form, Input, Modal, Progress, Result, Space, Spin, Tag } from 'antd'
 import { useQuery, useQueryClient } from '@tanstack/react-query'
 import { useNavigate, useParams } from 'react-router'
 import { paperContent, paperDeleteSection, paperDownload, paperLoad, paperReloadSection, paperUpdateSection, type CoverForm } from './api'
@@ -12,6 +12,7 @@ const INSTRUCTIONS = ['更学术', '扩写到800字', '压缩到300字', '加一
 
 /** One section: read, edit in place, empty, write again with an instruction, or go back to an earlier version. */
 function SectionCard({ paperId, section, reloading, editable, onChanged }: { paperId: number; section: SectionView; reloading: boolean; editable: boolean; onChanged: () => void }) {
+  const { modal } = App.useApp()
   const [editing, setEditing] = useState<string | null>(null)
   const [instruction, setInstruction] = useState('')
   const [asking, setAsking] = useState(false)
@@ -68,7 +69,7 @@ function SectionCard({ paperId, section, reloading, editable, onChanged }: { pap
               type="link"
               danger
               onClick={() =>
-                Modal.confirm({
+                modal.confirm({
                   title: `删除“${heading}”的内容？`,
                   content: '内容会保留为历史版本，可以恢复。',
                   onOk: async () => {
@@ -94,7 +95,7 @@ function SectionCard({ paperId, section, reloading, editable, onChanged }: { pap
   )
 }
 
-function DownloadButton({ content }: { content: PaperContent }) {
+function DownloadButton({ content, major }: { content: PaperContent; major: string }) {
   const [open, setOpen] = useState(false)
   const [form] = Form.useForm<CoverForm>()
   const [busy, download] = useSubmit(async () => {
@@ -105,7 +106,7 @@ function DownloadButton({ content }: { content: PaperContent }) {
     <>
       <Button type="primary" onClick={() => setOpen(true)} data-testid="paper-download">下载 Word</Button>
       <Modal title="封面信息（可留空，下载后手填）" open={open} onCancel={() => setOpen(false)} okText="下载 .docx" confirmLoading={busy} onOk={() => void download(undefined)}>
-        <Form form={form} layout="vertical">
+        <Form form={form} layout="vertical" initialValues={{ major }}>
           <Form.Item label="学校" name="school"><Input maxLength={60} /></Form.Item>
           <Form.Item label="专业" name="major"><Input maxLength={60} /></Form.Item>
           <Space>
@@ -122,6 +123,9 @@ function DownloadButton({ content }: { content: PaperContent }) {
     </>
   )
 }
+
+/** The model's citation markers while a section streams in (numbered once it is finished). */
+const withoutMarkers = (text: string) => text.replace(/[[［]\s*ref[^\]］]*[\]］]?/gi, '')
 
 /** "第2章" → "2"; "2.1" stays. */
 const key = (number: string) => number.replace(/^第(\d+)章$/, '$1')
@@ -147,7 +151,9 @@ export default function PaperContentPage() {
   })
   const state = detail.data?.record.state
   const content = useQuery({
-    queryKey: ['paper-content', id],
+    // Fetched again whenever a section is finished or the state changes, so the finished page
+    // never shows what was fetched while writing.
+    queryKey: ['paper-content', id, detail.data?.record.sectionsDone, state],
     queryFn: () => paperContent(id),
     enabled: state === 'writing' || state === 'done' || state === 'failed' || state === 'cancelled',
     refetchInterval: (q) => (state === 'writing' || q.state.data?.reloads.some((r) => r.status === 'queued' || r.status === 'running') ? 2000 : false),
@@ -182,7 +188,7 @@ export default function PaperContentPage() {
         extra={
           <Space wrap>
             <Tag color={STATE_LABEL[record.state].color}>{STATE_LABEL[record.state].label}</Tag>
-            {record.state === 'done' && paper && <DownloadButton content={paper} />}
+            {record.state === 'done' && paper && <DownloadButton content={paper} major={record.field} />}
             <Button onClick={() => navigate('/aipaper/list')}>我的论文</Button>
           </Space>
         }
@@ -221,7 +227,7 @@ export default function PaperContentPage() {
             <div className="paper-heading level-1">摘要</div>
             <p className="paper-paragraph">{paper.abstractZh}</p>
             {paper.keywords.length > 0 && <p className="paper-paragraph"><b>关键词：</b>{paper.keywords.join('；')}</p>}
-            {paper.abstractEn && <p className="paper-paragraph" lang="en">{paper.abstractEn}</p>}
+            {paper.abstractEn && <p className="paper-paragraph" lang="en"><b>Abstract: </b>{paper.abstractEn}</p>}
           </div>
         )}
         {paper?.sections.map((s, i) => (
@@ -235,7 +241,7 @@ export default function PaperContentPage() {
         {writing && record.state === 'writing' && (
           <div className="paper-section writing" data-testid="paper-writing">
             <div className="paper-heading">正在撰写：{writing.heading}</div>
-            <p className="paper-paragraph">{writing.text}<span className="cursor">▍</span></p>
+            <p className="paper-paragraph">{withoutMarkers(writing.text)}<span className="cursor">▍</span></p>
           </div>
         )}
         {paper && paper.sections.length === 0 && !writing && <Empty description="正文即将开始写作" />}

@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'react'
-import { Alert, Button, Card, Empty, Input, InputNumber, Modal, Result, Space, Spin, Tag, Tooltip } from 'antd'
-import { ArrowDownOutlined, ArrowUpOutlined, DeleteOutlined, PlusOutlined } from '@ant-design/icons'
+import { Alert, App, Button, Card, Empty, Input, InputNumber, Result, Space, Spin, Tag, Tooltip } from 'antd'
+import { ArrowDownOutlined, ArrowUpOutlined, DeleteOutlined, FileTextOutlined, PlusOutlined } from '@ant-design/icons'
 import { useQuery } from '@tanstack/react-query'
 import { useNavigate, useParams } from 'react-router'
 import { paperCommit, paperLoad, paperReplan } from './api'
@@ -22,6 +22,13 @@ function normalise(outline: Outline): Outline {
 
 type Path = number[]
 
+/** How many siblings the node at `path` has. */
+function siblingCount(outline: Outline, path: Path): number {
+  let siblings = outline.chapters
+  for (const i of path.slice(0, -1)) siblings = siblings[i].children
+  return siblings.length
+}
+
 function update(outline: Outline, path: Path, change: (siblings: OutlineNode[], i: number) => void): Outline {
   const copy: Outline = JSON.parse(JSON.stringify(outline))
   let siblings = copy.chapters
@@ -34,6 +41,7 @@ function update(outline: Outline, path: Path, change: (siblings: OutlineNode[], 
 export default function PaperOutlinePage() {
   const id = Number(useParams().id)
   const navigate = useNavigate()
+  const { modal } = App.useApp()
   const [outline, setOutline] = useState<Outline | null>(null)
   const detail = useQuery({
     queryKey: ['paper', id],
@@ -49,6 +57,25 @@ export default function PaperOutlinePage() {
     await paperCommit(id, outline)
     navigate(`/aipaper/content/${id}`)
   })
+  // The price dialog reads the balance afresh (it may have been topped up meanwhile).
+  const confirmCommit = async () => {
+    const price = (await detail.refetch()).data?.price ?? data?.price
+    if (!price || !data) return
+    const short = price.paysWith === 'insufficient'
+    modal.confirm({
+      title: '确认大纲并开始写作',
+      content: (
+        <div>
+          <p>将从余额扣除 <b>{formatFen(price.priceFen)}</b>（{data.record.words.toLocaleString('zh-CN')} 字档），当前余额 {formatFen(price.balanceFen)}。</p>
+          {short && <p className="text-danger">余额不足：在线充值即将开放，目前请联系本站管理员为账户充值后再确认。</p>}
+          <p className="muted">写作失败全额退款；写作中删除论文，退还尚未写出部分的费用。</p>
+        </div>
+      ),
+      okText: short ? '知道了' : '确认支付',
+      okCancel: !short,
+      onOk: () => (short ? undefined : commit(undefined)),
+    })
+  }
   const [replanning, replan] = useSubmit(async () => {
     await paperReplan(id)
     setOutline(null)
@@ -106,7 +133,7 @@ export default function PaperOutlinePage() {
             <Tag>{node.budget} 字</Tag>
           )}
           <Tooltip title="上移"><Button size="small" icon={<ArrowUpOutlined />} disabled={path[path.length - 1] === 0} onClick={() => setOutline(update(outline!, path, (s, i) => s.splice(i - 1, 0, s.splice(i, 1)[0])))} /></Tooltip>
-          <Tooltip title="下移"><Button size="small" icon={<ArrowDownOutlined />} onClick={() => setOutline(update(outline!, path, (s, i) => { if (i + 1 < s.length) s.splice(i + 1, 0, s.splice(i, 1)[0]) }))} /></Tooltip>
+          <Tooltip title="下移"><Button size="small" icon={<ArrowDownOutlined />} disabled={path[path.length - 1] === (path.length === 1 ? outline!.chapters.length : siblingCount(outline!, path)) - 1} onClick={() => setOutline(update(outline!, path, (s, i) => { if (i + 1 < s.length) s.splice(i + 1, 0, s.splice(i, 1)[0]) }))} /></Tooltip>
           {path.length < 3 && (
             <Tooltip title={path.length === 1 ? '添加一节' : '添加一小节'}>
               <Button size="small" icon={<PlusOutlined />} onClick={() => setOutline(update(outline!, path, (s, i) => s[i].children.push({ title: '新的一节', budget: 300, children: [] })))} />
@@ -118,7 +145,7 @@ export default function PaperOutlinePage() {
         </Space>
         {node.children.length === 0 && (node.references?.length ?? 0) > 0 && (
           <div className="muted outline-refs">
-            {node.references!.map((r) => references.get(r)).filter(Boolean).map((f) => <div key={f}>📄 {f}</div>)}
+            {node.references!.map((r) => references.get(r)).filter(Boolean).map((f) => <div key={f}><FileTextOutlined /> {f}</div>)}
           </div>
         )}
         {node.children.map((c, i) => row(c, [...path, i], `${number.replace(/^第(\d+)章$/, '$1')}.${i + 1}`))}
@@ -172,21 +199,9 @@ export default function PaperOutlinePage() {
                   size="large"
                   loading={committing}
                   data-testid="outline-commit"
-                  onClick={() =>
-                    Modal.confirm({
-                      title: '确认大纲并开始写作',
-                      content: (
-                        <div>
-                          <p>将从余额扣除 <b>¥{formatFen(data.price.priceFen)}</b>（{record.words.toLocaleString('zh-CN')} 字档），当前余额 ¥{formatFen(data.price.balanceFen)}。</p>
-                          <p className="muted">写作失败全额退款；写作中删除论文，退还尚未写出部分的费用。</p>
-                        </div>
-                      ),
-                      okText: data.price.paysWith === 'insufficient' ? '余额不足，去充值' : '确认支付',
-                      onOk: () => (data.price.paysWith === 'insufficient' ? navigate('/order/recharge') : commit(undefined)),
-                    })
-                  }
+                  onClick={() => void confirmCommit()}
                 >
-                  确认大纲，开始写作（¥{formatFen(data.price.priceFen)}）
+                  确认大纲，开始写作（{formatFen(data.price.priceFen)}）
                 </Button>
               )}
               <Button loading={replanning} onClick={() => void replan(undefined)} data-testid="outline-replan">重新生成大纲</Button>

@@ -66,12 +66,12 @@ export default function PaperRecordsPage() {
   const length = (r: PaperRecord) => (r.chars ? `${r.chars.toLocaleString('zh-CN')} / ${r.words.toLocaleString('zh-CN')} 字` : `目标 ${r.words.toLocaleString('zh-CN')} 字`)
   const columns = [
     titleColumn(),
-    { title: '类型', key: 'kind', width: 110, render: (_: unknown, r: PaperRecord) => `${r.degree}${r.kind === 'article' ? '学术论文' : '毕业论文'}` },
-    { title: '字数', key: 'chars', width: 150, render: (_: unknown, r: PaperRecord) => length(r) },
-    { title: '状态', key: 'state', width: 210, render: (_: unknown, r: PaperRecord) => <StateCell r={r} /> },
-    { title: '费用', key: 'fee', width: 90, render: (_: unknown, r: PaperRecord) => (r.chargedFen ? `¥${formatFen(r.chargedFen)}` : '—') },
-    { title: '创建时间', dataIndex: 'createdAt', key: 'createdAt', width: 160, render: (v: number) => formatDateTime(v) },
-    { title: '操作', key: 'actions', width: 170, render: (_: unknown, r: PaperRecord) => actions(r) },
+    { title: '类型', key: 'kind', width: 120, render: (_: unknown, r: PaperRecord) => `${r.degree}${r.kind === 'article' ? '学术论文' : '毕业论文'}` },
+    { title: '字数', key: 'chars', width: 140, render: (_: unknown, r: PaperRecord) => length(r) },
+    { title: '状态', key: 'state', width: 180, render: (_: unknown, r: PaperRecord) => <StateCell r={r} /> },
+    { title: '费用', key: 'fee', width: 80, render: (_: unknown, r: PaperRecord) => (r.chargedFen ? formatFen(r.chargedFen) : '—') },
+    { title: '创建时间', dataIndex: 'createdAt', key: 'createdAt', width: 150, render: (v: number) => formatDateTime(v) },
+    { title: '操作', key: 'actions', width: 150, render: (_: unknown, r: PaperRecord) => actions(r) },
   ]
   return (
     <div className="page-card">
@@ -83,7 +83,7 @@ export default function PaperRecordsPage() {
           onRetry={() => void list.refetch()}
           columns={columns}
           dataSource={list.data?.records ?? []}
-          scroll={{ x: 1060 }}
+          scroll={{ x: 980 }}
           pagination={{ current: page, pageSize: 10, total: list.data?.total ?? 0, onChange: setPage }}
           locale={{ emptyText: <Empty description="还没有生成过论文" /> }}
           card={{

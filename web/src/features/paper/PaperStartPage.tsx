@@ -102,7 +102,7 @@ export default function PaperStartPage() {
           <Space direction="vertical" size={12}>
             {price && (
               <div data-testid="paper-price">
-                全文写作价格：<b style={{ color: "#cf1322", fontSize: 18 }}>¥{formatFen(price.fen)}</b>
+                全文写作价格：<b style={{ color: "#cf1322", fontSize: 18 }}>{formatFen(price.fen)}</b>
                 <span className="muted">（{words.toLocaleString('zh-CN')} 字档；生成大纲免费，确认大纲后从余额扣费，写作失败全额退款）</span>
               </div>
             )}

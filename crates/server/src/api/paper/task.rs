@@ -218,7 +218,7 @@ impl<L: simcheck::Library + 'static> PaperHandler<L> {
                 let live = DraftWriter::start(ctx.clone(), doc.clone(), request.words as usize);
                 while doc.draft.remaining() > 0 {
                     let index = doc.draft.sections.len();
-                    let heading = doc.draft.outline.leaves()[index].1.title.clone();
+                    let heading = generate::leaf_heading(&doc.draft.outline, index);
                     ctx.progress(
                         5 + (index * 90 / total) as i64,
                         &format!("正在撰写第 {}/{total} 节：{heading}", index + 1),

@@ -7,6 +7,7 @@ import { STATE_LABEL, isBusy, type PaperContent, type SectionView } from './type
 import { DISCLAIMER, WriterNotice } from './PaperStartPage'
 import { useSubmit } from '../../utils/useSubmit'
 import { toastError, toastSuccess } from '../../utils/feedback'
+import { formatFen } from '../../utils/format'
 
 const INSTRUCTIONS = ['更学术', '扩写到800字', '压缩到300字', '加一个表格', '语言更通顺']
 
@@ -210,7 +211,7 @@ export default function PaperContentPage() {
             className="mb"
             type="success"
             showIcon
-            title={`全文 ${record.chars.toLocaleString('zh-CN')} 字${record.weakSections ? `，其中 ${record.weakSections} 节偏短` : ''}`}
+            title={`全文 ${record.chars.toLocaleString('zh-CN')} 字${record.weakSections ? `，其中 ${record.weakSections} 节偏短` : ''}${record.refundedFen ? `；不足所付字数的 85%，已按缺少的比例退回 ${formatFen(record.refundedFen)}` : ''}`}
             description={
               <Space wrap>
                 下一步：

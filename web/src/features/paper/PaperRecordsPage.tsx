@@ -69,7 +69,7 @@ export default function PaperRecordsPage() {
     { title: '类型', key: 'kind', width: 120, render: (_: unknown, r: PaperRecord) => `${r.degree}${r.kind === 'article' ? '学术论文' : '毕业论文'}` },
     { title: '字数', key: 'chars', width: 140, render: (_: unknown, r: PaperRecord) => length(r) },
     { title: '状态', key: 'state', width: 180, render: (_: unknown, r: PaperRecord) => <StateCell r={r} /> },
-    { title: '费用', key: 'fee', width: 80, render: (_: unknown, r: PaperRecord) => (r.chargedFen ? formatFen(r.chargedFen) : '—') },
+    { title: '费用', key: 'fee', width: 80, render: (_: unknown, r: PaperRecord) => (r.chargedFen ? <span title={r.refundedFen ? `字数不足，已退回 ${formatFen(r.refundedFen)}` : undefined}>{formatFen(r.chargedFen)}</span> : '—') },
     { title: '创建时间', dataIndex: 'createdAt', key: 'createdAt', width: 150, render: (v: number) => formatDateTime(v) },
     { title: '操作', key: 'actions', width: 150, render: (_: unknown, r: PaperRecord) => actions(r) },
   ]

@@ -26,7 +26,10 @@ export interface PaperRecord {
   sectionsTotal: number
   sectionsDone: number
   weakSections: number
+  /** What stays charged (the price less any refund). */
   chargedFen: number
+  /** Given back because the paper came out shorter than 85 % of the length paid for. */
+  refundedFen: number
   model: string
   createdAt: number
   updatedAt: number

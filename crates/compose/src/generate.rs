@@ -17,6 +17,7 @@ const SECTIONS_PROMPT: &str = include_str!("../prompts/v1/sections.md");
 const SECTION_PROMPT: &str = include_str!("../prompts/v1/section.md");
 const ABSTRACT_PROMPT: &str = include_str!("../prompts/v1/abstract.md");
 const TRANSLATE_PROMPT: &str = include_str!("../prompts/v1/translate.md");
+const DOCUMENT_PROMPT: &str = include_str!("../prompts/v1/document.md");
 
 /// Records retrieved for one section, offered to the model as `[ref:1]`…
 const REFERENCES_PER_SECTION: usize = 4;
@@ -240,6 +241,20 @@ pub struct Draft {
     pub abstract_zh: String,
     pub abstract_en: String,
     pub keywords: Vec<String>,
+    /// Set for a document written from a finished paper (开题报告, 任务书, 文献综述).
+    #[serde(default)]
+    pub brief: Option<DocumentBrief>,
+}
+
+/// What the writer of a document about a finished paper is told besides its outline.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DocumentBrief {
+    /// The kind of document, e.g. 开题报告.
+    pub genre: String,
+    /// The paper it is about: its outline and abstract.
+    pub context: String,
+    /// What each leaf (in reading order) should hold, beyond its title.
+    pub hints: Vec<String>,
 }
 
 /// One reference as the paper lists it.
@@ -679,16 +694,32 @@ async fn write_leaf(
     let budget = node.budget;
     let heading = numbered(&draft.outline, &path);
     let chapter = numbered(&draft.outline, &path[..1]);
-    let system = fill(
-        SECTION_PROMPT,
-        &[
-            ("degree", request.degree.label().to_string()),
-            ("title", request.title.clone()),
-            ("field", request.field.clone()),
-            ("budget", budget.to_string()),
-        ],
-    );
-    let mut user = format!("论文大纲：\n{}\n\n", outline_listing(&draft.outline));
+    let pairs = [
+        ("degree", request.degree.label().to_string()),
+        ("title", request.title.clone()),
+        ("field", request.field.clone()),
+        ("budget", budget.to_string()),
+        (
+            "genre",
+            draft
+                .brief
+                .as_ref()
+                .map(|b| b.genre.clone())
+                .unwrap_or_default(),
+        ),
+    ];
+    let mut user = String::new();
+    let system = match &draft.brief {
+        Some(b) => {
+            user.push_str(&format!("论文概况：\n{}\n\n{}提纲：\n", b.context, b.genre));
+            fill(DOCUMENT_PROMPT, &pairs)
+        }
+        None => {
+            user.push_str("论文大纲：\n");
+            fill(SECTION_PROMPT, &pairs)
+        }
+    };
+    user.push_str(&format!("{}\n\n", outline_listing(&draft.outline)));
     let before = brief(&draft.sections[..index.min(draft.sections.len())]);
     if !before.is_empty() {
         user.push_str(&format!("前文要点：\n{before}\n\n"));
@@ -710,9 +741,20 @@ async fn write_leaf(
         }
         user.push('\n');
     }
-    user.push_str(&format!(
-        "请撰写“{heading}”这一节的正文（属于{chapter}），约 {budget} 字。"
-    ));
+    match draft.brief.as_ref() {
+        Some(b) => {
+            user.push_str(&format!(
+                "请撰写{}的“{}”部分，约 {budget} 字。",
+                b.genre, node.title
+            ));
+            if let Some(hint) = b.hints.get(index).filter(|h| !h.is_empty()) {
+                user.push_str(hint);
+            }
+        }
+        None => user.push_str(&format!(
+            "请撰写“{heading}”这一节的正文（属于{chapter}），约 {budget} 字。"
+        )),
+    }
     let mut wanted_budget = budget;
     if let Some(instruction) = instruction.map(str::trim).filter(|i| !i.is_empty()) {
         let instruction: String = instruction.chars().take(MAX_INSTRUCTION_CHARS).collect();

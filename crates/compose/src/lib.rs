@@ -7,4 +7,6 @@ pub mod citations;
 pub mod gbt7714;
 pub mod generate;
 pub mod outline;
+pub mod package;
+pub mod reffile;
 pub mod thesis;

@@ -43,6 +43,7 @@ pub fn to_thesis(request: &PaperRequest, draft: &Draft, cover: &CoverFields) -> 
             .map(|r| r.formatted)
             .collect(),
         acknowledgements: cover.acknowledgements.clone(),
+        short_form: false,
     }
 }
 

@@ -61,6 +61,10 @@ pub struct Thesis {
     /// Formatted GB/T 7714 entries without their "[n]".
     pub references: Vec<String>,
     pub acknowledgements: String,
+    /// A short document about a paper (开题报告, 任务书, 文献综述): no abstracts and no table of
+    /// contents, parts numbered "一、二、…" running on without page breaks.
+    #[serde(default)]
+    pub short_form: bool,
 }
 
 const W_NS: &str = "http://schemas.openxmlformats.org/wordprocessingml/2006/main";
@@ -299,6 +303,32 @@ struct TocEntry {
     page: String,
 }
 
+/// 一, 二, … 九十九 (a short document's parts).
+fn chinese_number(n: u32) -> String {
+    const DIGITS: [&str; 10] = ["零", "一", "二", "三", "四", "五", "六", "七", "八", "九"];
+    match n {
+        0..=9 => DIGITS[n as usize].to_string(),
+        10..=19 => format!(
+            "十{}",
+            if n == 10 {
+                ""
+            } else {
+                DIGITS[(n - 10) as usize]
+            }
+        ),
+        20..=99 => format!(
+            "{}十{}",
+            DIGITS[(n / 10) as usize],
+            if n.is_multiple_of(10) {
+                ""
+            } else {
+                DIGITS[(n % 10) as usize]
+            }
+        ),
+        _ => n.to_string(),
+    }
+}
+
 /// Heading numbers as the numbering list shows them.
 #[derive(Default)]
 struct Numbers([u32; 3]);
@@ -328,6 +358,8 @@ struct Writer {
     toc: Vec<TocEntry>,
     bookmarks: u32,
     tables: u32,
+    /// `Thesis::short_form`.
+    short: bool,
 }
 
 impl Writer {
@@ -340,7 +372,13 @@ impl Writer {
             r#"<w:bookmarkStart w:id="{id}" w:name="{anchor}"/>{}<w:bookmarkEnd w:id="{id}"/>"#,
             run(text, "")
         );
-        self.xml.push_str(&para(style, "", &content));
+        // A short document's parts run on, numbered in their text rather than by the list.
+        let ppr = if self.short {
+            r#"<w:pageBreakBefore w:val="0"/><w:numPr><w:ilvl w:val="0"/><w:numId w:val="0"/></w:numPr>"#
+        } else {
+            ""
+        };
+        self.xml.push_str(&para(style, ppr, &content));
         anchor
     }
 
@@ -410,12 +448,19 @@ impl Writer {
         let mut numbers = Numbers::default();
         for heading in &thesis.body {
             let level = heading.level.clamp(1, 3);
-            if level == 1 {
+            if level == 1 && !self.short {
                 // Chapters start on a new page (page break before, in the style).
                 pager.new_page();
             }
             let number = numbers.next(level);
-            let title = one_line(&heading.title);
+            let title = match self.short {
+                true => format!(
+                    "{}、{}",
+                    chinese_number(numbers.0[0]),
+                    one_line(&heading.title)
+                ),
+                false => one_line(&heading.title),
+            };
             let anchor = self.heading(&format!("Heading{level}"), &title);
             // A heading is kept with the first line after it.
             let page = pager.place(if level == 1 { 3.0 } else { 2.0 } + 1.0);
@@ -438,7 +483,9 @@ impl Writer {
             }
         }
 
-        pager.new_page();
+        if !self.short {
+            pager.new_page();
+        }
         self.unnumbered("参考文献", pager.page.to_string());
         pager.add(3.0);
         for (n, reference) in thesis.references.iter().enumerate() {
@@ -634,8 +681,13 @@ fn toc(entries: &[TocEntry]) -> String {
 }
 
 fn document(thesis: &Thesis) -> String {
-    let mut writer = Writer::default();
-    writer.abstracts(thesis);
+    let mut writer = Writer {
+        short: thesis.short_form,
+        ..Writer::default()
+    };
+    if !thesis.short_form {
+        writer.abstracts(thesis);
+    }
     let abstracts = std::mem::take(&mut writer.xml);
     writer.body(thesis);
     let body = std::mem::take(&mut writer.xml);
@@ -645,9 +697,11 @@ fn document(thesis: &Thesis) -> String {
 <w:document xmlns:w="{W_NS}" xmlns:r="{R_NS}"><w:body>"#
     );
     xml.push_str(&cover(&thesis.cover));
-    xml.push_str(&abstracts);
-    xml.push_str(&para("TOCHeading", "", &run("目  录", "")));
-    xml.push_str(&toc(&writer.toc));
+    if !thesis.short_form {
+        xml.push_str(&abstracts);
+        xml.push_str(&para("TOCHeading", "", &run("目  录", "")));
+        xml.push_str(&toc(&writer.toc));
+    }
     // Front matter: footer page numbers I, II, … from I; no header.
     let _ = write!(
         xml,
@@ -1007,6 +1061,7 @@ mod tests {
                 "赵六. 图像识别综述[J]. 计算机学报, 2021, 44(1): 1-20.".into(),
             ],
             acknowledgements: "感谢导师的悉心指导。".into(),
+            short_form: false,
         }
     }
 
@@ -1396,6 +1451,7 @@ mod tests {
             proptest::collection::vec(heading, 0..6),
             proptest::collection::vec(text(), 0..4),
             text(),
+            any::<bool>(),
         )
             .prop_map(
                 |(
@@ -1407,6 +1463,7 @@ mod tests {
                     body,
                     references,
                     acknowledgements,
+                    short_form,
                 )| Thesis {
                     cover,
                     abstract_zh,
@@ -1416,6 +1473,7 @@ mod tests {
                     body,
                     references,
                     acknowledgements,
+                    short_form,
                 },
             )
     }

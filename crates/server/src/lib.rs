@@ -79,6 +79,8 @@ pub fn task_handlers(
         Arc::new(api::aigc::task::AigcHandler::new(models.clone()));
     let reload: Arc<dyn worker::TaskHandler> =
         Arc::new(api::paper::task::ReloadHandler::new(models.clone()));
+    let package: Arc<dyn worker::TaskHandler> =
+        Arc::new(api::paper::package::OtherHandler::new(models.clone()));
     let chat: Arc<dyn worker::TaskHandler> =
         Arc::new(api::chat::task::ChatHandler::new(models.clone()));
     fn over<L: simcheck::Library + 'static>(
@@ -135,6 +137,7 @@ pub fn task_handlers(
     handlers.push(aigc);
     handlers.push(chat);
     handlers.push(reload);
+    handlers.push(package);
     Ok(handlers)
 }
 

@@ -5,7 +5,7 @@ use crate::api::aigc::paper_aigc_api;
 use crate::api::chat::chat_gpt_api;
 use crate::api::check::check_api;
 use crate::api::login::login_api;
-use crate::api::paper::paper_api;
+use crate::api::paper::{files, package, paper_api};
 use crate::api::rewrite::{from_reports, machine_api, paper_machine_api};
 use crate::api::site::site_api;
 use axum::Json;
@@ -100,7 +100,9 @@ Parameters documented as query are also accepted as a form or JSON body.",
         paper_api::reload,
         paper_api::download,
         paper_api::delete,
-        paper_api::load_other_by_id,
+        package::load_other_by_id,
+        files::read_references,
+        files::read_outline,
     ),
     modifiers(&BearerAuth, &PaperInfoAliases),
     tags(

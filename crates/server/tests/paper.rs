@@ -41,7 +41,13 @@ fn answer(body: &Value) -> String {
             .unwrap_or_default();
         return format!("{chapter}的现状\n{chapter}的关键问题");
     }
-    if let Some(rest) = user.split("请撰写“").nth(1) {
+    // A section of the paper ("请撰写“1.1 …”这一节") or a part of a document about it
+    // ("请撰写文献综述的“国内研究现状”部分").
+    if let Some(rest) = user
+        .split("请撰写")
+        .nth(1)
+        .and_then(|r| r.split_once('“').map(|(_, h)| h))
+    {
         let heading = rest.split('”').next().unwrap_or("");
         let asked = user
             .split("修改要求：")
@@ -268,6 +274,124 @@ async fn journey(db: TestDb) {
         )
         .await;
     assert_eq!(status, StatusCode::UNAUTHORIZED, "{body}");
+
+    // Reference and outline files are read into the form's text (nothing stored).
+    let upload = |path: &'static str, name: &'static str, bytes: Vec<u8>| {
+        let form = reqwest::multipart::Form::new().part(
+            "file",
+            reqwest::multipart::Part::bytes(bytes).file_name(name),
+        );
+        let request = s
+            .http
+            .post(format!("{}{path}", s.base))
+            .bearer_auth(&token)
+            .multipart(form);
+        async move {
+            let res = request.send().await.unwrap();
+            let status = res.status();
+            (status, res.json::<Value>().await.unwrap())
+        }
+    };
+    let bib = "@article{zhao2018,\n title={高校图书馆借阅业务需求分析方法},\n author={赵敏 and 钱进},\n journal={大学图书馆学报},\n year={2018}, volume={36}, number={2}, pages={20--25}\n}\n@book{broken, author={无题名}}";
+    let (status, body) = upload(
+        "/api/base/ai_paper_info_api/read_references",
+        "zotero.bib",
+        bib.as_bytes().to_vec(),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(body["result"]["format"], "bibtex");
+    assert_eq!(
+        body["result"]["references"],
+        json!([
+            "赵敏, 钱进. 高校图书馆借阅业务需求分析方法[J]. 大学图书馆学报, 2018, 36(2): 20-25."
+        ])
+    );
+    assert_eq!(body["result"]["skipped"].as_array().unwrap().len(), 1);
+    let (status, body) = upload(
+        "/api/base/ai_paper_info_api/read_references",
+        "notes.txt",
+        "这里没有任何参考文献。".as_bytes().to_vec(),
+    )
+    .await;
+    assert_error(status, &body, 422, "no_references_found");
+    let (status, body) = upload(
+        "/api/base/ai_paper_info_api/read_references",
+        "x.bib",
+        vec![0xD0, 0xCF, 0x11, 0xE0, 1, 2, 3],
+    )
+    .await;
+    assert_error(status, &body, 422, "unsupported_file_type");
+    let outline_docx = docio::thesis::write_thesis_docx(&docio::thesis::Thesis {
+        short_form: true,
+        body: ["需求分析", "系统设计", "总结"]
+            .iter()
+            .map(|t| docio::thesis::Heading {
+                level: 1,
+                title: (*t).into(),
+                blocks: vec![],
+            })
+            .collect(),
+        ..Default::default()
+    })
+    .unwrap();
+    let (status, body) = upload(
+        "/api/base/ai_paper_info_api/read_outline",
+        "outline.docx",
+        outline_docx,
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let read_outline = body["result"]["text"].as_str().unwrap().to_string();
+    assert!(
+        read_outline.contains("第1章 需求分析") && read_outline.contains("第3章 总结"),
+        "{body}"
+    );
+    let (status, body) = s
+        .post(
+            "/api/base/ai_paper_info_api/read_outline",
+            Some(&token),
+            json!({"text": (1..=90).map(|i| format!("第{i}章 题目{i}\n")).collect::<String>()}),
+        )
+        .await;
+    assert_error(status, &body, 400, "outline_too_many_chapters");
+    // A paper planned from the user's own outline keeps it (the model plans nothing).
+    let (status, body) = s
+        .post(
+            submit,
+            Some(&token),
+            json!({"title": "高校图书馆借阅系统研究", "field": "计算机", "words": 3000,
+                   "outline": "第一章 绪论\n1.1 研究背景\n第二章 借阅流程分析（约1500字）\n第三章 结论"}),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let own = body["result"]["record"]["id"].as_i64().unwrap();
+    let planned = wait_for(&s, &token, own, &["outline_ready"]).await;
+    let titles: Vec<&str> = planned["outline"]["chapters"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["title"].as_str().unwrap())
+        .collect();
+    assert_eq!(titles, ["绪论", "借阅流程分析", "结论"], "{planned}");
+    // Its "（约1500字）" weighs in the split of the 3,000 字 (the other chapters unannotated).
+    let budgets: Vec<u64> = planned["outline"]["chapters"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["budget"].as_u64().unwrap())
+        .collect();
+    assert_eq!(budgets.iter().sum::<u64>(), 3000, "{budgets:?}");
+    assert!(
+        budgets[1] > budgets[0] && budgets[1] > budgets[2],
+        "{budgets:?}"
+    );
+    s.post(
+        "/api/base/ai_paper_info_api/delete",
+        Some(&token),
+        json!({"id": own}),
+    )
+    .await;
 
     // 1. Start: the outline is planned for free.
     let (status, body) = s
@@ -601,14 +725,114 @@ async fn journey(db: TestDb) {
         .await;
     assert_eq!(status, StatusCode::OK, "{body}");
     assert_eq!(body["result"]["total"], 1);
+    // 7. The graduation package: nothing until asked, then each document written for free
+    // from the paper, citing only its records.
+    let package = "/api/base/paper_info_api/load_other_by_id";
+    let (status, body) = s.post(package, Some(&token), json!({"id": id})).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let states: Vec<&str> = body["result"]["documents"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["status"].as_str().unwrap())
+        .collect();
+    assert_eq!(states, ["none", "none", "none"]);
     let (status, body) = s
-        .post(
-            "/api/base/paper_info_api/load_other_by_id",
-            Some(&token),
-            json!({"id": id}),
-        )
+        .post(package, Some(&token), json!({"id": id, "other": "毕业证"}))
         .await;
-    assert_error(status, &body, 501, "feature_unavailable");
+    assert_error(status, &body, 400, "invalid_other");
+    let (status, body) = s
+        .post(package, Some(&other), json!({"id": id, "other": "review"}))
+        .await;
+    assert_error(status, &body, 404, "paper_not_found");
+    let balance = store.account(me).await.unwrap().balance_fen;
+    let (status, body) = s
+        .post(package, Some(&token), json!({"id": id, "other": "review"}))
+        .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let mut review = Value::Null;
+    for _ in 0..600 {
+        let (_, body) = s.post(package, Some(&token), json!({"id": id})).await;
+        let doc = body["result"]["documents"][2].clone();
+        assert_ne!(doc["status"], "failed", "{doc}");
+        if doc["status"] == "done" {
+            review = doc;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert_eq!(review["label"], "文献综述", "{review}");
+    let parts: Vec<&str> = review["parts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["heading"].as_str().unwrap())
+        .collect();
+    assert_eq!(parts.len(), 5, "{review}");
+    assert!(
+        review["parts"][1]["text"]
+            .as_str()
+            .unwrap()
+            .starts_with("本节论述国内研究现状"),
+        "{review}"
+    );
+    let listed: Vec<&str> = review["references"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r.as_str().unwrap())
+        .collect();
+    assert!(!listed.is_empty(), "{review}");
+    let paper_refs: Vec<&str> = paper["references"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["formatted"].as_str().unwrap())
+        .collect();
+    for r in &listed {
+        assert!(
+            paper_refs.contains(r) || RECORDS.iter().any(|(t, _)| r.contains(t)),
+            "{r} is not one of the paper's records"
+        );
+    }
+    assert_eq!(
+        store.account(me).await.unwrap().balance_fen,
+        balance,
+        "the package is free"
+    );
+    // Asked again while done: the same document, not a second one.
+    let (_, body) = s
+        .post(package, Some(&token), json!({"id": id, "other": "review"}))
+        .await;
+    assert_eq!(body["result"]["documents"][2]["status"], "done");
+    let res = s
+        .http
+        .post(format!("{}/api/base/ai_paper_info_api/download", s.base))
+        .bearer_auth(&token)
+        .json(&json!({"id": id, "other": "review", "school": "某某大学"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), StatusCode::OK);
+    let bytes = res.bytes().await.unwrap();
+    let read = docio::extract(&bytes, "review.docx", &docio::Limits::default()).unwrap();
+    for expected in ["文献综述", "某某大学", "二、国内研究现状", "参考文献"] {
+        assert!(
+            read.text.contains(expected),
+            "{expected} missing: {}",
+            read.text
+        );
+    }
+    assert!(!read.text.contains("目  录"));
+    let res = s
+        .http
+        .post(format!("{}/api/base/ai_paper_info_api/download", s.base))
+        .bearer_auth(&token)
+        .json(&json!({"id": id, "other": "proposal"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), StatusCode::CONFLICT, "not written yet");
     let (status, body) = s
         .post(
             "/api/base/ai_paper_info_api/delete",

@@ -706,6 +706,29 @@ impl Store {
         Ok(())
     }
 
+    /// Replaces a finished task's result only if it is still `expected` (compare and swap):
+    /// `false` when someone changed it since it was read, so no edit is lost silently.
+    pub async fn replace_task_result(
+        &self,
+        task_id: i64,
+        user_id: i64,
+        expected_json: &str,
+        result_json: &str,
+    ) -> Result<bool> {
+        let updated = sqlx::query(
+            "UPDATE tasks SET result = $1, updated_at = $2 \
+             WHERE id = $3 AND user_id = $4 AND status = 'done' AND result = $5",
+        )
+        .bind(result_json)
+        .bind(now_ms())
+        .bind(task_id)
+        .bind(user_id)
+        .bind(expected_json)
+        .execute(&self.pool)
+        .await?;
+        Ok(updated.rows_affected() == 1)
+    }
+
     pub async fn update_task_title(&self, task_id: i64, user_id: i64, title: &str) -> Result<()> {
         let updated = sqlx::query(
             "UPDATE tasks SET title = $1, updated_at = $2 WHERE id = $3 AND user_id = $4",

@@ -447,6 +447,31 @@ mod tasks {
         store.task_draft(t.id, r#"["迟到"]"#, 0).await.unwrap();
         assert_eq!(store.task(t.id, user).await.unwrap().draft, None);
         assert_eq!(ledger_sum(&store, user).await, (700, 0));
+        // A finished result is replaced only while it is what the editor read.
+        let read = r#"{"ratio_total":12.5}"#;
+        assert!(
+            store
+                .replace_task_result(t.id, user, read, r#"{"v":1}"#)
+                .await
+                .unwrap()
+        );
+        assert!(
+            !store
+                .replace_task_result(t.id, user, read, r#"{"v":2}"#)
+                .await
+                .unwrap(),
+            "a stale edit is refused"
+        );
+        assert!(
+            !store
+                .replace_task_result(t.id, user + 1, r#"{"v":1}"#, r#"{"v":3}"#)
+                .await
+                .unwrap()
+        );
+        assert_eq!(
+            store.task(t.id, user).await.unwrap().result.as_deref(),
+            Some(r#"{"v":1}"#)
+        );
     });
 
     store_test!(

@@ -33,6 +33,7 @@ const SmartRecordsHub = lazy(() => import('../features/chat/SmartRewriteHub').th
 const PaperStartPage = lazy(() => import('../features/paper/PaperStartPage'))
 const PaperOutlinePage = lazy(() => import('../features/paper/PaperOutlinePage'))
 const PaperContentPage = lazy(() => import('../features/paper/PaperContentPage'))
+const PaperPackagePage = lazy(() => import('../features/paper/PaperPackagePage'))
 const PaperRecordsPage = lazy(() => import('../features/paper/PaperRecordsPage'))
 
 const soon = (feature: string, detail: string) => <FeatureUnavailable feature={feature} detail={detail} />
@@ -116,7 +117,7 @@ export const menuGroups: MenuGroup[] = [
       { path: '/paperwirte/gc', meta: { title: '论文写作' }, element: <PaperStartPage /> },
       { path: '/paperwirte/report', meta: { title: '写作记录' }, element: <PaperRecordsPage /> },
       { path: '/paperwirte/wirte/:id', meta: { title: '写作详情', hidden: true, noCache: true, activeMenu: '/paperwirte/report' }, element: <PaperContentPage /> },
-      { path: '/paperwirte/biye', meta: { title: '毕业论文', hidden: true }, element: soon('毕业论文写作', '毕业论文专项写作。') },
+      { path: '/paperwirte/biye', meta: { title: '毕业材料', hidden: true, noCache: true, activeMenu: '/paperwirte/report' }, element: <PaperPackagePage /> },
     ],
   },
   {

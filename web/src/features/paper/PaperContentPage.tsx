@@ -6,6 +6,7 @@ import { paperContent, paperDeleteSection, paperDownload, paperLoad, paperReload
 import { STATE_LABEL, isBusy, type PaperContent, type SectionView } from './types'
 import { DISCLAIMER, WriterNotice } from './PaperStartPage'
 import { useSubmit } from '../../utils/useSubmit'
+import { ApiError } from '../../api/client'
 import { toastError, toastSuccess } from '../../utils/feedback'
 import { formatFen } from '../../utils/format'
 
@@ -18,7 +19,13 @@ function SectionCard({ paperId, section, reloading, editable, onChanged }: { pap
   const [instruction, setInstruction] = useState('')
   const [asking, setAsking] = useState(false)
   const [saving, save] = useSubmit(async (change: { text: string } | { version: number }) => {
-    await paperUpdateSection(paperId, section.index, change)
+    try {
+      await paperUpdateSection(paperId, section.index, change)
+    } catch (e) {
+      // Saved elsewhere meanwhile: show the paper as it now is, keeping this edit open to copy from.
+      if (e instanceof ApiError && e.code === 'paper_changed') onChanged()
+      throw e
+    }
     setEditing(null)
     onChanged()
   })
@@ -219,6 +226,7 @@ export default function PaperContentPage() {
                 <Button size="small" onClick={() => navigate('/aigccheck/check')}>AIGC检测</Button>
                 <Button size="small" onClick={() => navigate('/aigcdown/machine')}>降AIGC</Button>
                 <span className="muted">（下载 Word 后上传）</span>
+                <Button size="small" type="primary" ghost onClick={() => navigate(`/paperwirte/biye?id=${id}`)} data-testid="paper-package-link">生成开题报告 / 任务书 / 文献综述</Button>
               </Space>
             }
           />

@@ -53,6 +53,7 @@ export default function PaperRecordsPage() {
   const actions = (r: PaperRecord) => (
     <Space size={4} wrap>
       <Button size="small" type="link" onClick={() => open(r)}>{r.state === 'outline_ready' ? '确认大纲' : r.state.startsWith('outline') ? '查看大纲' : '查看正文'}</Button>
+      {r.state === 'done' && <Button size="small" type="link" onClick={() => navigate(`/paperwirte/biye?id=${r.id}`)}>毕业材料</Button>}
       <DeleteTaskButton
         what="论文"
         status={r.status}

@@ -1,12 +1,17 @@
 import { useState } from 'react'
-import { Alert, Button, Card, Form, Input, Radio, Select, Space } from 'antd'
+import { Alert, Button, Card, Form, Input, Radio, Select, Space, Upload } from 'antd'
 import { useNavigate } from 'react-router'
-import { paperSubmit, type PaperForm } from './api'
+import { paperReadOutline, paperReadReferences, paperSubmit, type PaperForm } from './api'
 import { useUserStore } from '../../stores/user'
 import { useLoginDialogStore } from '../../stores/loginDialog'
 import { useSiteStore } from '../../stores/site'
 import { useSubmit } from '../../utils/useSubmit'
 import { formatFen } from '../../utils/format'
+import { toastSuccess, toastWarning } from '../../utils/feedback'
+
+const MAX_OWN_REFERENCES = 50
+const REFERENCE_FILES = '.bib,.ris,.enw,.txt,.docx,.pdf'
+const OUTLINE_FILES = '.docx,.txt,.pdf'
 
 export const DISCLAIMER =
   '生成的内容是写作草稿，仅供参考：请逐段阅读、核实引用与数据，并改写为自己的文字后再使用。许多高校将未声明的 AI 生成内容视为学术不端。'
@@ -31,6 +36,11 @@ export function WriterNotice() {
   return null
 }
 
+/** How a reference file was read, in the user's words. */
+function formatLabel(format: string) {
+  return ({ bibtex: 'BibTeX', ris: 'RIS', endnote: 'EndNote', note_express: 'NoteExpress', lines: '参考文献列表' } as Record<string, string>)[format] ?? format
+}
+
 /** /aipaper/gc, /papergc/gc, /paperwirte/gc — title, major, kind, degree, length, keywords → a free outline. */
 export default function PaperStartPage() {
   const navigate = useNavigate()
@@ -39,6 +49,41 @@ export default function PaperStartPage() {
   const tiers = useSiteStore((s) => s.paperPriceTiers) ?? []
   const [form] = Form.useForm<PaperForm>()
   const [words, setWords] = useState(8000)
+  const [skipped, setSkipped] = useState<string[]>([])
+  const [importing, importFile] = useSubmit(async ({ file, what }: { file: File; what: 'references' | 'outline' }) => {
+    if (what === 'outline') {
+      const read = await paperReadOutline(file)
+      form.setFieldValue('outline', read.text)
+      toastSuccess(`已读取大纲：${read.chapters} 章、共 ${read.headings} 个标题，可在下方修改`)
+      return
+    }
+    const read = await paperReadReferences(file)
+    const current = (form.getFieldValue('references') as string | undefined) ?? ''
+    const lines = current.split('\n').map((l) => l.trim()).filter(Boolean)
+    const added = read.references.filter((r) => !lines.includes(r))
+    const merged = [...lines, ...added]
+    const kept = merged.slice(0, MAX_OWN_REFERENCES)
+    form.setFieldValue('references', kept.join('\n'))
+    setSkipped(read.skipped)
+    const dropped = merged.length - kept.length + read.truncated
+    const note = dropped > 0 ? `；超出 ${MAX_OWN_REFERENCES} 条上限的 ${dropped} 条未导入` : ''
+    if (read.skipped.length > 0 || dropped > 0) toastWarning(`已导入 ${added.length} 条参考文献，${read.skipped.length} 条无法识别${note}`)
+    else toastSuccess(`已导入 ${added.length} 条参考文献（${formatLabel(read.format)}）`)
+  })
+  const uploadButton = (what: 'references' | 'outline', accept: string, testId: string) => (
+    <Upload
+      accept={accept}
+      showUploadList={false}
+      beforeUpload={(file) => {
+        void importFile({ file, what })
+        return false
+      }}
+    >
+      <Button size="small" loading={importing} data-testid={testId}>
+        从文件导入
+      </Button>
+    </Upload>
+  )
   const price = [...tiers].sort((a, b) => a.words - b.words).find((t) => t.words >= words) ?? tiers[tiers.length - 1]
   const [submitting, submit] = useSubmit(async () => {
     const values = await form.validateFields()
@@ -60,7 +105,7 @@ export default function PaperStartPage() {
           description="大纲的每一节都附有从文献库检索到的真实文献；正文只引用这些文献，引用编号与参考文献表一一对应，不会出现编造的“幽灵引用”。"
         />
         <WriterNotice />
-        <Form form={form} layout="vertical" initialValues={{ kind: 'thesis', degree: 'bachelor', keywords: '', references: '' }} style={{ maxWidth: 720 }}>
+        <Form form={form} layout="vertical" initialValues={{ kind: 'thesis', degree: 'bachelor', keywords: '', references: '', outline: '' }} style={{ maxWidth: 720 }}>
           <Form.Item
             label="论文题目"
             name="title"
@@ -93,11 +138,37 @@ export default function PaperStartPage() {
             <Input placeholder="例如：图书馆，借阅管理，B/S 架构" maxLength={120} />
           </Form.Item>
           <Form.Item
-            label="我的参考文献（可选）"
+            label={<Space>我的参考文献（可选）{uploadButton('references', REFERENCE_FILES, 'paper-import-references')}</Space>}
             name="references"
-            extra="每行一条，GB/T 7714 格式，例如：张三. 论文题目[J]. 期刊名, 2020, 12(3): 45-50.  最多 50 条；它们会与文献库中的记录一起提供给相关章节引用。"
+            extra="每行一条，GB/T 7714 格式，例如：张三. 论文题目[J]. 期刊名, 2020, 12(3): 45-50.  最多 50 条；也可导入知网、Zotero、EndNote 导出的 .bib / .ris / .enw 文件，或含参考文献列表的 Word、PDF。它们会与文献库中的记录一起提供给相关章节引用。"
           >
-            <Input.TextArea autoSize={{ minRows: 2, maxRows: 8 }} maxLength={20000} placeholder="[1] 作者. 题名[J]. 刊名, 年, 卷(期): 页码." />
+            <Input.TextArea autoSize={{ minRows: 2, maxRows: 8 }} maxLength={20000} placeholder="[1] 作者. 题名[J]. 刊名, 年, 卷(期): 页码." data-testid="paper-references" />
+          </Form.Item>
+          {skipped.length > 0 && (
+            <Alert
+              className="mb"
+              type="warning"
+              showIcon
+              closable
+              onClose={() => setSkipped([])}
+              title={`以下 ${skipped.length} 条无法识别，未导入（请按 GB/T 7714 格式手动补充）`}
+              description={
+                <ul className="plain-list">
+                  {skipped.slice(0, 8).map((s, i) => (
+                    <li key={i}>{s}</li>
+                  ))}
+                  {skipped.length > 8 && <li>……等 {skipped.length} 条</li>}
+                </ul>
+              }
+              data-testid="paper-references-skipped"
+            />
+          )}
+          <Form.Item
+            label={<Space>自拟大纲（可选）{uploadButton('outline', OUTLINE_FILES, 'paper-import-outline')}</Space>}
+            name="outline"
+            extra="每行一个标题，例如“第1章 绪论”“1.1 研究背景”，可在标题后注明“（约800字）”。填写后按您的大纲检索文献并写作，不再由模型拟定；各节字数会按目标字数分配。"
+          >
+            <Input.TextArea autoSize={{ minRows: 2, maxRows: 12 }} maxLength={5000} placeholder={'第1章 绪论\n1.1 研究背景\n1.2 研究意义\n第2章 ……'} data-testid="paper-outline" />
           </Form.Item>
           <Space direction="vertical" size={12}>
             {price && (

@@ -1,6 +1,6 @@
 import { post } from '../../api/client'
-import { downloadAttachment } from '../../api/paper'
-import type { Outline, PaperContent, PaperDetail, PaperPage } from './types'
+import { downloadAttachment, paperBody } from '../../api/paper'
+import type { OtherPackage, OtherView, Outline, PaperContent, PaperDetail, PaperPage } from './types'
 
 const AI = 'api/base/ai_paper_info_api'
 const INFO = 'api/base/paper_info_api'
@@ -14,7 +14,24 @@ export interface PaperForm {
   keywords: string
   /** The user's own references, one GB/T 7714 line each. */
   references?: string
+  /** The user's own outline (自拟大纲), one heading per line. */
+  outline?: string
 }
+
+/** What a reference file gave: GB/T 7714 lines, and the entries that could not be read. */
+export interface ReadReferences {
+  format: string
+  references: string[]
+  skipped: string[]
+  truncated: number
+}
+
+/** Reads a .bib/.ris/.enw/.txt/.docx/.pdf reference file into GB/T 7714 lines (nothing stored). */
+export const paperReadReferences = (file: File) => post<ReadReferences>(`${AI}/read_references`, { ...paperBody({ file }), timeout: 60000 })
+
+/** Reads an outline file (.docx/.txt/.pdf) into numbered heading lines (nothing stored). */
+export const paperReadOutline = (file: File) =>
+  post<{ text: string; chapters: number; headings: number }>(`${AI}/read_outline`, { ...paperBody({ file }), timeout: 60000 })
 
 /** 毕业论文 through paper_submit, 学术论文 through paper_xueshu_submit (spec §7). */
 export const paperSubmit = (form: PaperForm) =>
@@ -53,3 +70,10 @@ export interface CoverForm {
 
 export const paperDownload = (id: number, title: string, cover: CoverForm) =>
   downloadAttachment(`${AI}/download`, { id, ...cover }, `${title || '论文'}.docx`, 'post')
+
+/** The graduation package of a finished paper; with `other`, starts writing that document (free). */
+export const paperPackage = (id: number, other?: OtherView['other']) =>
+  post<OtherPackage>(`${INFO}/load_other_by_id`, { data: other ? { id, other } : { id }, silent: !other })
+
+export const paperPackageDownload = (id: number, title: string, other: OtherView) =>
+  downloadAttachment(`${AI}/download`, { id, other: other.other }, `${title || '论文'}-${other.label}.docx`, 'post')

@@ -101,3 +101,23 @@ export const STATE_LABEL: Record<PaperState, { label: string; color: string }> =
 }
 
 export const isBusy = (s: PaperState) => s === 'outline_generating' || s === 'writing'
+
+/** One document of the graduation package (paper_info_api/load_other_by_id). */
+export interface OtherView {
+  other: 'proposal' | 'task_book' | 'review'
+  label: string
+  status: 'none' | TaskStatus
+  progress: number
+  phase: string
+  error: string | null
+  parts: { heading: string; text: string; weak: boolean }[]
+  references: string[]
+  chars: number
+}
+
+export interface OtherPackage {
+  paperId: number
+  title: string
+  documents: OtherView[]
+  disclaimer: string
+}

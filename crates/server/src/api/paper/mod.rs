@@ -2,6 +2,8 @@
 //! outline / writing / section-rewrite tasks, and the library as the generator's reference
 //! source. `paper_info_api` shares the handlers of `ai_paper_info_api` for the calls both name.
 
+pub mod files;
+pub mod package;
 pub mod paper_api;
 pub mod retrieval;
 pub mod task;
@@ -32,7 +34,7 @@ pub fn routes() -> Router<AppState> {
         )
         .route(
             "/api/base/paper_info_api/load_other_by_id",
-            post(paper_api::load_other_by_id),
+            post(package::load_other_by_id),
         )
         .route(
             "/api/base/ai_paper_info_api/generate_paper",
@@ -49,6 +51,14 @@ pub fn routes() -> Router<AppState> {
         .route(
             "/api/base/ai_paper_info_api/delete_content",
             post(paper_api::delete_content),
+        )
+        .route(
+            "/api/base/ai_paper_info_api/read_references",
+            post(files::read_references),
+        )
+        .route(
+            "/api/base/ai_paper_info_api/read_outline",
+            post(files::read_outline),
         );
     // Calls both families name, answered alike.
     for family in ["ai_paper_info_api", "paper_info_api"] {

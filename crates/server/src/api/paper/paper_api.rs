@@ -67,6 +67,19 @@ pub struct PaperForm {
     /// offered, beside library records, to the sections they suit.
     #[serde(default)]
     pub references: String,
+    /// The user's own outline (自拟大纲), one heading per line in any common numbering style,
+    /// with optional "（约N字）" budgets: planned from it instead of by the model. Budgets are
+    /// made to add up to `words`.
+    #[serde(default)]
+    pub outline: String,
+}
+
+/// The outline a form gives, if any, checked and scaled to the request's length.
+fn form_outline(form: &PaperForm, request: &PaperRequest) -> Result<Option<Outline>, ApiError> {
+    if form.outline.trim().is_empty() {
+        return Ok(None);
+    }
+    super::files::given_outline(&form.outline, Some(request.words)).map(Some)
 }
 
 /// Most references a user may bring.
@@ -325,7 +338,7 @@ fn kind_name(kind: PaperKind) -> &'static str {
     }
 }
 
-async fn owned(state: &AppState, id: i64, user_id: i64) -> Result<Task, ApiError> {
+pub(super) async fn owned(state: &AppState, id: i64, user_id: i64) -> Result<Task, ApiError> {
     paper_task::owned_task(state, id, user_id, KIND, not_found).await
 }
 
@@ -406,7 +419,7 @@ fn request_of(
     })
 }
 
-fn model_missing(state: &AppState) -> Result<(), ApiError> {
+pub(super) fn model_missing(state: &AppState) -> Result<(), ApiError> {
     match state.models.unavailable(Feature::Paper) {
         Some(why) => Err(ApiError::new(
             StatusCode::SERVICE_UNAVAILABLE,
@@ -461,11 +474,12 @@ async fn start(
         return replan(state, user_id, id, form, fixed_kind).await;
     }
     let request = request_of(form, fixed_kind, None)?;
+    let outline = form_outline(form, &request)?;
     check_active(state, user_id).await?;
     let input = PaperInput {
         request: request.clone(),
         stage: Stage::Outline,
-        outline: None,
+        outline,
     };
     let task = state
         .store
@@ -497,9 +511,9 @@ async fn replan(
     check_active(state, user_id).await?;
     let request = request_of(form, fixed_kind, Some(&input.request))?;
     let input = PaperInput {
+        outline: form_outline(form, &request)?,
         request: request.clone(),
         stage: Stage::Outline,
-        outline: None,
     };
     if request.title != task.title {
         state
@@ -956,12 +970,21 @@ pub async fn delete_content(
     Ok(Success(save(&state, &task, &doc).await?))
 }
 
-/// Stores an edited paper and answers with its content as it now stands.
+/// Stores an edited paper and answers with its content as it now stands. The paper must still
+/// be as `task` read it: an edit saved elsewhere meanwhile (another tab, a section rewrite that
+/// just finished) is never overwritten.
 async fn save(state: &AppState, task: &Task, doc: &PaperDoc) -> Result<PaperContent, ApiError> {
-    state
+    let read = task.result.as_deref().unwrap_or_default();
+    let stored = state
         .store
-        .update_task_result(task.id, task.user_id, &json(doc)?)
+        .replace_task_result(task.id, task.user_id, read, &json(doc)?)
         .await?;
+    if !stored {
+        return Err(ApiError::conflict(
+            "paper_changed",
+            "论文刚刚在别处被修改（另一个窗口或刚完成的重写），本次修改未保存：请刷新后再改",
+        ));
+    }
     let task = owned(state, task.id, task.user_id).await?;
     content(&task, reloads(state, task.user_id, task.id).await?)
 }
@@ -1041,6 +1064,10 @@ pub struct DownloadForm {
     pub date: String,
     #[serde(default)]
     pub acknowledgements: String,
+    /// A document of the graduation package instead of the paper: `proposal` (开题报告),
+    /// `task_book` (任务书) or `review` (文献综述), once written (`load_other_by_id`).
+    #[serde(default)]
+    pub other: Option<String>,
 }
 
 /// The finished paper as a Word thesis (.docx): cover with the fields given, abstracts, a
@@ -1058,6 +1085,12 @@ pub async fn download(
 ) -> Result<Response, ApiError> {
     let (task, doc) = finished(&state, form.id, session.user.id).await?;
     let line = |s: &str| -> String { paper_task::plain_line(s).chars().take(60).collect() };
+    let other = match form.other.as_deref().map(str::trim) {
+        None | Some("") => None,
+        Some(asked) => {
+            Some(super::package::finished_other(&state, session.user.id, task.id, asked).await?)
+        }
+    };
     let cover = CoverFields {
         cover: docio::thesis::Cover {
             title: String::new(),
@@ -1078,8 +1111,18 @@ pub async fn download(
         },
         acknowledgements: form.acknowledgements.chars().take(2_000).collect(),
     };
-    let bytes = tokio::task::spawn_blocking(move || {
-        compose::thesis::to_docx(&doc.request, &doc.draft, &cover)
+    let name = match &other {
+        Some(o) => format!("{}-{}.docx", task.title, o.other.label()),
+        None => format!("{}.docx", task.title),
+    };
+    let bytes = tokio::task::spawn_blocking(move || match other {
+        Some(o) => docio::thesis::write_thesis_docx(&compose::package::to_document(
+            o.other,
+            &o.request,
+            &o.draft,
+            &cover.cover,
+        )),
+        None => compose::thesis::to_docx(&doc.request, &doc.draft, &cover),
     })
     .await
     .map_err(ApiError::internal)?
@@ -1088,7 +1131,7 @@ pub async fn download(
         "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
         bytes,
         &format!("paper-{}.docx", task.id),
-        &format!("{}.docx", task.title),
+        &name,
     ))
 }
 
@@ -1106,20 +1149,17 @@ pub async fn delete(
 ) -> ApiResult<bool> {
     owned(&state, form.id, session.user.id).await?;
     paper_task::delete_task(&state, KIND, form.id, session.user.id).await?;
+    // Its graduation package goes with it.
+    for (_, other) in super::package::package_tasks(&state, session.user.id, form.id).await? {
+        paper_task::delete_task(
+            &state,
+            super::package::OTHER_KIND,
+            other.id,
+            session.user.id,
+        )
+        .await?;
+    }
     Ok(Success(true))
-}
-
-/// The graduation package (开题报告, 任务书, 文献综述) is not generated yet: a clear refusal.
-#[utoipa::path(post, path = "/api/base/paper_info_api/load_other_by_id", tag = "paper_info_api", security(("bearer" = [])),
-    params(IdForm),
-    responses((status = 501, description = "feature_unavailable", body = crate::envelope::ErrorBody)))]
-pub async fn load_other_by_id(
-    AuthUser(_session): AuthUser,
-    Params(_form): Params<IdForm>,
-) -> ApiResult<bool> {
-    Err(crate::api::feature_unavailable(
-        "开题报告、任务书与文献综述的生成尚未开放；论文正文可在「写作记录」中查看和下载",
-    ))
 }
 
 #[cfg(test)]

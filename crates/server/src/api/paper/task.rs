@@ -33,7 +33,8 @@ pub enum Stage {
 pub struct PaperInput {
     pub request: PaperRequest,
     pub stage: Stage,
-    /// The outline committed by the user (stage `write`).
+    /// The outline committed by the user (stage `write`), or their own outline to plan from
+    /// (stage `outline`).
     #[serde(default)]
     pub outline: Option<Outline>,
 }
@@ -115,6 +116,9 @@ impl PaperDoc {
     }
 }
 
+/// Tries at storing a rewritten section while the paper keeps changing under it.
+const SAVE_ATTEMPTS: usize = 5;
+
 /// Versions kept per section.
 pub const MAX_VERSIONS: usize = 20;
 
@@ -189,10 +193,16 @@ impl<L: simcheck::Library + 'static> PaperHandler<L> {
         let source = generate::WithOwnReferences::new(library.as_ref(), &request.own_references);
         match input.stage {
             Stage::Outline => {
-                ctx.progress(10, "正在拟定大纲").await;
-                let outline = generate::plan_outline(model.as_ref(), request)
-                    .await
-                    .map_err(compose_error)?;
+                // The user's own outline is kept as given; otherwise the model plans one.
+                let outline = match input.outline.clone() {
+                    Some(own) => own,
+                    None => {
+                        ctx.progress(10, "正在拟定大纲").await;
+                        generate::plan_outline(model.as_ref(), request)
+                            .await
+                            .map_err(compose_error)?
+                    }
+                };
                 let mut draft = Draft {
                     outline,
                     ..Draft::default()
@@ -331,7 +341,7 @@ fn to_json<T: Serialize>(value: &T) -> Result<String, TaskError> {
 
 /// A model that timed out or was busy may answer on the next attempt (which resumes from the
 /// last finished section); an outline the model cannot give, or a bad request, will not.
-fn compose_error(e: ComposeError) -> TaskError {
+pub(super) fn compose_error(e: ComposeError) -> TaskError {
     match e {
         ComposeError::Model(inner) if inner.is_transient() => {
             TaskError::retryable(inner.to_string())
@@ -384,17 +394,7 @@ impl ReloadHandler {
             .task_by_id(ctx.task_id)
             .await
             .map_err(|e| TaskError::retryable(format!("读取任务失败：{e}")))?;
-        let paper = || async {
-            let task = ctx
-                .store
-                .task(input.paper_id, own.user_id)
-                .await
-                .map_err(|_| TaskError::permanent("论文已删除"))?;
-            PaperDoc::of_task(&task)
-                .filter(|d| task.kind == KIND && d.stage == Stage::Write && task.result.is_some())
-                .ok_or_else(|| TaskError::permanent("论文尚未写完，不能重写单节"))
-        };
-        let mut doc = paper().await?;
+        let (_, mut doc) = written_paper(&ctx.store, input.paper_id, own.user_id).await?;
         ctx.progress(10, "模型书写中").await;
         let model = self
             .models
@@ -414,22 +414,46 @@ impl ReloadHandler {
         .await
         .map_err(compose_error)?;
         let new = doc.draft.sections[input.index].clone();
-        // The paper as it is now (the user may have edited other sections meanwhile).
-        let mut now = paper().await?;
-        if !now.replace_section(input.index, new.text.clone()) {
-            return Err(TaskError::permanent("该节已不存在"));
+        // Into the paper as it is now (the user may have edited other sections meanwhile),
+        // stored only if it is still that paper: an edit landing in between is read again.
+        for _ in 0..SAVE_ATTEMPTS {
+            let (task, mut now) = written_paper(&ctx.store, input.paper_id, own.user_id).await?;
+            if !now.replace_section(input.index, new.text.clone()) {
+                return Err(TaskError::permanent("该节已不存在"));
+            }
+            now.draft.sections[input.index].weak = new.weak;
+            let read = task.result.as_deref().unwrap_or_default();
+            let stored = ctx
+                .store
+                .replace_task_result(input.paper_id, own.user_id, read, &to_json(&now)?)
+                .await
+                .map_err(|e| TaskError::retryable(format!("保存失败：{e}")))?;
+            if stored {
+                return to_json(&ReloadResult {
+                    index: input.index,
+                    heading: new.heading,
+                    chars: generate::counted_chars(&new.text),
+                });
+            }
         }
-        now.draft.sections[input.index].weak = new.weak;
-        ctx.store
-            .update_task_result(input.paper_id, own.user_id, &to_json(&now)?)
-            .await
-            .map_err(|e| TaskError::retryable(format!("保存失败：{e}")))?;
-        to_json(&ReloadResult {
-            index: input.index,
-            heading: new.heading,
-            chars: generate::counted_chars(&new.text),
-        })
+        Err(TaskError::retryable("论文正被频繁修改，重写结果稍后再保存"))
     }
+}
+
+/// A written paper of `user_id`, as stored, for a section rewrite to go into.
+async fn written_paper(
+    store: &store::Store,
+    paper_id: i64,
+    user_id: i64,
+) -> Result<(store::Task, PaperDoc), TaskError> {
+    let task = store
+        .task(paper_id, user_id)
+        .await
+        .map_err(|_| TaskError::permanent("论文已删除"))?;
+    let doc = PaperDoc::of_task(&task)
+        .filter(|d| task.kind == KIND && d.stage == Stage::Write && task.result.is_some())
+        .ok_or_else(|| TaskError::permanent("论文尚未写完，不能重写单节"))?;
+    Ok((task, doc))
 }
 
 impl TaskHandler for ReloadHandler {

@@ -51,9 +51,9 @@ function answer(body) {
     return `${chapter}的现状\n${chapter}的关键问题`
   }
   // A section of the paper (请撰写“1.1 …”这一节) or a part of a document about it (请撰写文献综述的“引言”部分).
-  const asked = user.split('请撰写')[1]
-  if (asked !== undefined && asked.includes('“')) {
-    const heading = asked.split('“')[1].split('”')[0]
+  const writeRequest = user.split('请撰写')[1]
+  if (writeRequest !== undefined && writeRequest.includes('“')) {
+    const heading = writeRequest.split('“')[1].split('”')[0]
     const instruction = user.split('修改要求：')[1]
     const asked = instruction === undefined ? '' : `（已按“${instruction.trim()}”修改）`
     const cite = user.includes('[ref:1]') ? '[ref:1]' : ''

@@ -140,7 +140,22 @@ fn head(text: &str) -> String {
 fn from_citation(c: &Citation) -> Result<Reference, String> {
     let title = tidy(&c.title);
     if title.is_empty() {
-        return Err(c.journal.clone().unwrap_or_default());
+        let who: Vec<String> = c.authors.iter().map(|a| tidy(&a.name)).collect();
+        let what = [
+            who.join("、"),
+            c.journal.as_deref().map(tidy).unwrap_or_default(),
+        ]
+        .into_iter()
+        .filter(|p| !p.is_empty())
+        .collect::<Vec<_>>()
+        .join("，");
+        return Err(format!(
+            "缺少题名的一条记录{}",
+            match what.as_str() {
+                "" => String::new(),
+                what => format!("（{what}）"),
+            }
+        ));
     }
     let extra = |keys: &[&str]| {
         keys.iter()
@@ -253,7 +268,8 @@ fn note_express(text: &str) -> Vec<Result<Reference, String>> {
         };
         let title = get("Title").unwrap_or_default();
         if title.is_empty() {
-            out.push(Err(get("Journal").unwrap_or_default()));
+            let what = get("Author").or_else(|| get("Journal")).unwrap_or_default();
+            out.push(Err(format!("缺少题名的一条记录（{what}）")));
         } else {
             let declared = get("Reference Type").unwrap_or_default();
             let journal = get("Journal");
@@ -435,6 +451,8 @@ mod tests {
         let read = read("@article{x, title={没有闭合", "x.bib");
         assert!(read.references.is_empty());
         assert_eq!(read.skipped.len(), 1);
+        let read = super::read("@book{b, author={王五}}", "x.bib");
+        assert_eq!(read.skipped, ["缺少题名的一条记录（王五）"]);
         let long: String = (0..MAX_ENTRIES + 5)
             .map(|i| format!("作者{i}. 题目{i}[J]. 期刊, 2020.\n"))
             .collect();

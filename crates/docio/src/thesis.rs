@@ -304,7 +304,7 @@ struct TocEntry {
 }
 
 /// 一, 二, … 九十九 (a short document's parts).
-fn chinese_number(n: u32) -> String {
+pub fn chinese_number(n: u32) -> String {
     const DIGITS: [&str; 10] = ["零", "一", "二", "三", "四", "五", "六", "七", "八", "九"];
     match n {
         0..=9 => DIGITS[n as usize].to_string(),

@@ -54,7 +54,7 @@ export default function PaperStartPage() {
     if (what === 'outline') {
       const read = await paperReadOutline(file)
       form.setFieldValue('outline', read.text)
-      toastSuccess(`已读取大纲：${read.chapters} 章、共 ${read.headings} 个标题，可在下方修改`)
+      toastSuccess(`已读取大纲：${read.chapters} 章${read.sections ? `、${read.sections} 节` : ''}，可在下方修改`)
       return
     }
     const read = await paperReadReferences(file)

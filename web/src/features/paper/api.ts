@@ -31,7 +31,7 @@ export const paperReadReferences = (file: File) => post<ReadReferences>(`${AI}/r
 
 /** Reads an outline file (.docx/.txt/.pdf) into numbered heading lines (nothing stored). */
 export const paperReadOutline = (file: File) =>
-  post<{ text: string; chapters: number; headings: number }>(`${AI}/read_outline`, { ...paperBody({ file }), timeout: 60000 })
+  post<{ text: string; chapters: number; sections: number }>(`${AI}/read_outline`, { ...paperBody({ file }), timeout: 60000 })
 
 /** 毕业论文 through paper_submit, 学术论文 through paper_xueshu_submit (spec §7). */
 export const paperSubmit = (form: PaperForm) =>

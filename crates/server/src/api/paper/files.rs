@@ -82,8 +82,8 @@ pub struct ReadOutlineView {
     /// a budget.
     pub text: String,
     pub chapters: usize,
-    /// Headings of every level.
-    pub headings: usize,
+    /// Sections and subsections below the chapters.
+    pub sections: usize,
 }
 
 /// Reads an outline file (or pasted text): headings in any common numbering style.
@@ -106,7 +106,7 @@ pub async fn read_outline(
     Ok(Success(ReadOutlineView {
         text: outline.to_text(),
         chapters: outline.chapters.len(),
-        headings: outline.node_count(),
+        sections: outline.node_count(),
     }))
 }
 

@@ -205,8 +205,18 @@ fn view(other: OtherKind, task: Option<&Task>) -> OtherView {
                 d.draft
                     .sections
                     .iter()
-                    .map(|s| OtherPart {
-                        heading: s.heading.clone(),
+                    .enumerate()
+                    .map(|(i, s)| OtherPart {
+                        // As the Word file numbers it: 一、引言.
+                        heading: format!(
+                            "{}、{}",
+                            docio::thesis::chinese_number(i as u32 + 1),
+                            d.draft
+                                .outline
+                                .chapters
+                                .get(i)
+                                .map_or(s.heading.as_str(), |c| c.title.as_str())
+                        ),
                         text: s.text.clone(),
                         weak: s.weak,
                     })

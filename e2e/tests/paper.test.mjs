@@ -247,6 +247,12 @@ test('AI paper: free outline → edited → paid (after a recharge) → written 
   await budget.fill(String(before + 100))
   await budget.blur()
   await eventually(async () => assert.match(await total.innerText(), new RegExp(`合计 ${(sum + 100).toLocaleString('zh-CN')} 字`)))
+  // The edits are saved as they are made: the page opened again shows them.
+  await page.getByTestId('outline-saved').waitFor()
+  await page.reload()
+  await rows.first().waitFor()
+  assert.equal(await rows.nth(3).locator('input').first().inputValue(), '借阅业务需求分析')
+  await eventually(async () => assert.match(await total.innerText(), new RegExp(`合计 ${(sum + 100).toLocaleString('zh-CN')} 字`)))
   await assertNothingRaw(page)
   await page.waitForTimeout(300)
   await shot(page, '2-outline-editor', { fullPage: true })

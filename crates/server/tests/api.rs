@@ -431,6 +431,9 @@ api_test!(
             "commit_paper",
             "update_content",
             "delete_content",
+            "update_outline",
+            "read_references",
+            "read_outline",
         ] {
             expected.push(format!("/api/base/ai_paper_info_api/{call}").leak());
         }

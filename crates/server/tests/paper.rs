@@ -477,6 +477,22 @@ async fn journey(db: TestDb) {
         .as_array_mut()
         .unwrap()
         .pop();
+    // The edits are kept before committing (leaving the page loses nothing).
+    let save = "/api/base/ai_paper_info_api/update_outline";
+    let (status, body) = s
+        .post(save, Some(&token), json!({"id": id, "outline": edited}))
+        .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let kept = wait_for(&s, &token, id, &["outline_ready"]).await;
+    assert_eq!(kept["outline"]["chapters"][1]["title"], "借阅业务需求分析");
+    let (status, body) = s
+        .post(
+            save,
+            Some(&token),
+            json!({"id": id, "outline": {"chapters": [{"title": "绪论", "children": many}]}}),
+        )
+        .await;
+    assert_error(status, &body, 400, "outline_too_many_sections");
     let (status, body) = s
         .post(commit, Some(&token), json!({"id": id, "outline": edited}))
         .await;
@@ -485,11 +501,14 @@ async fn journey(db: TestDb) {
         .operator_credit(me, 3000, 0, "测试充值")
         .await
         .unwrap();
-    let (status, body) = s
-        .post(commit, Some(&token), json!({"id": id, "outline": edited}))
-        .await;
+    // Committed as saved (the form sends no outline).
+    let (status, body) = s.post(commit, Some(&token), json!({"id": id})).await;
     assert_eq!(status, StatusCode::OK, "{body}");
     assert_eq!(store.account(me).await.unwrap().balance_fen, 10);
+    let (status, body) = s
+        .post(save, Some(&token), json!({"id": id, "outline": edited}))
+        .await;
+    assert_error(status, &body, 409, "outline_not_editable");
     // Committed once: a second commit is refused and charges nothing.
     let (status, body) = s
         .post(commit, Some(&token), json!({"id": id, "outline": edited}))
@@ -984,4 +1003,282 @@ async fn the_local_model_writes_a_short_paper_end_to_end() {
     assert!(res.bytes().await.unwrap().starts_with(b"PK"));
     workers.stop().await;
     s.stop().await;
+}
+
+/// What the scripted writer does with one request before answering normally.
+#[derive(Clone, Copy, Debug)]
+enum Fault {
+    /// Answers normally.
+    Pass,
+    /// 429 with `Retry-After: 0` (the client retries it).
+    Busy,
+    /// 400: the request is refused (not retried).
+    Reject,
+    /// A stream of events that are not JSON.
+    Malformed,
+    /// Longer than the client waits.
+    Slow,
+}
+
+type Faults = Arc<std::sync::Mutex<std::collections::VecDeque<Fault>>>;
+
+/// The fake writer, with faults served first, in order, one per request.
+async fn scripted_endpoint(faults: Faults) -> String {
+    use axum::response::IntoResponse;
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let app = Router::new().route(
+        "/v1/chat/completions",
+        post(move |body: String| {
+            let fault = faults.lock().unwrap().pop_front().unwrap_or(Fault::Pass);
+            async move {
+                match fault {
+                    Fault::Pass => completions(body).await,
+                    Fault::Busy => (
+                        StatusCode::TOO_MANY_REQUESTS,
+                        [("retry-after", "0")],
+                        r#"{"error":{"message":"rate limited"}}"#,
+                    )
+                        .into_response(),
+                    Fault::Reject => (
+                        StatusCode::BAD_REQUEST,
+                        r#"{"error":{"message":"content policy"}}"#,
+                    )
+                        .into_response(),
+                    Fault::Malformed => (
+                        [("content-type", "text/event-stream")],
+                        "data: {this is not json\n\ndata: [DONE]\n\n",
+                    )
+                        .into_response(),
+                    Fault::Slow => {
+                        tokio::time::sleep(Duration::from_secs(8)).await;
+                        completions(body).await
+                    }
+                }
+            }
+        }),
+    );
+    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+    format!("http://{addr}/v1")
+}
+
+/// The writer failing in each way an OpenAI-compatible service can: busy (retried by the
+/// client), a broken stream and a timeout mid-paper (the task is retried and resumes after the
+/// last stored section, charged once), a refusal (the paper fails and is refunded in full).
+async fn writer_faults(db: TestDb) {
+    let dir = tempfile::tempdir().unwrap();
+    let models = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../data/models");
+    let faults: Faults = Arc::default();
+    let config = Config {
+        data_dir: dir.path().to_path_buf(),
+        files_dir: Some(dir.path().join("files")),
+        library_dir: Some(dir.path().join("library")),
+        models_dir: Some(models.clone()),
+        llm_base_url: Some(scripted_endpoint(faults.clone()).await),
+        llm_model: Some("fake-writer".into()),
+        llm_timeout_seconds: 5,
+        paper_provider: "endpoint".into(),
+        ..test_config()
+    };
+    import_records(&config, &models).await;
+    let store = db.store.clone();
+    let s = TestServer::start(db, config.clone()).await;
+    let handlers =
+        server::task_handlers(&config, &store, Arc::new(ModelHub::new(&config))).unwrap();
+    let workers = server::worker::WorkerPool::new(store.clone(), handlers)
+        .with_lease(Duration::from_secs(30), Duration::from_millis(20))
+        .spawn(1);
+    let token = s.register("faulty01", "password-123").await;
+    let me = s
+        .post("/api/base/login_api/current", Some(&token), json!({}))
+        .await
+        .1["result"]["id"]
+        .as_i64()
+        .unwrap();
+    store
+        .operator_credit(me, 10_000, 0, "测试充值")
+        .await
+        .unwrap();
+    let start = |title: &'static str| {
+        s.post(
+            "/api/base/paper_info_api/paper_submit",
+            Some(&token),
+            json!({"title": title, "field": "计算机", "words": 3000}),
+        )
+    };
+    let commit = |id: i64| {
+        s.post(
+            "/api/base/ai_paper_info_api/commit_paper",
+            Some(&token),
+            json!({"id": id}),
+        )
+    };
+    let failed_or = |id: i64, states: &'static [&'static str]| {
+        let (s, token) = (&s, &token);
+        async move {
+            for _ in 0..900 {
+                let body = s
+                    .post(
+                        "/api/base/ai_paper_info_api/load_by_id",
+                        Some(token),
+                        json!({"id": id}),
+                    )
+                    .await
+                    .1;
+                let record = body["result"]["record"].clone();
+                if states.contains(&record["state"].as_str().unwrap()) {
+                    return record;
+                }
+                tokio::time::sleep(Duration::from_millis(100)).await;
+            }
+            panic!("paper {id} never reached {states:?}");
+        }
+    };
+
+    // Busy twice while planning: the client waits and asks again; nothing is lost.
+    faults.lock().unwrap().extend([Fault::Busy, Fault::Busy]);
+    let (status, body) = start("高校图书馆管理系统的设计与实现").await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let id = body["result"]["record"]["id"].as_i64().unwrap();
+    wait_for(&s, &token, id, &["outline_ready"]).await;
+    assert!(faults.lock().unwrap().is_empty());
+
+    // Mid-paper: the second section's stream is broken, and the retry's first request times
+    // out; the third attempt resumes after the stored first section and finishes.
+    let (status, body) = commit(id).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let after_charge = store.account(me).await.unwrap().balance_fen;
+    assert_eq!(after_charge, 10_000 - 2990);
+    faults
+        .lock()
+        .unwrap()
+        .extend([Fault::Pass, Fault::Malformed, Fault::Slow]);
+    let record = failed_or(id, &["done", "failed"]).await;
+    assert_eq!(record["state"], "done", "{record}");
+    let paper = content(&s, &token, id).await;
+    let first = paper["sections"][0]["text"].as_str().unwrap();
+    assert!(first.starts_with("本节论述1.1 "), "{first}");
+    assert_eq!(
+        record["sectionsDone"], record["sectionsTotal"],
+        "every section written: {record}"
+    );
+    let attempts = store.task(id, me).await.unwrap();
+    // Charged once: what a short paper gets back is its only change.
+    assert_eq!(
+        store.account(me).await.unwrap().balance_fen,
+        after_charge + record["refundedFen"].as_i64().unwrap(),
+        "{attempts:?}"
+    );
+
+    // A refused section rewrite fails, says why, and leaves the paper as it was.
+    faults.lock().unwrap().extend([Fault::Reject]);
+    let before = content(&s, &token, id).await["sections"][0]["text"].clone();
+    let (status, body) = s
+        .post(
+            "/api/base/ai_paper_info_api/reload",
+            Some(&token),
+            json!({"id": id, "index": 0, "instruction": "更学术"}),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let mut reload = Value::Null;
+    for _ in 0..300 {
+        let paper = content(&s, &token, id).await;
+        if paper["reloads"][0]["status"] == "failed" {
+            reload = paper;
+            break;
+        }
+        assert_ne!(paper["reloads"][0]["status"], "done", "{paper}");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert!(
+        reload["reloads"][0]["error"]
+            .as_str()
+            .unwrap()
+            .contains("模型服务拒绝了请求"),
+        "{reload}"
+    );
+    assert_eq!(reload["sections"][0]["text"], before);
+
+    // Refused after the first section: the paper fails and the whole price comes back (the
+    // section written stays); committed again, it resumes after that section, charged once.
+    let (status, body) = start("图书借阅数据的统计分析").await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let second = body["result"]["record"]["id"].as_i64().unwrap();
+    wait_for(&s, &token, second, &["outline_ready"]).await;
+    let balance = store.account(me).await.unwrap().balance_fen;
+    let (status, body) = commit(second).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    faults.lock().unwrap().extend([Fault::Pass, Fault::Reject]);
+    let record = failed_or(second, &["done", "failed"]).await;
+    assert_eq!(record["state"], "failed", "{record}");
+    assert!(
+        record["error"]
+            .as_str()
+            .unwrap()
+            .contains("模型服务拒绝了请求"),
+        "{record}"
+    );
+    assert_eq!(record["sectionsDone"], 1, "{record}");
+    assert_eq!(
+        record["chargedFen"], 0,
+        "a record shows what stays charged: {record}"
+    );
+    assert_eq!(store.account(me).await.unwrap().balance_fen, balance);
+    let detail = s
+        .post(
+            "/api/base/ai_paper_info_api/load_by_id",
+            Some(&token),
+            json!({"id": second}),
+        )
+        .await
+        .1;
+    assert_eq!(detail["result"]["price"]["priceFen"], 2990, "{detail}");
+    assert_eq!(detail["result"]["price"]["paidFen"], 0, "{detail}");
+    let (status, body) = commit(second).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let record = failed_or(second, &["done", "failed"]).await;
+    assert_eq!(record["state"], "done", "{record}");
+    let refunded = record["refundedFen"].as_i64().unwrap();
+    assert_eq!(record["chargedFen"], 2990 - refunded, "{record}");
+    assert_eq!(
+        store.account(me).await.unwrap().balance_fen,
+        balance - 2990 + refunded,
+        "the tier's price once, less the shortfall"
+    );
+    let paper = content(&s, &token, second).await;
+    assert!(
+        paper["sections"][0]["text"]
+            .as_str()
+            .unwrap()
+            .starts_with("本节论述1.1 "),
+        "{paper}"
+    );
+
+    // Refused from the start: nothing written, the whole price comes back.
+    let (status, body) = start("读者借阅行为的调查研究").await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let third = body["result"]["record"]["id"].as_i64().unwrap();
+    wait_for(&s, &token, third, &["outline_ready"]).await;
+    let balance = store.account(me).await.unwrap().balance_fen;
+    let (status, body) = commit(third).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    faults.lock().unwrap().extend([Fault::Reject; 4]);
+    let record = failed_or(third, &["done", "failed"]).await;
+    assert_eq!(record["state"], "failed", "{record}");
+    assert_eq!(store.account(me).await.unwrap().balance_fen, balance);
+    assert_eq!(record["chargedFen"], 0, "{record}");
+
+    workers.stop().await;
+    s.stop().await;
+}
+
+#[tokio::test]
+async fn writer_faults_sqlite() {
+    writer_faults(TestDb::sqlite().await).await;
+}
+
+#[tokio::test]
+async fn writer_faults_postgres() {
+    writer_faults(TestDb::postgres().await).await;
 }

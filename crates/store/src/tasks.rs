@@ -176,6 +176,15 @@ async fn refund(
         },
     )
     .await?;
+    // `charged_fen` is what stays charged: a record never shows money that came back.
+    sqlx::query(
+        "UPDATE tasks SET charged_fen = charged_fen - $1, charged_free = charged_free - $2 WHERE id = $3",
+    )
+    .bind(fen)
+    .bind(free)
+    .bind(task.id)
+    .execute(&mut *conn)
+    .await?;
     Ok(())
 }
 
@@ -384,7 +393,12 @@ impl Store {
         };
         let query = match rerun {
             true => sqlx::query(
-                "UPDATE tasks SET status = 'queued', charged_fen = $1, charged_free = $2, updated_at = $3, \
+                // After a failure or cancellation what stayed charged (the share delivered) is
+                // kept with the new charge; a finished task run again is charged afresh.
+                "UPDATE tasks SET status = 'queued', \
+                 charged_fen = $1 + CASE WHEN status IN ('failed', 'cancelled') THEN charged_fen ELSE 0 END, \
+                 charged_free = $2 + CASE WHEN status IN ('failed', 'cancelled') THEN charged_free ELSE 0 END, \
+                 updated_at = $3, \
                  result = NULL, error = NULL, progress = 0, phase = '', started_at = NULL, finished_at = NULL, \
                  input = COALESCE($6, input) \
                  WHERE id = $4 AND user_id = $5 AND status IN ('done', 'failed', 'cancelled')",
@@ -617,11 +631,7 @@ impl Store {
             let task = load_task(&mut tx, task_id).await?;
             let fen = refund_fen.min(task.charged_fen);
             if fen > 0 {
-                sqlx::query("UPDATE tasks SET charged_fen = charged_fen - $1 WHERE id = $2")
-                    .bind(fen)
-                    .bind(task_id)
-                    .execute(&mut *tx)
-                    .await?;
+                // `refund` takes it off what stays charged.
                 let part = Task {
                     charged_fen: fen,
                     charged_free: 0,

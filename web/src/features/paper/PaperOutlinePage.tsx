@@ -1,9 +1,9 @@
-import { useEffect, useState } from 'react'
+import { useEffect, useRef, useState } from 'react'
 import { Alert, App, Button, Card, Empty, Input, InputNumber, Result, Space, Spin, Tag, Tooltip } from 'antd'
 import { ArrowDownOutlined, ArrowUpOutlined, DeleteOutlined, FileTextOutlined, PlusOutlined } from '@ant-design/icons'
 import { useQuery } from '@tanstack/react-query'
 import { useNavigate, useParams } from 'react-router'
-import { paperCommit, paperLoad, paperReplan } from './api'
+import { paperCommit, paperLoad, paperReplan, paperSaveOutline } from './api'
 import { STATE_LABEL, type Outline, type OutlineNode } from './types'
 import { DISCLAIMER, WriterNotice } from './PaperStartPage'
 import { useSubmit } from '../../utils/useSubmit'
@@ -52,6 +52,34 @@ export default function PaperOutlinePage() {
   useEffect(() => {
     if (data?.record.state === 'outline_ready' && data.outline && outline === null) setOutline(normalise(data.outline))
   }, [data, outline])
+  // Edits are kept on the server as they are made (a moment after the last change), so leaving
+  // the page or coming back on another device loses nothing.
+  const [saving, setSaving] = useState<{ state: 'idle' | 'saving' | 'saved' | 'error'; error?: string }>({ state: 'idle' })
+  const lastSaved = useRef<string | null>(null)
+  const editable = data?.record.state === 'outline_ready'
+  useEffect(() => {
+    if (!outline || !editable) {
+      lastSaved.current = null
+      return
+    }
+    const json = JSON.stringify(outline)
+    if (lastSaved.current === null) {
+      lastSaved.current = json
+      return
+    }
+    if (json === lastSaved.current) return
+    const timer = setTimeout(() => {
+      setSaving({ state: 'saving' })
+      paperSaveOutline(id, outline).then(
+        () => {
+          lastSaved.current = json
+          setSaving({ state: 'saved' })
+        },
+        (e: Error) => setSaving({ state: 'error', error: e.message }),
+      )
+    }, 800)
+    return () => clearTimeout(timer)
+  }, [outline, editable, id])
   const [committing, commit] = useSubmit(async () => {
     if (!outline || !data) return
     await paperCommit(id, outline)
@@ -67,8 +95,9 @@ export default function PaperOutlinePage() {
       content: (
         <div>
           <p>将从余额扣除 <b>{formatFen(price.priceFen)}</b>（{data.record.words.toLocaleString('zh-CN')} 字档），当前余额 {formatFen(price.balanceFen)}。</p>
+          {price.paidFen > 0 && <p>上次写作中止时已为写出的部分支付 {formatFen(price.paidFen)}，本次从中断处继续写，只需补齐差额。</p>}
           {short && <p className="text-danger">余额不足：在线充值即将开放，目前请联系本站管理员为账户充值后再确认。</p>}
-          <p className="muted">写作失败全额退款；写作中删除论文，退还尚未写出部分的费用。</p>
+          <p className="muted">写作失败全额退款（已写出的内容保留，重新提交时从中断处继续写）；写作中删除论文，退还尚未写出部分的费用。</p>
         </div>
       ),
       okText: short ? '知道了' : '确认支付',
@@ -187,6 +216,9 @@ export default function PaperOutlinePage() {
               <span className={off ? 'text-danger' : 'muted'} data-testid="outline-total">
                 合计 {total.toLocaleString('zh-CN')} 字（目标 {record.words.toLocaleString('zh-CN')} 字）{off ? '：相差超过 10%，确认时将按比例调整各节字数' : ''}
               </span>
+              {saving.state === 'saving' && <span className="muted">保存中…</span>}
+              {saving.state === 'saved' && <span className="muted" data-testid="outline-saved">修改已自动保存</span>}
+              {saving.state === 'error' && <span className="text-danger">修改未能保存：{saving.error}</span>}
             </Space>
           </>
         )}

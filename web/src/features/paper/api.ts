@@ -44,6 +44,9 @@ export const paperLoad = (id: number) => post<PaperDetail>(`${AI}/load_by_id`, {
 
 export const paperList = (page: number, size: number) => post<PaperPage>(`${AI}/query_list`, { data: { page, size }, silent: true })
 
+/** Keeps the outline as edited so far (before it is committed). */
+export const paperSaveOutline = (id: number, outline: Outline) => post<boolean>(`${AI}/update_outline`, { data: { id, outline }, silent: true })
+
 export const paperCommit = (id: number, outline: Outline) => post<PaperDetail>(`${AI}/commit_paper`, { data: { id, outline } })
 
 export const paperContent = (id: number) => post<PaperContent>(`${AI}/query_content_list`, { data: { id }, silent: true })

@@ -52,7 +52,7 @@ export interface PaperDetail {
   offered: { libraryId: number; formatted: string; own: boolean }[]
   writing: { index: number; heading: string; text: string } | null
   notices: string[]
-  price: { words: number; priceFen: number; balanceFen: number; paysWith: 'balance' | 'insufficient'; tiers: { words: number; fen: number }[] }
+  price: { words: number; priceFen: number; paidFen: number; balanceFen: number; paysWith: 'balance' | 'insufficient'; tiers: { words: number; fen: number }[] }
   disclaimer: string
 }
 

@@ -115,16 +115,7 @@ pub async fn read_outline(
 pub fn given_outline(text: &str, words: Option<u32>) -> Result<Outline, ApiError> {
     let bad = |e: outline::OutlineError| ApiError::bad_request(e.code(), e.to_string());
     let mut parsed = outline::parse_outline_text(text);
-    // Structure first, against a length its own budgets cannot miss.
-    let mut probe = parsed.clone();
-    outline::allocate_budgets(&mut probe, outline::MAX_WORDS);
-    outline::validate(&probe, outline::MAX_WORDS)
-        .or_else(|e| match e {
-            outline::OutlineError::BudgetTooSmall { .. }
-            | outline::OutlineError::BudgetMismatch { .. } => Ok(()),
-            e => Err(e),
-        })
-        .map_err(bad)?;
+    check_structure(&parsed)?;
     if let Some(words) = words {
         let sum = parsed.total_budget();
         if sum == 0 || sum.abs_diff(u64::from(words)) * 10 > u64::from(words) {
@@ -133,6 +124,19 @@ pub fn given_outline(text: &str, words: Option<u32>) -> Result<Outline, ApiError
         outline::validate(&parsed, words).map_err(bad)?;
     }
     Ok(parsed)
+}
+
+/// The outline's shape within the limits (chapters, sections, titles), whatever its budgets.
+pub fn check_structure(given: &Outline) -> Result<(), ApiError> {
+    // Checked against a length its budgets, spread afresh, cannot miss.
+    let mut probe = given.clone();
+    outline::allocate_budgets(&mut probe, outline::MAX_WORDS);
+    match outline::validate(&probe, outline::MAX_WORDS) {
+        Ok(())
+        | Err(outline::OutlineError::BudgetTooSmall { .. })
+        | Err(outline::OutlineError::BudgetMismatch { .. }) => Ok(()),
+        Err(e) => Err(ApiError::bad_request(e.code(), e.to_string())),
+    }
 }
 
 #[cfg(test)]

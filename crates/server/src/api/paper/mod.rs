@@ -53,6 +53,10 @@ pub fn routes() -> Router<AppState> {
             post(paper_api::delete_content),
         )
         .route(
+            "/api/base/ai_paper_info_api/update_outline",
+            post(paper_api::update_outline),
+        )
+        .route(
             "/api/base/ai_paper_info_api/read_references",
             post(files::read_references),
         )

@@ -184,7 +184,12 @@ pub struct OfferedReference {
 #[serde(rename_all = "camelCase")]
 pub struct PaperPrice {
     pub words: u32,
+    /// What committing charges now: the tier's price, less what an earlier attempt that
+    /// failed or was stopped kept for the sections it delivered (the writing resumes after them).
     pub price_fen: i64,
+    /// Kept from an earlier attempt (0 for a paper not yet committed).
+    #[serde(default)]
+    pub paid_fen: i64,
     pub balance_fen: i64,
     /// `balance` or `insufficient`.
     pub pays_with: String,
@@ -564,24 +569,36 @@ async fn detail(state: &AppState, task: &Task) -> Result<PaperDetail, ApiError> 
         offered,
         writing: doc.as_ref().and_then(|d| d.writing.clone()),
         notices: doc.map(|d| d.notices).unwrap_or_default(),
-        price: price(state, task.user_id, words).await?,
+        price: price(state, task.user_id, words, Some(task)).await?,
         disclaimer: DISCLAIMER.into(),
     })
 }
 
-async fn price(state: &AppState, user_id: i64, words: u32) -> Result<PaperPrice, ApiError> {
+/// What the paper's writing costs now; `task`, when it failed or was stopped, has already paid
+/// for what it delivered.
+async fn price(
+    state: &AppState,
+    user_id: i64,
+    words: u32,
+    task: Option<&Task>,
+) -> Result<PaperPrice, ApiError> {
     let tiers = state.config.paper_price_tiers.clone();
-    let price_fen = PriceTier::price_of(&tiers, words).ok_or_else(|| {
+    let paid_fen = task
+        .filter(|t| matches!(t.status, TaskStatus::Failed | TaskStatus::Cancelled))
+        .map_or(0, |t| t.charged_fen.max(0));
+    let full_fen = PriceTier::price_of(&tiers, words).ok_or_else(|| {
         ApiError::new(
             StatusCode::SERVICE_UNAVAILABLE,
             "paper_price_missing",
             "论文生成的价格尚未配置，请联系管理员",
         )
     })?;
+    let price_fen = (full_fen - paid_fen).max(0);
     let balance_fen = state.store.account(user_id).await?.balance_fen;
     Ok(PaperPrice {
         words,
         price_fen,
+        paid_fen,
         balance_fen,
         pays_with: if balance_fen >= price_fen {
             "balance"
@@ -729,7 +746,7 @@ pub async fn commit_paper(
         outline::allocate_budgets(&mut outline, words);
     }
     outline::validate(&outline, words).map_err(bad)?;
-    let price = price(&state, user_id, words).await?;
+    let price = price(&state, user_id, words, Some(&task)).await?;
     let cost = TaskCost {
         id: task.id,
         chars: words as usize,
@@ -755,6 +772,53 @@ pub async fn commit_paper(
     )
     .await?;
     Ok(Success(detail(&state, &task).await?))
+}
+
+#[derive(Debug, Deserialize, ToSchema)]
+pub struct OutlineForm {
+    #[serde(deserialize_with = "lenient::i64")]
+    pub id: i64,
+    /// The outline as edited so far (chapters → children, each with `title` and `budget`).
+    #[schema(value_type = Object)]
+    pub outline: Outline,
+}
+
+/// Keeps the outline as edited so far, before it is committed: leaving the page or opening it
+/// on another device loses nothing. Budgets need not add up yet (`commit_paper` checks them).
+#[utoipa::path(post, path = "/api/base/ai_paper_info_api/update_outline", tag = "ai_paper_info_api", security(("bearer" = [])),
+    request_body = OutlineForm,
+    responses(
+        (status = 200, body = inline(crate::envelope::Envelope<bool>)),
+        (status = 400, description = "outline_empty, outline_too_many_sections, outline_title_too_long…", body = crate::envelope::ErrorBody),
+        (status = 404, description = "paper_not_found", body = crate::envelope::ErrorBody),
+        (status = 409, description = "outline_not_editable, paper_changed", body = crate::envelope::ErrorBody),
+    ))]
+pub async fn update_outline(
+    State(state): State<AppState>,
+    AuthUser(session): AuthUser,
+    Params(form): Params<OutlineForm>,
+) -> ApiResult<bool> {
+    let task = owned(&state, form.id, session.user.id).await?;
+    let input = input_of(&task).ok_or_else(not_found)?;
+    let mut doc = PaperDoc::of_task(&task)
+        .filter(|d| d.stage == Stage::Outline && state_of(&task, Some(&input)) == "outline_ready")
+        .ok_or_else(|| ApiError::conflict("outline_not_editable", "大纲只能在确认写作之前修改"))?;
+    let mut outline = form.outline;
+    tidy_outline(&mut outline);
+    super::files::check_structure(&outline)?;
+    doc.draft.outline = outline;
+    let read = task.result.as_deref().unwrap_or_default();
+    let stored = state
+        .store
+        .replace_task_result(task.id, task.user_id, read, &json(&doc)?)
+        .await?;
+    if !stored {
+        return Err(ApiError::conflict(
+            "paper_changed",
+            "大纲刚刚在别处被修改，请刷新后再改",
+        ));
+    }
+    Ok(Success(true))
 }
 
 /// Titles trimmed to plain lines; the references retrieved stay with unchanged titles only

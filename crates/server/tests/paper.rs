@@ -169,6 +169,14 @@ async fn import_records(config: &Config, models: &std::path::Path) -> Vec<u64> {
         doc.author = "李华，王强".into();
         doc.source = "图书情报工作".into();
         doc.year = Some(2021);
+        if ids.is_empty() {
+            doc.bib = simcheck::BibInfo {
+                volume: Some("65".into()),
+                issue: Some("4".into()),
+                pages: Some("33-41".into()),
+                ..simcheck::BibInfo::default()
+            };
+        }
         ids.extend(library.add(vec![doc]).await.unwrap());
     }
     ids
@@ -588,6 +596,19 @@ async fn journey(db: TestDb) {
             .iter()
             .any(|(f, own)| f.contains("[J]. 图书情报工作, 2021") && !own),
         "{formatted:?}"
+    );
+    // A record imported with volume, issue and pages is given with them.
+    let offered_entries: Vec<&str> = kept["offered"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["formatted"].as_str().unwrap())
+        .collect();
+    assert!(
+        offered_entries.contains(
+            &"李华, 王强. 高校图书馆管理系统的设计[J]. 图书情报工作, 2021, 65(4): 33-41."
+        ),
+        "{offered_entries:?}"
     );
     assert!(
         formatted

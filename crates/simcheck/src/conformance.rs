@@ -36,7 +36,15 @@ pub async fn add_list_and_find<L: Library>(library: &L) {
     let ids = library
         .add(vec![
             NewDoc::public("甲", a.clone()),
-            NewDoc::public("乙", b.clone()),
+            NewDoc {
+                bib: crate::BibInfo {
+                    volume: Some("36".into()),
+                    pages: Some("20-25".into()),
+                    doi: Some("10.1000/x".into()),
+                    ..crate::BibInfo::default()
+                },
+                ..NewDoc::public("乙", b.clone())
+            },
         ])
         .await
         .unwrap();
@@ -56,6 +64,17 @@ pub async fn add_list_and_find<L: Library>(library: &L) {
         crate::normalize::count_chars(&b)
     );
     assert!(library.meta(9_999_999).await.unwrap().is_none());
+    // The details a reference list needs are kept as imported; none are made up.
+    let kept = library.meta(ids[1]).await.unwrap().unwrap().bib;
+    assert_eq!(
+        (
+            kept.volume.as_deref(),
+            kept.pages.as_deref(),
+            kept.issue.as_deref()
+        ),
+        (Some("36"), Some("20-25"), None)
+    );
+    assert!(library.meta(ids[0]).await.unwrap().unwrap().bib.is_empty());
 
     let copied = slice(&a, 100, 150);
     let copied = copied

@@ -385,6 +385,7 @@ impl EmbeddedLibrary {
                     scope: d.scope,
                     chars: count_chars(&d.text) as u64,
                     added_at,
+                    bib: d.bib.clone(),
                 });
             }
             let name = format!("seg-{:06}", manifest.next_segment);

@@ -18,7 +18,9 @@ pub mod sentence_index;
 pub use align::SpanClass;
 pub use embedded::EmbeddedLibrary;
 pub use fingerprint::FingerprintParams;
-pub use library::{DocId, DocMeta, Library, LibraryError, NewDoc, Scope, ScopeFilter, SentenceHit};
+pub use library::{
+    BibInfo, DocId, DocMeta, Library, LibraryError, NewDoc, Scope, ScopeFilter, SentenceHit,
+};
 pub use paraphrase::SentenceEmbedder;
 pub use report::{Report, SourceShare, Span};
 pub use sentence_index::{SemanticLibrary, SentenceIndex};
@@ -588,6 +590,7 @@ pub fn refigure(
                 scope: s.scope,
                 chars: 0,
                 added_at: 0,
+                bib: Default::default(),
             };
             (s.id, meta)
         })

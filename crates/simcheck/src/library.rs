@@ -20,6 +20,71 @@ pub enum Scope {
     OwnPublished,
 }
 
+/// What a reference list needs of a record beyond title, authors, year and source (all
+/// optional; the library imports what it is given and never guesses).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BibInfo {
+    /// A GB/T 7714 type code (J, D, M, C, …) or name; absent: a journal article.
+    #[serde(
+        default,
+        deserialize_with = "text_or_number",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub kind: Option<String>,
+    #[serde(
+        default,
+        deserialize_with = "text_or_number",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub volume: Option<String>,
+    #[serde(
+        default,
+        deserialize_with = "text_or_number",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub issue: Option<String>,
+    #[serde(
+        default,
+        deserialize_with = "text_or_number",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub pages: Option<String>,
+    #[serde(
+        default,
+        deserialize_with = "text_or_number",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub doi: Option<String>,
+    /// Publisher, or the school of a thesis.
+    #[serde(
+        default,
+        deserialize_with = "text_or_number",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub publisher: Option<String>,
+    #[serde(
+        default,
+        deserialize_with = "text_or_number",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub place: Option<String>,
+}
+
+/// A field imported as `"36"` or `36` alike (JSON Lines from other tools write numbers).
+fn text_or_number<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
+    Ok(match Option::<serde_json::Value>::deserialize(d)? {
+        Some(serde_json::Value::String(s)) if !s.trim().is_empty() => Some(s.trim().to_string()),
+        Some(serde_json::Value::Number(n)) => Some(n.to_string()),
+        _ => None,
+    })
+}
+
+impl BibInfo {
+    pub fn is_empty(&self) -> bool {
+        *self == BibInfo::default()
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct DocMeta {
     pub id: DocId,
@@ -38,6 +103,8 @@ pub struct DocMeta {
     pub chars: u64,
     /// Unix milliseconds.
     pub added_at: i64,
+    #[serde(default, skip_serializing_if = "BibInfo::is_empty")]
+    pub bib: BibInfo,
 }
 
 #[derive(Debug, Clone)]
@@ -49,6 +116,7 @@ pub struct NewDoc {
     pub owner: Option<i64>,
     pub scope: Scope,
     pub text: String,
+    pub bib: BibInfo,
 }
 
 impl NewDoc {
@@ -61,6 +129,7 @@ impl NewDoc {
             owner: None,
             scope: Scope::Public,
             text: text.into(),
+            bib: BibInfo::default(),
         }
     }
 }
@@ -149,4 +218,27 @@ pub trait Library: Send + Sync {
         filter: ScopeFilter,
         max_postings_per_hash: usize,
     ) -> impl Future<Output = LibraryResult<Vec<Seed>>> + Send;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn details_import_from_text_or_numbers_and_blank_is_absent() {
+        let bib: BibInfo =
+            serde_json::from_str(r#"{"volume": 36, "issue": "2", "pages": " ", "doi": null}"#)
+                .unwrap();
+        assert_eq!(bib.volume.as_deref(), Some("36"));
+        assert_eq!(bib.issue.as_deref(), Some("2"));
+        assert_eq!((bib.pages, bib.doi), (None, None));
+        let meta: DocMeta = serde_json::from_str(
+            r#"{"id": 1, "title": "t", "scope": "public", "chars": 1, "added_at": 0}"#,
+        )
+        .unwrap();
+        assert!(
+            meta.bib.is_empty(),
+            "a library written before keeps opening"
+        );
+    }
 }

@@ -45,7 +45,7 @@ fn scope_from(name: &str) -> Scope {
     }
 }
 
-const META_COLUMNS: &str = "id, title, author, year, source, owner, scope, chars, added_at";
+const META_COLUMNS: &str = "id, title, author, year, source, owner, scope, chars, added_at, bib";
 
 fn meta_from_row(row: &AnyRow) -> Result<DocMeta, sqlx::Error> {
     Ok(DocMeta {
@@ -58,6 +58,8 @@ fn meta_from_row(row: &AnyRow) -> Result<DocMeta, sqlx::Error> {
         scope: scope_from(&row.try_get::<String, _>("scope")?),
         chars: row.try_get::<i64, _>("chars")? as u64,
         added_at: row.try_get("added_at")?,
+        // JSON; empty when the import gave none.
+        bib: serde_json::from_str(&row.try_get::<String, _>("bib")?).unwrap_or_default(),
     })
 }
 
@@ -87,8 +89,8 @@ impl Library for SqlLibrary {
         let now = now_ms();
         for doc in &docs {
             let id: i64 = sqlx::query(
-                "INSERT INTO library_docs (title, author, year, source, owner, scope, chars, body, added_at) \
-                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING id",
+                "INSERT INTO library_docs (title, author, year, source, owner, scope, chars, body, added_at, bib) \
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING id",
             )
             .bind(&doc.title)
             .bind(&doc.author)
@@ -99,6 +101,10 @@ impl Library for SqlLibrary {
             .bind(count_chars(&doc.text) as i64)
             .bind(&doc.text)
             .bind(now)
+            .bind(match doc.bib.is_empty() {
+                true => String::new(),
+                false => serde_json::to_string(&doc.bib).unwrap_or_default(),
+            })
             .fetch_one(&mut *tx)
             .await
             .map_err(backend)?

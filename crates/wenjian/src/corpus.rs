@@ -30,6 +30,9 @@ struct JsonLine {
     #[serde(default)]
     source: String,
     text: String,
+    /// volume, issue, pages, doi, kind, publisher, place (for reference lists).
+    #[serde(flatten)]
+    bib: simcheck::BibInfo,
 }
 
 pub fn open_library(dir: &Path) -> anyhow::Result<EmbeddedLibrary> {
@@ -104,6 +107,7 @@ fn collect_docs(
                     owner,
                     scope,
                     text: j.text,
+                    bib: j.bib,
                 })),
                 Err(e) => skipped.push(format!("第 {} 行：{e}", i + 1)),
             }

@@ -87,9 +87,10 @@ impl<L: Library + 'static> ReferenceSource for LibrarySource<L> {
     }
 }
 
-/// A library record as a reference: a journal article when its source names a journal. The
-/// library keeps title, authors, year and source; volume, issue, pages and DOI are not imported
-/// yet, so the entries leave them out rather than guess.
+/// A library record as a reference, from what was imported with it: title, authors, year and
+/// source, and (where the import gave them) type, volume, issue, pages, DOI, publisher and
+/// place. Nothing missing is guessed; the entry leaves it out. The source is the journal, or
+/// for a thesis (or a book with a publisher given) where it was published.
 pub fn reference_of(meta: &DocMeta) -> Reference {
     let authors = meta
         .author
@@ -98,9 +99,85 @@ pub fn reference_of(meta: &DocMeta) -> Reference {
         .filter(|a| !a.is_empty())
         .map(str::to_string)
         .collect();
-    let mut reference = Reference::new(RefKind::Journal, meta.title.trim());
+    let bib = &meta.bib;
+    let kind = bib
+        .kind
+        .as_deref()
+        .and_then(|k| {
+            let k = k.trim().trim_matches(['[', ']']);
+            RefKind::from_code(k).or(match k {
+                "期刊" | "期刊论文" => Some(RefKind::Journal),
+                "学位论文" | "硕士论文" | "博士论文" => Some(RefKind::Thesis),
+                "专著" | "图书" => Some(RefKind::Book),
+                "会议" | "会议论文" => Some(RefKind::Conference),
+                _ => None,
+            })
+        })
+        .unwrap_or(RefKind::Journal);
+    let source = Some(meta.source.trim().to_string()).filter(|s| !s.is_empty());
+    let mut reference = Reference::new(kind, meta.title.trim());
     reference.authors = authors;
-    reference.container = Some(meta.source.trim().to_string()).filter(|s| !s.is_empty());
+    match kind {
+        RefKind::Journal | RefKind::Conference | RefKind::Newspaper => {
+            reference.container = source;
+            reference.publisher = bib.publisher.clone();
+        }
+        _ => reference.publisher = bib.publisher.clone().or(source),
+    }
+    reference.place = bib.place.clone();
     reference.year = meta.year.map(|y| y.to_string());
+    reference.volume = bib.volume.clone();
+    reference.issue = bib.issue.clone();
+    reference.pages = bib.pages.clone();
+    reference.doi = bib.doi.clone();
     reference
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use simcheck::{BibInfo, Scope};
+
+    fn meta(bib: BibInfo, source: &str) -> DocMeta {
+        DocMeta {
+            id: 1,
+            title: "丹参注射液质量控制研究".into(),
+            author: "张三，李四".into(),
+            year: Some(2021),
+            source: source.into(),
+            owner: None,
+            scope: Scope::Public,
+            chars: 0,
+            added_at: 0,
+            bib,
+        }
+    }
+
+    #[test]
+    fn imported_details_make_a_full_entry_and_missing_ones_are_left_out() {
+        let full = BibInfo {
+            volume: Some("56".into()),
+            issue: Some("3".into()),
+            pages: Some("201-205".into()),
+            doi: Some("10.11669/cpj.2021.03.007".into()),
+            ..BibInfo::default()
+        };
+        assert_eq!(
+            compose::gbt7714::format(&reference_of(&meta(full, "中国药学杂志"))),
+            "张三, 李四. 丹参注射液质量控制研究[J]. 中国药学杂志, 2021, 56(3): 201-205. DOI:10.11669/cpj.2021.03.007."
+        );
+        assert_eq!(
+            compose::gbt7714::format(&reference_of(&meta(BibInfo::default(), "中国药学杂志"))),
+            "张三, 李四. 丹参注射液质量控制研究[J]. 中国药学杂志, 2021."
+        );
+        let thesis = BibInfo {
+            kind: Some("D".into()),
+            place: Some("北京".into()),
+            ..BibInfo::default()
+        };
+        assert_eq!(
+            compose::gbt7714::format(&reference_of(&meta(thesis, "北京中医药大学"))),
+            "张三, 李四. 丹参注射液质量控制研究[D]. 北京: 北京中医药大学, 2021."
+        );
+    }
 }

@@ -1,6 +1,6 @@
-import { useState } from 'react'
+import { useEffect, useState } from 'react'
 import { Alert, Button, Card, Form, Input, Radio, Select, Space, Upload } from 'antd'
-import { useNavigate } from 'react-router'
+import { useLocation, useNavigate } from 'react-router'
 import { paperReadOutline, paperReadReferences, paperSubmit, type PaperForm } from './api'
 import { useUserStore } from '../../stores/user'
 import { useLoginDialogStore } from '../../stores/loginDialog'
@@ -42,13 +42,22 @@ function formatLabel(format: string) {
 }
 
 /** /aipaper/gc, /papergc/gc, /paperwirte/gc — title, major, kind, degree, length, keywords → a free outline. */
+/** What each entry of the menu opens: 毕业论文生成 writes theses only, 论文写作 starts from a journal article. */
+const ENTRIES: Record<string, { title: string; kind: PaperForm['kind']; fixed: boolean }> = {
+  '/papergc/gc': { title: '毕业论文生成', kind: 'thesis', fixed: true },
+  '/paperwirte/gc': { title: '论文写作（学术论文 / 期刊论文）', kind: 'article', fixed: false },
+}
+
 export default function PaperStartPage() {
   const navigate = useNavigate()
+  const entry = ENTRIES[useLocation().pathname] ?? { title: 'AI论文生成', kind: 'thesis', fixed: false }
   const token = useUserStore((s) => s.token)
   const openLogin = useLoginDialogStore((s) => s.open)
   const tiers = useSiteStore((s) => s.paperPriceTiers) ?? []
   const [form] = Form.useForm<PaperForm>()
   const [words, setWords] = useState(8000)
+  // The same page serves three menu entries: moving between them sets the kind each stands for.
+  useEffect(() => form.setFieldValue('kind', entry.kind), [form, entry.kind])
   const [skipped, setSkipped] = useState<string[]>([])
   const [importing, importFile] = useSubmit(async ({ file, what }: { file: File; what: 'references' | 'outline' }) => {
     if (what === 'outline') {
@@ -96,7 +105,7 @@ export default function PaperStartPage() {
   })
   return (
     <div className="page-card">
-      <Card title="AI论文生成" extra={<Button type="link" onClick={() => navigate('/aipaper/list')}>我的论文</Button>}>
+      <Card title={entry.title} extra={<Button type="link" onClick={() => navigate('/aipaper/list')}>我的论文</Button>}>
         <Alert
           className="mb"
           type="info"
@@ -105,7 +114,7 @@ export default function PaperStartPage() {
           description="大纲的每一节都附有从文献库检索到的真实文献；正文只引用这些文献，引用编号与参考文献表一一对应，不会出现编造的“幽灵引用”。"
         />
         <WriterNotice />
-        <Form form={form} layout="vertical" initialValues={{ kind: 'thesis', degree: 'bachelor', keywords: '', references: '', outline: '' }} style={{ maxWidth: 720 }}>
+        <Form form={form} layout="vertical" initialValues={{ kind: entry.kind, degree: 'bachelor', keywords: '', references: '', outline: '' }} style={{ maxWidth: 720 }}>
           <Form.Item
             label="论文题目"
             name="title"
@@ -119,7 +128,7 @@ export default function PaperStartPage() {
           <Form.Item label="专业 / 研究领域" name="field" rules={[{ required: true, whitespace: true, message: '请输入专业' }, { max: 30, message: '最多 30 个字' }]}>
             <Input placeholder="例如：计算机科学与技术" maxLength={30} data-testid="paper-field" />
           </Form.Item>
-          <Form.Item label="论文类型" name="kind">
+          <Form.Item label="论文类型" name="kind" hidden={entry.fixed}>
             <Radio.Group optionType="button" options={[{ label: '毕业论文', value: 'thesis' }, { label: '学术论文 / 期刊论文', value: 'article' }]} />
           </Form.Item>
           <Form.Item label="学历层次" name="degree">

@@ -45,7 +45,16 @@ pub async fn read_references(
     let original_name = upload.file_name.clone();
     upload.file_name = as_text_name(&upload);
     let extracted = extract(&state, &upload, &caller).await?;
-    let read = reffile::read(&extracted.text, &original_name);
+    // Off the async threads; a reader that trips over a hostile file answers with a message.
+    let read = tokio::task::spawn_blocking(move || reffile::read(&extracted.text, &original_name))
+        .await
+        .map_err(|_| {
+            ApiError::new(
+                StatusCode::UNPROCESSABLE_ENTITY,
+                "reference_file_unreadable",
+                "参考文献文件无法解析：请另存为 BibTeX、RIS 或每行一条的 GB/T 7714 文本后重试",
+            )
+        })?;
     if read.references.is_empty() {
         return Err(ApiError::new(
             StatusCode::UNPROCESSABLE_ENTITY,

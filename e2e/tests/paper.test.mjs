@@ -451,6 +451,22 @@ test('AI paper: free outline → edited → paid (after a recharge) → written 
 
   await page.goto(`${env.server.base}/aipaper/content/${id}`)
   await page.getByTestId('paper-section').first().waitFor()
+  // 8. One click hands the paper to the similarity check (its price page) and to the AIGC detection (its pay dialog).
+  await page.getByTestId('paper-next-check').click()
+  await page.waitForURL(/\/paper\/submit\/\d+\?excludeBibliography=1$/)
+  await page.getByTestId('pays-with').waitFor()
+  await page.locator('.ant-descriptions', { hasText: TITLE }).first().waitFor()
+  await assertNothingRaw(page)
+  await page.waitForTimeout(300)
+  await shot(page, '9-next-check')
+  await page.goto(`${env.server.base}/aipaper/content/${id}`)
+  await page.getByTestId('paper-next-aigc').click()
+  await page.waitForURL(/\/aigccheck\/check\?draft=\d+$/)
+  await page.locator('.ant-modal', { hasText: '确认支付' }).waitFor()
+  await page.waitForTimeout(300)
+  await shot(page, '9b-next-aigc')
+  await page.goto(`${env.server.base}/aipaper/content/${id}`)
+  await page.getByTestId('paper-section').first().waitFor()
 
   // Charged once: 40.00 − 39.90, and the missing share of a paper shorter than 85 % of what was
   // paid for given back (the fake writer is short).

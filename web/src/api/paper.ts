@@ -31,23 +31,26 @@ export function attachmentName(disposition: unknown): string | null {
   }
 }
 
-/** Saves an attachment under the server's own file name when it sends one (the rewritten Word file keeps the upload's name), else `fileName`. */
-export async function downloadAttachment(url: string, params: Record<string, unknown>, fileName: string, method: 'get' | 'post' = 'get') {
-  let data: Blob
+/** Fetches an attachment: its bytes and the server's own file name when it sends one, else `fileName`. */
+export async function fetchAttachment(url: string, params: Record<string, unknown>, fileName: string, method: 'get' | 'post' = 'get') {
   try {
     const reply = await send({ url, method, params, responseType: 'blob', timeout: 120000 })
-    data = reply.data as Blob
-    fileName = attachmentName(reply.headers.get('content-disposition')) ?? fileName
+    return { data: reply.data as Blob, fileName: attachmentName(reply.headers.get('content-disposition')) ?? fileName }
   } catch (e) {
     // Errors come back as JSON: surface the server's Chinese message.
     const reply = e instanceof SendError ? e.reply : undefined
     const parsed = reply && typeof reply.data === 'object' ? (reply.data as { message?: string; error?: string } | null) : null
     throw new ApiError(reply?.status ?? 0, parsed?.error ?? 'download_failed', parsed?.message ?? '报告下载失败，请稍后重试')
   }
+}
+
+/** Saves an attachment under the server's own file name when it sends one (the rewritten Word file keeps the upload's name), else `fileName`. */
+export async function downloadAttachment(url: string, params: Record<string, unknown>, fileName: string, method: 'get' | 'post' = 'get') {
+  const { data, fileName: name } = await fetchAttachment(url, params, fileName, method)
   const href = URL.createObjectURL(data)
   const a = document.createElement('a')
   a.href = href
-  a.download = fileName
+  a.download = name
   a.click()
   URL.revokeObjectURL(href)
 }

@@ -1,6 +1,6 @@
 import { useState } from 'react'
 import { Alert, Button, Card, Form } from 'antd'
-import { useNavigate } from 'react-router'
+import { useNavigate, useSearchParams } from 'react-router'
 import { aigcInit, aigcWordCount } from './api'
 import PayModal from './PayModal'
 import { useUserStore } from '../../stores/user'
@@ -14,7 +14,9 @@ export default function AigcCheckPage() {
   const token = useUserStore((s) => s.token)
   const openLogin = useLoginDialogStore((s) => s.open)
   const paper = usePaperInput(aigcWordCount, '将需要检测的正文粘贴到这里（不少于 200 字）')
-  const [draft, setDraft] = useState<number | null>(null)
+  // A draft made elsewhere (a generated paper sent here: `?draft=ID`) goes straight to payment.
+  const [params] = useSearchParams()
+  const [draft, setDraft] = useState<number | null>(Number(params.get('draft')) || null)
   const [creating, create] = useSubmit(async () => {
     if (!token) {
       openLogin()

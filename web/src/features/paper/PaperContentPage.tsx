@@ -2,7 +2,10 @@ import { useState } from 'react'
 import { Alert, App, Button, Card, Collapse, Dropdown, Empty, Form, Input, Modal, Progress, Result, Space, Spin, Tag } from 'antd'
 import { useQuery, useQueryClient } from '@tanstack/react-query'
 import { useNavigate, useParams } from 'react-router'
-import { paperContent, paperDeleteSection, paperDownload, paperLoad, paperReloadSection, paperUpdateSection, type CoverForm } from './api'
+import { paperAsFile, paperContent, paperDeleteSection, paperDownload, paperLoad, paperReloadSection, paperUpdateSection, type CoverForm } from './api'
+import { checkInit } from '../check/api'
+import { aigcInit } from '../aigc/api'
+import { rewriteInit } from '../rewrite/api'
 import { STATE_LABEL, isBusy, type PaperContent, type SectionView } from './types'
 import { DISCLAIMER, WriterNotice } from './PaperStartPage'
 import { useSubmit } from '../../utils/useSubmit'
@@ -100,6 +103,30 @@ function SectionCard({ paperId, section, reloading, editable, onChanged }: { pap
         <Input value={instruction} onChange={(e) => setInstruction(e.target.value)} maxLength={200} placeholder="例如：更学术；扩写到800字；加一个表格" />
       </Modal>
     </div>
+  )
+}
+
+/** The finished paper handed, as its Word file, to the similarity check, the AIGC detection or 降AIGC: each opens at its price. */
+function NextStep({ id, title }: { id: number; title: string }) {
+  const navigate = useNavigate()
+  const [busy, setBusy] = useState<string | null>(null)
+  const [, go] = useSubmit(async (where: 'check' | 'aigc' | 'rewrite') => {
+    setBusy(where)
+    try {
+      const file = await paperAsFile(id, title)
+      if (where === 'check') navigate(`/paper/submit/${(await checkInit({ file, title })).id}?excludeBibliography=1`)
+      else if (where === 'aigc') navigate(`/aigccheck/check?draft=${(await aigcInit({ file, title })).id}`)
+      else navigate(`/aigcdown/machine?draft=${(await rewriteInit({ file, title })).id}`)
+    } finally {
+      setBusy(null)
+    }
+  })
+  return (
+    <>
+      <Button size="small" loading={busy === 'check'} disabled={busy !== null} onClick={() => void go('check')} data-testid="paper-next-check">论文查重</Button>
+      <Button size="small" loading={busy === 'aigc'} disabled={busy !== null} onClick={() => void go('aigc')} data-testid="paper-next-aigc">AIGC检测</Button>
+      <Button size="small" loading={busy === 'rewrite'} disabled={busy !== null} onClick={() => void go('rewrite')} data-testid="paper-next-rewrite">降AIGC</Button>
+    </>
   )
 }
 
@@ -221,11 +248,8 @@ export default function PaperContentPage() {
             title={`全文 ${record.chars.toLocaleString('zh-CN')} 字${record.weakSections ? `，其中 ${record.weakSections} 节偏短` : ''}${record.refundedFen ? `；不足所付字数的 85%，已按缺少的比例退回 ${formatFen(record.refundedFen)}` : ''}`}
             description={
               <Space wrap>
-                下一步：
-                <Button size="small" onClick={() => navigate('/paper/check')}>论文查重</Button>
-                <Button size="small" onClick={() => navigate('/aigccheck/check')}>AIGC检测</Button>
-                <Button size="small" onClick={() => navigate('/aigcdown/machine')}>降AIGC</Button>
-                <span className="muted">（下载 Word 后上传）</span>
+                下一步（把本文直接交给）：
+                <NextStep id={id} title={record.title} />
                 <Button size="small" type="primary" ghost onClick={() => navigate(`/paperwirte/biye?id=${id}`)} data-testid="paper-package-link">生成开题报告 / 任务书 / 文献综述</Button>
               </Space>
             }

@@ -1,5 +1,5 @@
 import { post } from '../../api/client'
-import { downloadAttachment, paperBody } from '../../api/paper'
+import { downloadAttachment, fetchAttachment, paperBody } from '../../api/paper'
 import type { OtherPackage, OtherView, Outline, PaperContent, PaperDetail, PaperPage } from './types'
 
 const AI = 'api/base/ai_paper_info_api'
@@ -80,3 +80,9 @@ export const paperPackage = (id: number, other?: OtherView['other']) =>
 
 export const paperPackageDownload = (id: number, title: string, other: OtherView) =>
   downloadAttachment(`${AI}/download`, { id, other: other.other }, `${title || '论文'}-${other.label}.docx`, 'post')
+
+/** The finished paper as a Word file, to hand to the check, the detection or a rewrite without saving it first. */
+export async function paperAsFile(id: number, title: string) {
+  const { data, fileName } = await fetchAttachment(`${AI}/download`, { id }, `${title || '论文'}.docx`, 'post')
+  return new File([data], fileName, { type: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document' })
+}

@@ -873,6 +873,17 @@ async fn journey(db: TestDb) {
         );
     }
     assert!(!read.text.contains("目  录"));
+    // As LibreOffice shows it: the cover, the parts numbered in their text, the references.
+    let shown = rendered_by_libreoffice(&bytes);
+    for expected in [
+        "文献综述",
+        "一、引言",
+        "二、国内研究现状",
+        "五、结论",
+        "参考文献",
+    ] {
+        assert!(shown.contains(expected), "{expected} not shown: {shown}");
+    }
     let res = s
         .http
         .post(format!("{}/api/base/ai_paper_info_api/download", s.base))

@@ -5,7 +5,7 @@
 
 use super::paper_api::DISCLAIMER;
 use super::task::{PaperDoc, Stage, compose_error};
-use crate::api::paper_task::{self, TaskCost};
+use crate::api::paper_task;
 use crate::auth::AuthUser;
 use crate::envelope::{ApiError, ApiResult, Success};
 use crate::models::{Feature, ModelHub};
@@ -263,12 +263,7 @@ pub async fn load_other_by_id(
             )
         })?;
     if let Some(asked) = form.other.as_deref().filter(|o| !o.trim().is_empty()) {
-        let other = OtherKind::parse(asked).ok_or_else(|| {
-            ApiError::bad_request(
-                "invalid_other",
-                "文档类型只能是 proposal（开题报告）、task_book（任务书）或 review（文献综述）",
-            )
-        })?;
+        let other = parse_other(asked)?;
         let tasks = package_tasks(&state, user_id, paper.id).await?;
         let latest = tasks.iter().find(|(i, _)| i.other == other).map(|(_, t)| t);
         let startable =
@@ -284,17 +279,11 @@ pub async fn load_other_by_id(
                 .store
                 .create_task(user_id, OTHER_KIND, other.label(), &json)
                 .await?;
-            let free = TaskCost {
-                id: task.id,
-                chars: other.words(written.request.degree) as usize,
-                rule: "paper_package_free".into(),
-                price_per_thousand_fen: 0,
-                price_fen: 0,
-                pays_with: "balance".into(),
-                free_checks: 0,
-                balance_fen: 0,
-                free_check_max_chars: None,
-            };
+            let free = super::paper_api::free_of(
+                task.id,
+                other.words(written.request.degree) as usize,
+                "paper_package_free",
+            );
             paper_task::charge_and_queue(&state, &task, &free, other.label()).await?;
         }
     }
@@ -314,6 +303,15 @@ pub async fn load_other_by_id(
     }))
 }
 
+fn parse_other(asked: &str) -> Result<OtherKind, ApiError> {
+    OtherKind::parse(asked).ok_or_else(|| {
+        ApiError::bad_request(
+            "invalid_other",
+            "文档类型只能是 proposal（开题报告）、task_book（任务书）或 review（文献综述）",
+        )
+    })
+}
+
 /// A finished package document of the paper, for download.
 pub async fn finished_other(
     state: &AppState,
@@ -321,12 +319,7 @@ pub async fn finished_other(
     paper_id: i64,
     asked: &str,
 ) -> Result<OtherDoc, ApiError> {
-    let other = OtherKind::parse(asked).ok_or_else(|| {
-        ApiError::bad_request(
-            "invalid_other",
-            "文档类型只能是 proposal（开题报告）、task_book（任务书）或 review（文献综述）",
-        )
-    })?;
+    let other = parse_other(asked)?;
     package_tasks(state, user_id, paper_id)
         .await?
         .into_iter()

@@ -455,10 +455,15 @@ async fn check_active(state: &AppState, user_id: i64) -> Result<(), ApiError> {
 
 /// The free cost of planning an outline.
 fn free(id: i64, request: &PaperRequest) -> TaskCost {
+    free_of(id, request.words as usize, "outline_free")
+}
+
+/// A free task's cost (outlines, section rewrites, the graduation package) under `rule`.
+pub(super) fn free_of(id: i64, chars: usize, rule: &str) -> TaskCost {
     TaskCost {
         id,
-        chars: request.words as usize,
-        rule: "outline_free".into(),
+        chars,
+        rule: rule.into(),
         price_per_thousand_fen: 0,
         price_fen: 0,
         pays_with: "balance".into(),

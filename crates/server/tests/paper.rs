@@ -182,6 +182,38 @@ async fn import_records(config: &Config, models: &std::path::Path) -> Vec<u64> {
     ids
 }
 
+/// The setup every paper test shares: the library imported under `config`, the server on `db`
+/// and its workers (the lease as given). Returns them with the store and the records' ids.
+async fn paper_server(
+    db: TestDb,
+    config: &Config,
+    models: &std::path::Path,
+    lease: Duration,
+) -> (
+    TestServer,
+    server::worker::RunningWorkers,
+    store::Store,
+    Vec<u64>,
+) {
+    let ids = import_records(config, models).await;
+    let store = db.store.clone();
+    let s = TestServer::start(db, config.clone()).await;
+    let handlers = server::task_handlers(config, &store, Arc::new(ModelHub::new(config))).unwrap();
+    let workers = server::worker::WorkerPool::new(store.clone(), handlers)
+        .with_lease(lease, Duration::from_millis(20))
+        .spawn(1);
+    (s, workers, store, ids)
+}
+
+/// The signed-in user's id.
+async fn user_id(s: &TestServer, token: &str) -> i64 {
+    s.post("/api/base/login_api/current", Some(token), json!({}))
+        .await
+        .1["result"]["id"]
+        .as_i64()
+        .unwrap()
+}
+
 async fn wait_for(s: &TestServer, token: &str, id: i64, states: &[&str]) -> Value {
     for _ in 0..600 {
         let (status, body) = s
@@ -234,23 +266,11 @@ async fn journey(db: TestDb) {
         paper_provider: "endpoint".into(),
         ..test_config()
     };
-    let ids = import_records(&config, &models).await;
-    let store = db.store.clone();
-    let s = TestServer::start(db, config.clone()).await;
-    let handlers =
-        server::task_handlers(&config, &store, Arc::new(ModelHub::new(&config))).unwrap();
-    let workers = server::worker::WorkerPool::new(store.clone(), handlers)
-        .with_lease(Duration::from_secs(5), Duration::from_millis(20))
-        .spawn(1);
+    let (s, workers, store, ids) = paper_server(db, &config, &models, Duration::from_secs(5)).await;
 
     let token = s.register("writer01", "password-123").await;
     let other = s.register("writer02", "password-123").await;
-    let me = s
-        .post("/api/base/login_api/current", Some(&token), json!({}))
-        .await
-        .1["result"]["id"]
-        .as_i64()
-        .unwrap();
+    let me = user_id(&s, &token).await;
 
     // Bad requests are refused before anything is queued.
     let submit = "/api/base/paper_info_api/paper_submit";
@@ -945,21 +965,10 @@ async fn the_local_model_writes_a_short_paper_end_to_end() {
         paper_provider: "local".into(),
         ..test_config()
     };
-    let ids = import_records(&config, &models).await;
-    let store = db.store.clone();
-    let s = TestServer::start(db, config.clone()).await;
-    let handlers =
-        server::task_handlers(&config, &store, Arc::new(ModelHub::new(&config))).unwrap();
-    let workers = server::worker::WorkerPool::new(store.clone(), handlers)
-        .with_lease(Duration::from_secs(30), Duration::from_millis(50))
-        .spawn(1);
+    let (s, workers, store, ids) =
+        paper_server(db, &config, &models, Duration::from_secs(30)).await;
     let token = s.register("localwriter", "password-123").await;
-    let me = s
-        .post("/api/base/login_api/current", Some(&token), json!({}))
-        .await
-        .1["result"]["id"]
-        .as_i64()
-        .unwrap();
+    let me = user_id(&s, &token).await;
     store
         .operator_credit(me, 10_000, 0, "测试充值")
         .await
@@ -1112,21 +1121,9 @@ async fn writer_faults(db: TestDb) {
         paper_provider: "endpoint".into(),
         ..test_config()
     };
-    import_records(&config, &models).await;
-    let store = db.store.clone();
-    let s = TestServer::start(db, config.clone()).await;
-    let handlers =
-        server::task_handlers(&config, &store, Arc::new(ModelHub::new(&config))).unwrap();
-    let workers = server::worker::WorkerPool::new(store.clone(), handlers)
-        .with_lease(Duration::from_secs(30), Duration::from_millis(20))
-        .spawn(1);
+    let (s, workers, store, _) = paper_server(db, &config, &models, Duration::from_secs(30)).await;
     let token = s.register("faulty01", "password-123").await;
-    let me = s
-        .post("/api/base/login_api/current", Some(&token), json!({}))
-        .await
-        .1["result"]["id"]
-        .as_i64()
-        .unwrap();
+    let me = user_id(&s, &token).await;
     store
         .operator_credit(me, 10_000, 0, "测试充值")
         .await

@@ -780,7 +780,7 @@ async fn write_leaf(
     let title = node.title.clone();
     let wanted = (wanted_budget as usize * 3 / 10).max(MIN_SECTION_CHARS);
     let body = best_answer(model, &chat, on_delta, wanted, |text| {
-        clean_section(text, &title, &heading)
+        end_at_sentence(&drop_inner_headings(&clean_section(text, &title, &heading)))
     })
     .await?;
     let weak = counted_chars(&body) < wanted;
@@ -866,6 +866,134 @@ fn clean_section(text: &str, title: &str, heading: &str) -> String {
     lines.join("\n")
 }
 
+/// Longest line (counted characters) read as a heading the model wrote inside a section.
+const INNER_HEADING_CHARS: usize = 30;
+
+/// A line such as "2.1.3 社会变迁与日常", "一、日常生活的本质", "（二）研究方法" or "1. 情感表达": the
+/// model numbering sub-headings of its own inside a leaf. The outline owns the headings, and an
+/// extra numbering in the body (一、 under 第3章) misleads the reader and the similarity report's
+/// chapters, so they are dropped; the paragraphs under them stay.
+fn is_inner_heading(line: &str) -> bool {
+    let line = line.trim();
+    if counted_chars(line) > INNER_HEADING_CHARS || line.contains('|') {
+        return false;
+    }
+    numbered_prefix(line).is_some_and(|rest| {
+        let rest = rest.trim();
+        rest.starts_with(|c: char| c.is_alphabetic())
+            && !rest.contains(['。', '！', '？', '；', '，', ';', ','].as_slice())
+    })
+}
+
+const HAN_DIGITS: &[char] = &['一', '二', '三', '四', '五', '六', '七', '八', '九', '十'];
+
+/// What follows a heading number at the start of `line` ("2.1 ", "1. ", "1、", "一、", "（二）",
+/// "第三节"), if it starts with one.
+fn numbered_prefix(line: &str) -> Option<&str> {
+    let digits_end = line
+        .find(|c: char| !(c.is_ascii_digit() || c == '.' || c == '．'))
+        .unwrap_or(line.len());
+    if line.starts_with(|c: char| c.is_ascii_digit()) {
+        let (number, rest) = line.split_at(digits_end);
+        if let Some(rest) = rest.strip_prefix('、') {
+            return Some(rest);
+        }
+        // "2.1 标题" or "1. 标题"; a bare number ("2020年…") is a sentence.
+        return number.contains(['.', '．']).then_some(rest);
+    }
+    let han_end = line
+        .find(|c: char| !HAN_DIGITS.contains(&c))
+        .unwrap_or(line.len());
+    if han_end > 0 {
+        return line[han_end..].strip_prefix('、');
+    }
+    for (open, close) in [('（', '）'), ('(', ')'), ('第', '章'), ('第', '节')] {
+        if let Some(inner) = line.strip_prefix(open)
+            && let Some(end) = inner.find(close)
+            && end > 0
+            && inner[..end]
+                .chars()
+                .all(|c| c.is_ascii_digit() || HAN_DIGITS.contains(&c))
+        {
+            return Some(&inner[end + close.len_utf8()..]);
+        }
+    }
+    None
+}
+
+/// The section without the sub-headings the model numbered itself (see `is_inner_heading`).
+fn drop_inner_headings(text: &str) -> String {
+    text.lines()
+        .filter(|line| !is_inner_heading(line))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+const CLOSERS: &[char] = &['”', '’', '」', '』', '）', ')', '"', '\''];
+
+/// Whether `line` ends a sentence: its last character, after citation markers and closing
+/// quotes or brackets, is a full stop, question or exclamation mark (or it is a table row).
+fn ends_sentence(line: &str) -> bool {
+    let mut rest = line.trim_end();
+    loop {
+        let before = rest;
+        rest = rest.trim_end_matches(CLOSERS).trim_end();
+        if rest.ends_with(']')
+            && let Some(open) = rest.rfind('[')
+        {
+            rest = rest[..open].trim_end();
+        }
+        if rest == before {
+            break;
+        }
+    }
+    rest.ends_with(['。', '！', '？', '…', '.', '!', '?', '|'])
+}
+
+/// Where the sentence ended by the stop at byte `end` of `line` really ends: after the closing
+/// quotes and the citation markers that follow the stop.
+fn after_closers(line: &str, mut end: usize) -> usize {
+    loop {
+        let rest = &line[end..];
+        if let Some(c) = rest.chars().next().filter(|c| CLOSERS.contains(c)) {
+            end += c.len_utf8();
+        } else if rest.starts_with('[')
+            && let Some(close) = rest.find(']')
+        {
+            end += close + 1;
+        } else {
+            return end;
+        }
+    }
+}
+
+/// The text up to its last finished sentence: an answer cut by the token limit ends mid-word
+/// ("…体现了他个人的生活经历、创作经验和情感态"), and a reader must never get a broken sentence.
+/// A trailing line with no finished sentence at all (a cut heading) is dropped whole.
+fn end_at_sentence(text: &str) -> String {
+    let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
+    while let Some(last) = lines.pop() {
+        if ends_sentence(&last) {
+            lines.push(last);
+            break;
+        }
+        let stop = last
+            .char_indices()
+            .filter(|(_, c)| matches!(c, '。' | '！' | '？'))
+            .last()
+            .map(|(i, c)| after_closers(&last, i + c.len_utf8()));
+        if let Some(end) = stop {
+            lines.push(last[..end].to_string());
+            break;
+        }
+    }
+    if lines.is_empty() {
+        // Nothing finished at all: the fragment rather than nothing (it is marked weak).
+        return text.to_string();
+    }
+    lines.join("\n")
+}
+
 /// Writes the abstract (Chinese, then English) from the title and the sections' first sentences.
 pub async fn write_abstract(
     model: &dyn ChatModel,
@@ -888,7 +1016,7 @@ pub async fn write_abstract(
     let wanted = ABSTRACT_CHARS as usize / 3;
     let title = request.title.clone();
     draft.abstract_zh = best_answer(model, &chat, None, wanted, |text| {
-        clean_section(text, &title, "摘要").replace('\n', "")
+        end_at_sentence(&clean_section(text, &title, "摘要").replace('\n', ""))
     })
     .await?;
     let chat = ChatRequest {
@@ -901,7 +1029,8 @@ pub async fn write_abstract(
         copy_guard: None,
     };
     let english = model.chat(&chat, None).await?;
-    draft.abstract_en = clean_section(&english.text, "Abstract", "Abstract").replace('\n', " ");
+    draft.abstract_en =
+        end_at_sentence(&clean_section(&english.text, "Abstract", "Abstract").replace('\n', " "));
     if draft.keywords.is_empty() {
         draft.keywords = if request.keywords.is_empty() {
             // The body chapters' titles: not the introduction, not the conclusion.
@@ -970,6 +1099,50 @@ pub async fn generate(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_answer_cut_by_the_token_limit_ends_at_its_last_finished_sentence() {
+        let cut = "汪曾祺重视生活。他的作品来自日常[ref:1]。\n总的来说，这体现了他的情感态";
+        assert_eq!(
+            end_at_sentence(cut),
+            "汪曾祺重视生活。他的作品来自日常[ref:1]。"
+        );
+        // A stop followed by its marker and quote keeps them.
+        let marked = "他说“生活是美好的。”[ref:2]随后又";
+        assert_eq!(end_at_sentence(marked), "他说“生活是美好的。”[ref:2]");
+        // A cut heading line after finished paragraphs is dropped whole.
+        let heading = "第一段写完了。\n2.1.4 艺术发展与";
+        assert_eq!(end_at_sentence(heading), "第一段写完了。");
+        // Finished text, tables and English are left as they are.
+        for whole in [
+            "结论成立。[ref:3]",
+            "如表所示：\n|指标|数值|\n|A|1|",
+            "This paper studies it.",
+        ] {
+            assert_eq!(end_at_sentence(whole), whole);
+        }
+        // Nothing finished at all: the fragment is kept (the caller marks it weak).
+        assert_eq!(end_at_sentence("只有半句"), "只有半句");
+    }
+
+    #[test]
+    fn sub_headings_the_model_numbered_itself_are_dropped_and_their_paragraphs_kept() {
+        let text = "导语。\n2.1 现代文学中“日常”概念的演变\n正文一。\n一、日常生活的本质与细节\n正文二。\n\
+                    （二）研究方法\n1. 情感表达与人情味\n第三节 结语\n三、结语\n正文三。";
+        assert_eq!(
+            drop_inner_headings(text),
+            "导语。\n正文一。\n正文二。\n正文三。"
+        );
+        // Sentences that start with numbers stay.
+        for kept in [
+            "2020年，该市居民消费增长。",
+            "1. 首先，样本取自三所高校，共发放问卷300份。",
+            "3.5%的患者出现不良反应",
+            "一般而言、总体上",
+        ] {
+            assert_eq!(drop_inner_headings(kept), kept, "{kept}");
+        }
+    }
     use crate::gbt7714::RefKind;
     use llm::chat::{ChatReply, Usage};
     use std::sync::Mutex;

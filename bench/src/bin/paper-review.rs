@@ -1,0 +1,308 @@
+//! The paper generator's figures (issue 22's bench), read from what `bench/scripts/paper-quality.sh`
+//! left in a folder: `titles.json` (the titles asked for), `paper-N.json` (`wenjian paper generate
+//! --json`), `check-N.json` (`wenjian check --json` of that paper's body against the same library)
+//! and `library.tsv` (`wenjian corpus list`). Prints JSON figures, never pass/fail:
+//!
+//! - outline validity: 4–8 chapters and leaf budgets summing to within 10 % of the target;
+//! - length delivered against the length asked (within 15 % counts as delivered);
+//! - references: every listed reference is a library record (same id, same title), and every
+//!   citation marker in the body names a listed reference;
+//! - section relevance: sentence-encoder cosine of each section to its own heading and to the
+//!   paper's title, beside the same cosine to a heading and a title of another paper (shuffled);
+//! - similarity of the body against the library (总文字复制比 and the paraphrase share);
+//! - minutes per 10,000 字 on this machine.
+//!
+//!   cargo run --release -p wenjian-bench --bin paper-review -- DIR
+
+use serde_json::Value;
+use std::collections::HashMap;
+use std::path::Path;
+
+fn read_json(path: &Path) -> Option<Value> {
+    serde_json::from_slice(&std::fs::read(path).ok()?).ok()
+}
+
+/// Leaves of an outline node tree with their budgets.
+fn leaf_budgets(node: &Value, out: &mut Vec<u64>) {
+    let children = node["children"].as_array().cloned().unwrap_or_default();
+    if children.is_empty() {
+        out.push(node["budget"].as_u64().unwrap_or(0));
+    }
+    for c in &children {
+        leaf_budgets(c, out);
+    }
+}
+
+/// "1.2.3 研究方法" → "研究方法".
+fn bare_heading(heading: &str) -> &str {
+    heading
+        .trim_start_matches(|c: char| c.is_ascii_digit() || c == '.' || c == '第' || c == '章')
+        .trim()
+}
+
+/// Citation numbers written in the body: [3], [1,4], [2-5], [2–5].
+fn citation_numbers(text: &str) -> Vec<usize> {
+    let re = regex::Regex::new(r"\[(\d+(?:\s*[,，、\-–~]\s*\d+)*)\]").expect("regex");
+    let mut out = Vec::new();
+    for cap in re.captures_iter(text) {
+        let inner = &cap[1];
+        let parts: Vec<&str> = inner.split([',', '，', '、']).collect();
+        for p in parts {
+            let range: Vec<usize> = p
+                .split(['-', '–', '~'])
+                .filter_map(|n| n.trim().parse().ok())
+                .collect();
+            match range.as_slice() {
+                [a, b] if a <= b && b - a < 50 => out.extend(*a..=*b),
+                [a] => out.push(*a),
+                _ => {}
+            }
+        }
+    }
+    out
+}
+
+fn sentences(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut current = String::new();
+    for c in text.chars() {
+        current.push(c);
+        if matches!(c, '。' | '！' | '？' | '；' | '\n') {
+            let s = current.trim().to_string();
+            if s.chars().count() >= 8 {
+                out.push(s);
+            }
+            current.clear();
+        }
+    }
+    let s = current.trim().to_string();
+    if s.chars().count() >= 8 {
+        out.push(s);
+    }
+    out
+}
+
+/// A section's meaning: the normalised mean of its sentences' embeddings (the encoder reads one
+/// sentence well, a whole section poorly).
+fn section_vector(encoder: &embed::UseEncoder, text: &str) -> Option<Vec<f32>> {
+    let sentences = sentences(text);
+    if sentences.is_empty() {
+        return None;
+    }
+    let refs: Vec<&str> = sentences.iter().map(String::as_str).collect();
+    let vectors = encoder.embed_batch(&refs);
+    let mut mean = vec![0f32; vectors[0].len()];
+    for v in &vectors {
+        for (m, x) in mean.iter_mut().zip(v) {
+            *m += x;
+        }
+    }
+    let norm = mean.iter().map(|x| x * x).sum::<f32>().sqrt().max(1e-9);
+    Some(mean.into_iter().map(|x| x / norm).collect())
+}
+
+fn mean(xs: &[f64]) -> Option<f64> {
+    if xs.is_empty() {
+        None
+    } else {
+        Some((xs.iter().sum::<f64>() / xs.len() as f64 * 1000.0).round() / 1000.0)
+    }
+}
+
+struct Section {
+    paper: usize,
+    heading: String,
+    vector: Vec<f32>,
+}
+
+fn main() {
+    let Some(dir) = std::env::args().nth(1) else {
+        eprintln!("usage: paper-review DIR");
+        std::process::exit(2);
+    };
+    let dir = Path::new(&dir);
+    let titles = read_json(&dir.join("titles.json")).expect("titles.json");
+    let titles = titles.as_array().cloned().unwrap_or_default();
+    let library: HashMap<u64, String> = std::fs::read_to_string(dir.join("library.tsv"))
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|l| {
+            let mut parts = l.split('\t');
+            let id = parts.next()?.parse().ok()?;
+            Some((id, parts.next()?.to_string()))
+        })
+        .collect();
+    let encoder = embed::UseEncoder::load(&wenjian_bench::models_dir().join("usem3"))
+        .map_err(|e| eprintln!("paper-review: no sentence encoder ({e}); relevance skipped"))
+        .ok();
+
+    let mut rows = Vec::new();
+    let mut sections: Vec<Section> = Vec::new();
+    let mut title_vectors: Vec<Option<Vec<f32>>> = Vec::new();
+    let (mut outlines_valid, mut delivered_within, mut papers) = (0, 0, 0);
+    let (mut refs_total, mut refs_valid, mut markers_total, mut markers_valid) = (0, 0, 0, 0);
+    let (mut chars_total, mut minutes_total) = (0usize, 0f64);
+    let (mut ratios, mut paraphrase_shares, mut length_ratios) = (vec![], vec![], vec![]);
+    let mut failures = Vec::new();
+    for (i, asked) in titles.iter().enumerate() {
+        let title = asked["title"].as_str().unwrap_or_default().to_string();
+        let words = asked["words"].as_u64().unwrap_or(0);
+        let Some(paper) = read_json(&dir.join(format!("paper-{i}.json"))) else {
+            let why = std::fs::read_to_string(dir.join(format!("paper-{i}.err")))
+                .unwrap_or_default()
+                .lines()
+                .last()
+                .unwrap_or("no output")
+                .to_string();
+            failures.push(serde_json::json!({"title": title, "error": why}));
+            title_vectors.push(None);
+            continue;
+        };
+        papers += 1;
+        let chapters = paper["outline"]["chapters"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default();
+        let mut budgets = Vec::new();
+        for c in &chapters {
+            leaf_budgets(c, &mut budgets);
+        }
+        let budget_sum: u64 = budgets.iter().sum();
+        let budget_error = (budget_sum as f64 - words as f64).abs() / words.max(1) as f64;
+        let outline_valid = (4..=8).contains(&chapters.len()) && budget_error <= 0.10;
+        outlines_valid += usize::from(outline_valid);
+
+        let chars = paper["chars"].as_u64().unwrap_or(0) as usize;
+        let length_ratio = chars as f64 / words.max(1) as f64;
+        delivered_within += usize::from((length_ratio - 1.0).abs() <= 0.15);
+        length_ratios.push(length_ratio);
+        chars_total += chars;
+        let minutes = paper["minutes"].as_f64().unwrap_or(0.0);
+        minutes_total += minutes;
+
+        let references = paper["references"].as_array().cloned().unwrap_or_default();
+        let valid = references
+            .iter()
+            .filter(|r| {
+                r["library_id"]
+                    .as_u64()
+                    .and_then(|id| library.get(&id))
+                    .is_some_and(|t| Some(t.as_str()) == r["title"].as_str())
+            })
+            .count();
+        refs_total += references.len();
+        refs_valid += valid;
+        let body: Vec<(String, String)> = paper["sections"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|s| {
+                (
+                    s["heading"].as_str().unwrap_or_default().to_string(),
+                    s["text"].as_str().unwrap_or_default().to_string(),
+                )
+            })
+            .collect();
+        let markers: Vec<usize> = body.iter().flat_map(|(_, t)| citation_numbers(t)).collect();
+        markers_total += markers.len();
+        markers_valid += markers
+            .iter()
+            .filter(|&&n| n >= 1 && n <= references.len())
+            .count();
+
+        let report = read_json(&dir.join(format!("check-{i}.json")));
+        let ratio = report.as_ref().and_then(|r| r["ratio_total"].as_f64());
+        let paraphrase_share = report.as_ref().and_then(|r| {
+            let total = r["total_chars"].as_f64()?;
+            Some(r["paraphrase_chars"].as_f64()? * 100.0 / total.max(1.0))
+        });
+        ratios.extend(ratio);
+        paraphrase_shares.extend(paraphrase_share);
+
+        if let Some(encoder) = &encoder {
+            title_vectors.push(Some(encoder.embed(&title)));
+            for (heading, text) in &body {
+                if let Some(vector) = section_vector(encoder, text) {
+                    sections.push(Section {
+                        paper: i,
+                        heading: bare_heading(heading).to_string(),
+                        vector,
+                    });
+                }
+            }
+        } else {
+            title_vectors.push(None);
+        }
+        rows.push(serde_json::json!({
+            "field": asked["field"], "title": title, "words_asked": words, "chars": chars,
+            "chapters": chapters.len(), "leaf_sections": budgets.len(), "budget_sum": budget_sum,
+            "outline_valid": outline_valid, "references": references.len(), "references_valid": valid,
+            "citation_markers": markers.len(), "removed_citations": paper["removed_citations"],
+            "weak_sections": paper["weak_sections"], "ratio_total": ratio,
+            "paraphrase_percent": paraphrase_share, "minutes": (minutes * 10.0).round() / 10.0,
+            "model": paper["model"],
+        }));
+    }
+
+    // Relevance: each section against its own heading and title, and against the heading and
+    // title of the section at the same place in the next paper (a different topic).
+    let relevance = encoder.as_ref().map(|encoder| {
+        let headings: Vec<&str> = sections.iter().map(|s| s.heading.as_str()).collect();
+        let heading_vectors = encoder.embed_batch(&headings);
+        let (mut own_heading, mut own_title, mut other_heading, mut other_title) =
+            (vec![], vec![], vec![], vec![]);
+        for (k, s) in sections.iter().enumerate() {
+            own_heading.push(f64::from(embed::cosine(&s.vector, &heading_vectors[k])));
+            if let Some(Some(t)) = title_vectors.get(s.paper) {
+                own_title.push(f64::from(embed::cosine(&s.vector, t)));
+            }
+            // The first section after this one that belongs to another paper.
+            let other = (1..sections.len())
+                .map(|d| (k + d) % sections.len())
+                .find(|&j| sections[j].paper != s.paper);
+            if let Some(j) = other {
+                other_heading.push(f64::from(embed::cosine(&s.vector, &heading_vectors[j])));
+                if let Some(Some(t)) = title_vectors.get(sections[j].paper) {
+                    other_title.push(f64::from(embed::cosine(&s.vector, t)));
+                }
+            }
+        }
+        serde_json::json!({
+            "sections": sections.len(),
+            "to_own_heading": mean(&own_heading), "to_other_heading": mean(&other_heading),
+            "to_own_title": mean(&own_title), "to_other_title": mean(&other_title),
+        })
+    });
+
+    let share = |a: usize, b: usize| {
+        if b == 0 {
+            None
+        } else {
+            Some((a as f64 / b as f64 * 1000.0).round() / 1000.0)
+        }
+    };
+    let max = |xs: &[f64]| {
+        xs.iter()
+            .cloned()
+            .fold(None, |m: Option<f64>, x| Some(m.map_or(x, |m| m.max(x))))
+    };
+    let summary = serde_json::json!({
+        "titles": titles.len(), "papers": papers, "failed": failures,
+        "outline_valid": share(outlines_valid, papers),
+        "length_delivered_within_15_percent": share(delivered_within, papers),
+        "length_ratio_mean": mean(&length_ratios),
+        "references": refs_total, "references_valid": share(refs_valid, refs_total),
+        "citation_markers": markers_total, "citation_markers_valid": share(markers_valid, markers_total),
+        "relevance": relevance,
+        "ratio_total_mean": mean(&ratios), "ratio_total_max": max(&ratios),
+        "paraphrase_percent_mean": mean(&paraphrase_shares),
+        "minutes_per_10000_chars": if chars_total == 0 { None } else {
+            Some((minutes_total / chars_total as f64 * 10_000.0 * 10.0).round() / 10.0)
+        },
+        "papers_detail": rows,
+    });
+    println!(
+        "{}",
+        serde_json::to_string_pretty(&summary).expect("summary JSON")
+    );
+}

@@ -264,6 +264,8 @@ async fn journey(db: TestDb) {
         llm_base_url: Some(fake_endpoint().await),
         llm_model: Some("fake-writer".into()),
         paper_provider: "endpoint".into(),
+        // Above axum's 2 MB default body limit, small enough to send cheaply.
+        max_upload_bytes: 4 * 1024 * 1024,
         ..test_config()
     };
     let (s, workers, store, ids) = paper_server(db, &config, &models, Duration::from_secs(5)).await;
@@ -350,6 +352,29 @@ async fn journey(db: TestDb) {
     )
     .await;
     assert_error(status, &body, 422, "unsupported_file_type");
+    // A 3 MB file within the configured limit is read (whitespace is not counted as text)…
+    let mut big = vec![b'\n'; 3 * 1024 * 1024];
+    big.extend_from_slice(
+        "参考文献\n[1] 赵敏, 钱进. 高校图书馆借阅业务需求分析方法[J]. 大学图书馆学报, 2018, 36(2): 20-25.\n"
+            .as_bytes(),
+    );
+    let (status, body) = upload(
+        "/api/base/ai_paper_info_api/read_references",
+        "thesis.txt",
+        big,
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(body["result"]["references"].as_array().unwrap().len(), 1);
+    // …and a file over it is refused whole with the limit named, on both readers.
+    for path in [
+        "/api/base/ai_paper_info_api/read_references",
+        "/api/base/ai_paper_info_api/read_outline",
+    ] {
+        let (status, body) = upload(path, "big.txt", vec![b'\n'; 4 * 1024 * 1024 + 4096]).await;
+        assert_error(status, &body, 413, "file_too_large");
+        assert!(body["message"].as_str().unwrap().contains("4 MB"), "{body}");
+    }
     let outline_docx = docio::thesis::write_thesis_docx(&docio::thesis::Thesis {
         short_form: true,
         body: ["需求分析", "系统设计", "总结"]
@@ -738,6 +763,33 @@ async fn journey(db: TestDb) {
         10 + refunded,
         "rewriting a section is free"
     );
+
+    // Saves of different sections at the same moment (two tabs, a double click): each is either
+    // stored or refused with paper_changed, and none stored is lost to another.
+    let count = rewritten["sections"].as_array().unwrap().len();
+    assert!(count >= 5, "{rewritten}");
+    let saves = (3..count.min(9)).map(|index| {
+        let text = format!("同时保存的第{index}节修改。");
+        let request = s.post(
+            update,
+            Some(&token),
+            json!({"id": id, "index": index, "text": text}),
+        );
+        async move { (index, text, request.await) }
+    });
+    let answers = futures_util::future::join_all(saves).await;
+    let paper = content(&s, &token, id).await;
+    let mut stored = 0;
+    for (index, text, (status, body)) in answers {
+        if status == StatusCode::OK {
+            stored += 1;
+            assert_eq!(paper["sections"][index]["text"], text.as_str(), "{paper}");
+        } else {
+            assert_error(status, &body, 409, "paper_changed");
+            assert_ne!(paper["sections"][index]["text"], text.as_str(), "{paper}");
+        }
+    }
+    assert!(stored >= 1, "one of the saves at least is stored");
 
     // 6. The Word thesis.
     let res = s

@@ -8,8 +8,10 @@ pub mod paper_api;
 pub mod retrieval;
 pub mod task;
 
+use crate::api::UPLOAD_BODY_LIMIT;
 use crate::state::AppState;
 use axum::Router;
+use axum::extract::DefaultBodyLimit;
 use axum::routing::post;
 
 /// Calls `paper_info_api` answers exactly as `ai_paper_info_api` does (documented under both).
@@ -58,11 +60,11 @@ pub fn routes() -> Router<AppState> {
         )
         .route(
             "/api/base/ai_paper_info_api/read_references",
-            post(files::read_references),
+            post(files::read_references).layer(DefaultBodyLimit::max(UPLOAD_BODY_LIMIT)),
         )
         .route(
             "/api/base/ai_paper_info_api/read_outline",
-            post(files::read_outline),
+            post(files::read_outline).layer(DefaultBodyLimit::max(UPLOAD_BODY_LIMIT)),
         );
     // Calls both families name, answered alike.
     for family in ["ai_paper_info_api", "paper_info_api"] {

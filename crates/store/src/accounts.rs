@@ -13,6 +13,11 @@ pub enum LedgerKind {
     TaskCharge,
     /// A failed or cancelled task's charge given back.
     TaskRefund,
+    /// An order paid through a payment provider: a top-up's credit, a task's price, or a
+    /// package bought (its grant is in `account_grants`).
+    OrderPayment,
+    /// An order refunded by the operator, reversing what it wrote.
+    OrderRefund,
 }
 
 impl LedgerKind {
@@ -22,6 +27,8 @@ impl LedgerKind {
             LedgerKind::OperatorCredit => "operator_credit",
             LedgerKind::TaskCharge => "task_charge",
             LedgerKind::TaskRefund => "task_refund",
+            LedgerKind::OrderPayment => "order_payment",
+            LedgerKind::OrderRefund => "order_refund",
         }
     }
 }

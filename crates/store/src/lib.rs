@@ -6,6 +6,7 @@
 mod accounts;
 mod error;
 mod library;
+mod orders;
 mod qr;
 mod reports;
 pub mod secrets;
@@ -18,6 +19,10 @@ mod users;
 pub use accounts::{Account, LedgerEntry, LedgerKind, MAX_ACCOUNT_AMOUNT};
 pub use error::StoreError;
 pub use library::SqlLibrary;
+pub use orders::{
+    Grant, GrantKind, NewOrder, NewProduct, Order, OrderKind, OrderStatus, PaymentNotice,
+    PaymentOutcome, Product, Refund,
+};
 pub use qr::{QrClaim, QrLogin, QrStatus};
 pub use reports::{NewSnapshot, ReportSnapshot, format_report_code, normalize_report_code};
 pub use sessions::{NewSession, SessionUser};

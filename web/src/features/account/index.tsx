@@ -14,6 +14,8 @@ const kindLabels: Record<string, string> = {
   operator_credit: '人工调整',
   task_charge: '任务扣费',
   task_refund: '任务退款',
+  order_payment: '在线支付',
+  order_refund: '订单退款',
 }
 
 /** /order/account: the real balance, free credits and ledger of the signed-in user. */

@@ -1,0 +1,750 @@
+//! Packages (套餐), orders and what paying them writes, exactly once: an order moves from
+//! pending to paid by one conditional update, in the same transaction as the credit or the
+//! grant it pays for and the provider's notification, whose id is unique. A notification seen
+//! twice, for an unknown order or with another amount changes nothing and is kept as evidence.
+
+use crate::accounts::{LedgerKind, Movement, apply_movement};
+use crate::{Result, Store, StoreError, now_ms};
+use rand::Rng;
+use rand::rngs::OsRng;
+use sqlx::any::AnyRow;
+use sqlx::{AnyConnection, Row};
+
+const DAY_MS: i64 = 86_400_000;
+
+/// What an order pays for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OrderKind {
+    /// A package: a grant of checks, detections, rewriting characters, papers or slide decks.
+    Package,
+    /// Money for the balance, with the bonus of its tier.
+    TopUp,
+    /// One task's price, paid by scanning when the balance is short.
+    Task,
+}
+
+impl OrderKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            OrderKind::Package => "package",
+            OrderKind::TopUp => "top_up",
+            OrderKind::Task => "task",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Self> {
+        Some(match s {
+            "package" => OrderKind::Package,
+            "top_up" => OrderKind::TopUp,
+            "task" => OrderKind::Task,
+            _ => return None,
+        })
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OrderStatus {
+    Pending,
+    Paid,
+    /// Expired or closed unpaid.
+    Closed,
+    /// Paid, then refunded in full.
+    Refunded,
+}
+
+impl OrderStatus {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            OrderStatus::Pending => "pending",
+            OrderStatus::Paid => "paid",
+            OrderStatus::Closed => "closed",
+            OrderStatus::Refunded => "refunded",
+        }
+    }
+
+    fn parse(s: &str) -> Result<Self> {
+        Ok(match s {
+            "pending" => OrderStatus::Pending,
+            "paid" => OrderStatus::Paid,
+            "closed" => OrderStatus::Closed,
+            "refunded" => OrderStatus::Refunded,
+            _ => return Err(StoreError::Conflict("order_status_unknown")),
+        })
+    }
+}
+
+/// What a package grants. The string form is stored.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GrantKind {
+    /// Similarity checks (查重), one per paper.
+    Check,
+    /// AI-text detections (AIGC检测), one per paper.
+    Aigc,
+    /// Characters of rewriting (降重 / 降AIGC).
+    RewriteChars,
+    /// Generated papers.
+    Paper,
+    /// Defence slide decks.
+    Ppt,
+}
+
+impl GrantKind {
+    pub const ALL: [GrantKind; 5] = [
+        GrantKind::Check,
+        GrantKind::Aigc,
+        GrantKind::RewriteChars,
+        GrantKind::Paper,
+        GrantKind::Ppt,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            GrantKind::Check => "check",
+            GrantKind::Aigc => "aigc",
+            GrantKind::RewriteChars => "rewrite_chars",
+            GrantKind::Paper => "paper",
+            GrantKind::Ppt => "ppt",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Self> {
+        GrantKind::ALL.into_iter().find(|k| k.as_str() == s)
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Product {
+    pub id: i64,
+    pub name: String,
+    pub description: String,
+    pub price_fen: i64,
+    pub grant_kind: GrantKind,
+    pub grant_amount: i64,
+    pub valid_days: i64,
+    pub sort_order: i64,
+    pub active: bool,
+}
+
+/// A package as the operator defines it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NewProduct {
+    pub name: String,
+    pub description: String,
+    pub price_fen: i64,
+    pub grant_kind: GrantKind,
+    pub grant_amount: i64,
+    pub valid_days: i64,
+    pub sort_order: i64,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Order {
+    pub id: i64,
+    pub out_trade_no: String,
+    pub user_id: i64,
+    pub kind: OrderKind,
+    pub channel: String,
+    pub title: String,
+    pub amount_fen: i64,
+    pub credit_fen: i64,
+    pub product_id: Option<i64>,
+    pub grant_kind: Option<GrantKind>,
+    pub grant_amount: i64,
+    pub grant_days: i64,
+    pub task_id: Option<i64>,
+    pub status: OrderStatus,
+    pub provider_trade_no: Option<String>,
+    pub pay_url: Option<String>,
+    pub refunded_fen: i64,
+    pub created_at: i64,
+    pub expires_at: i64,
+    pub paid_at: Option<i64>,
+    pub closed_at: Option<i64>,
+}
+
+/// An order about to be created. For a package, `product` is the package as sold; for a
+/// top-up, `credit_fen` is what the balance receives; for a task, `task_id` names it.
+#[derive(Debug, Clone)]
+pub struct NewOrder<'a> {
+    pub user_id: i64,
+    pub kind: OrderKind,
+    pub channel: &'a str,
+    pub title: &'a str,
+    pub amount_fen: i64,
+    pub credit_fen: i64,
+    pub product: Option<&'a Product>,
+    pub task_id: Option<i64>,
+    pub ttl_ms: i64,
+}
+
+/// A provider's word that an order was paid, after its signature was verified.
+#[derive(Debug, Clone)]
+pub struct PaymentNotice<'a> {
+    pub provider: &'a str,
+    /// The notification's own id (WeChat Pay's `id`, Alipay's `notify_id`); a query result
+    /// found by reconciliation uses the provider's trade number.
+    pub event_id: &'a str,
+    pub out_trade_no: &'a str,
+    pub amount_fen: i64,
+    pub provider_trade_no: &'a str,
+}
+
+/// What a payment notice did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PaymentOutcome {
+    /// The order is paid now, and what it pays for written.
+    Paid(Order),
+    /// The order was paid already (another notice, or the reconciliation, came first).
+    AlreadyPaid(Order),
+    /// This very notice was handled before.
+    Duplicate,
+    UnknownOrder,
+    AmountMismatch {
+        expected_fen: i64,
+        got_fen: i64,
+    },
+}
+
+impl PaymentOutcome {
+    fn as_str(&self) -> &'static str {
+        match self {
+            PaymentOutcome::Paid(_) => "paid",
+            PaymentOutcome::AlreadyPaid(_) => "already_paid",
+            PaymentOutcome::Duplicate => "duplicate",
+            PaymentOutcome::UnknownOrder => "unknown_order",
+            PaymentOutcome::AmountMismatch { .. } => "amount_mismatch",
+        }
+    }
+}
+
+/// A package's grant as the account holds it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Grant {
+    pub id: i64,
+    pub order_id: i64,
+    pub kind: GrantKind,
+    pub total: i64,
+    pub remaining: i64,
+    pub expires_at: i64,
+    pub created_at: i64,
+}
+
+/// What a refund did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Refund {
+    pub refund_no: String,
+    pub order: Order,
+    pub amount_fen: i64,
+    /// False when this refund number was handled before (nothing written again).
+    pub new: bool,
+}
+
+const ORDER_COLUMNS: &str = "id, out_trade_no, user_id, kind, channel, title, amount_fen, credit_fen, \
+    product_id, grant_kind, grant_amount, grant_days, task_id, status, provider_trade_no, pay_url, \
+    refunded_fen, created_at, expires_at, paid_at, closed_at";
+
+fn order_from_row(row: &AnyRow) -> Result<Order> {
+    let kind: String = row.try_get("kind")?;
+    let status: String = row.try_get("status")?;
+    let grant_kind: Option<String> = row.try_get("grant_kind")?;
+    Ok(Order {
+        id: row.try_get("id")?,
+        out_trade_no: row.try_get("out_trade_no")?,
+        user_id: row.try_get("user_id")?,
+        kind: OrderKind::parse(&kind).ok_or(StoreError::Conflict("order_kind_unknown"))?,
+        channel: row.try_get("channel")?,
+        title: row.try_get("title")?,
+        amount_fen: row.try_get("amount_fen")?,
+        credit_fen: row.try_get("credit_fen")?,
+        product_id: row.try_get("product_id")?,
+        grant_kind: grant_kind.as_deref().and_then(GrantKind::parse),
+        grant_amount: row.try_get("grant_amount")?,
+        grant_days: row.try_get("grant_days")?,
+        task_id: row.try_get("task_id")?,
+        status: OrderStatus::parse(&status)?,
+        provider_trade_no: row.try_get("provider_trade_no")?,
+        pay_url: row.try_get("pay_url")?,
+        refunded_fen: row.try_get("refunded_fen")?,
+        created_at: row.try_get("created_at")?,
+        expires_at: row.try_get("expires_at")?,
+        paid_at: row.try_get("paid_at")?,
+        closed_at: row.try_get("closed_at")?,
+    })
+}
+
+const PRODUCT_COLUMNS: &str =
+    "id, name, description, price_fen, grant_kind, grant_amount, valid_days, sort_order, active";
+
+fn product_from_row(row: &AnyRow) -> Result<Product> {
+    let kind: String = row.try_get("grant_kind")?;
+    let active: i64 = row.try_get("active")?;
+    Ok(Product {
+        id: row.try_get("id")?,
+        name: row.try_get("name")?,
+        description: row.try_get("description")?,
+        price_fen: row.try_get("price_fen")?,
+        grant_kind: GrantKind::parse(&kind).ok_or(StoreError::Conflict("grant_kind_unknown"))?,
+        grant_amount: row.try_get("grant_amount")?,
+        valid_days: row.try_get("valid_days")?,
+        sort_order: row.try_get("sort_order")?,
+        active: active != 0,
+    })
+}
+
+fn grant_from_row(row: &AnyRow) -> Result<Grant> {
+    let kind: String = row.try_get("kind")?;
+    Ok(Grant {
+        id: row.try_get("id")?,
+        order_id: row.try_get("order_id")?,
+        kind: GrantKind::parse(&kind).ok_or(StoreError::Conflict("grant_kind_unknown"))?,
+        total: row.try_get("total")?,
+        remaining: row.try_get("remaining")?,
+        expires_at: row.try_get("expires_at")?,
+        created_at: row.try_get("created_at")?,
+    })
+}
+
+/// A new order number: "WJ", the time in milliseconds and six random digits — 21 characters
+/// of [A-Z0-9], inside what WeChat Pay (6–32) and Alipay (≤ 64) accept, and unguessable enough
+/// that a number cannot be used to probe other users' orders.
+fn new_out_trade_no(now: i64) -> String {
+    format!("WJ{now}{:06}", OsRng.gen_range(0..1_000_000))
+}
+
+async fn load_order_by_trade_no(conn: &mut AnyConnection, out_trade_no: &str) -> Result<Order> {
+    let row = sqlx::query(&format!(
+        "SELECT {ORDER_COLUMNS} FROM orders WHERE out_trade_no = $1"
+    ))
+    .bind(out_trade_no)
+    .fetch_optional(&mut *conn)
+    .await?
+    .ok_or(StoreError::NotFound)?;
+    order_from_row(&row)
+}
+
+/// Writes what a just-paid order pays for, inside the caller's transaction.
+async fn deliver(conn: &mut AnyConnection, order: &Order, now: i64) -> Result<()> {
+    let id = order.id.to_string();
+    match order.kind {
+        OrderKind::TopUp | OrderKind::Task => {
+            let reason = match order.kind {
+                OrderKind::TopUp if order.credit_fen > order.amount_fen => format!(
+                    "充值 {}（含赠送 {}）",
+                    yuan(order.credit_fen),
+                    yuan(order.credit_fen - order.amount_fen)
+                ),
+                OrderKind::TopUp => format!("充值 {}", yuan(order.credit_fen)),
+                _ => format!("扫码支付：{}", order.title),
+            };
+            apply_movement(
+                conn,
+                Movement {
+                    user_id: order.user_id,
+                    kind: LedgerKind::OrderPayment,
+                    delta_fen: order.credit_fen,
+                    delta_free_checks: 0,
+                    reason: &reason,
+                    reference: Some(("order", &id)),
+                },
+            )
+            .await?;
+        }
+        OrderKind::Package => {
+            let kind = order
+                .grant_kind
+                .ok_or(StoreError::Conflict("grant_kind_unknown"))?;
+            sqlx::query(
+                "INSERT INTO account_grants (user_id, order_id, kind, total, remaining, expires_at, created_at) \
+                 VALUES ($1, $2, $3, $4, $4, $5, $6)",
+            )
+            .bind(order.user_id)
+            .bind(order.id)
+            .bind(kind.as_str())
+            .bind(order.grant_amount)
+            .bind(now + order.grant_days * DAY_MS)
+            .bind(now)
+            .execute(&mut *conn)
+            .await?;
+            // The ledger shows the purchase too; the balance does not move.
+            apply_movement(
+                conn,
+                Movement {
+                    user_id: order.user_id,
+                    kind: LedgerKind::OrderPayment,
+                    delta_fen: 0,
+                    delta_free_checks: 0,
+                    reason: &format!("购买套餐：{}", order.title),
+                    reference: Some(("order", &id)),
+                },
+            )
+            .await?;
+        }
+    }
+    Ok(())
+}
+
+/// "¥12.30".
+fn yuan(fen: i64) -> String {
+    format!("¥{}.{:02}", fen / 100, fen % 100)
+}
+
+impl Store {
+    /// Adds a package to the catalogue.
+    pub async fn create_product(&self, p: &NewProduct) -> Result<Product> {
+        let now = now_ms();
+        let row = sqlx::query(&format!(
+            "INSERT INTO products (name, description, price_fen, grant_kind, grant_amount, valid_days, \
+             sort_order, active, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, 1, $8, $8) \
+             RETURNING {PRODUCT_COLUMNS}"
+        ))
+        .bind(&p.name)
+        .bind(&p.description)
+        .bind(p.price_fen)
+        .bind(p.grant_kind.as_str())
+        .bind(p.grant_amount)
+        .bind(p.valid_days)
+        .bind(p.sort_order)
+        .bind(now)
+        .fetch_one(&self.pool)
+        .await?;
+        product_from_row(&row)
+    }
+
+    /// The catalogue in display order; with `active_only`, what can be bought now.
+    pub async fn products(&self, active_only: bool) -> Result<Vec<Product>> {
+        let rows = sqlx::query(&format!(
+            "SELECT {PRODUCT_COLUMNS} FROM products WHERE active = 1 OR $1 = 0 ORDER BY sort_order, id"
+        ))
+        .bind(i64::from(active_only))
+        .fetch_all(&self.pool)
+        .await?;
+        rows.iter().map(product_from_row).collect()
+    }
+
+    pub async fn product(&self, id: i64) -> Result<Product> {
+        let row = sqlx::query(&format!(
+            "SELECT {PRODUCT_COLUMNS} FROM products WHERE id = $1"
+        ))
+        .bind(id)
+        .fetch_optional(&self.pool)
+        .await?
+        .ok_or(StoreError::NotFound)?;
+        product_from_row(&row)
+    }
+
+    /// Withdraws a package from sale (orders already paid keep what they bought).
+    pub async fn set_product_active(&self, id: i64, active: bool) -> Result<()> {
+        let done = sqlx::query("UPDATE products SET active = $1, updated_at = $2 WHERE id = $3")
+            .bind(i64::from(active))
+            .bind(now_ms())
+            .bind(id)
+            .execute(&self.pool)
+            .await?;
+        if done.rows_affected() == 0 {
+            return Err(StoreError::NotFound);
+        }
+        Ok(())
+    }
+
+    /// Creates a pending order with a new out_trade_no; it expires after `ttl_ms`.
+    pub async fn create_order(&self, o: &NewOrder<'_>) -> Result<Order> {
+        if o.amount_fen <= 0 || o.amount_fen > crate::MAX_ACCOUNT_AMOUNT || o.credit_fen < 0 {
+            return Err(StoreError::Conflict("amount_out_of_range"));
+        }
+        let now = now_ms();
+        for _ in 0..5 {
+            let inserted = sqlx::query(&format!(
+                "INSERT INTO orders (out_trade_no, user_id, kind, channel, title, amount_fen, credit_fen, \
+                 product_id, grant_kind, grant_amount, grant_days, task_id, status, created_at, expires_at, \
+                 updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, 'pending', $13, $14, $13) \
+                 RETURNING {ORDER_COLUMNS}"
+            ))
+            .bind(new_out_trade_no(now))
+            .bind(o.user_id)
+            .bind(o.kind.as_str())
+            .bind(o.channel)
+            .bind(o.title)
+            .bind(o.amount_fen)
+            .bind(o.credit_fen)
+            .bind(o.product.map(|p| p.id))
+            .bind(o.product.map(|p| p.grant_kind.as_str()))
+            .bind(o.product.map_or(0, |p| p.grant_amount))
+            .bind(o.product.map_or(0, |p| p.valid_days))
+            .bind(o.task_id)
+            .bind(now)
+            .bind(now + o.ttl_ms)
+            .fetch_one(&self.pool)
+            .await;
+            match inserted {
+                Ok(row) => return order_from_row(&row),
+                // Two orders in the same millisecond drew the same digits: draw again.
+                Err(e) if StoreError::is_unique_violation(&e) => continue,
+                Err(e) => return Err(e.into()),
+            }
+        }
+        Err(StoreError::Conflict("out_trade_no"))
+    }
+
+    /// Keeps the provider's payment link or QR content (WeChat `code_url`, Alipay `qr_code`).
+    pub async fn set_order_pay_url(&self, order_id: i64, pay_url: &str) -> Result<()> {
+        sqlx::query("UPDATE orders SET pay_url = $1, updated_at = $2 WHERE id = $3")
+            .bind(pay_url)
+            .bind(now_ms())
+            .bind(order_id)
+            .execute(&self.pool)
+            .await?;
+        Ok(())
+    }
+
+    /// A user's own order (another user's is `NotFound`).
+    pub async fn order(&self, order_id: i64, user_id: i64) -> Result<Order> {
+        let row = sqlx::query(&format!(
+            "SELECT {ORDER_COLUMNS} FROM orders WHERE id = $1 AND user_id = $2"
+        ))
+        .bind(order_id)
+        .bind(user_id)
+        .fetch_optional(&self.pool)
+        .await?
+        .ok_or(StoreError::NotFound)?;
+        order_from_row(&row)
+    }
+
+    pub async fn order_by_trade_no(&self, out_trade_no: &str) -> Result<Order> {
+        let mut conn = self.pool.acquire().await?;
+        load_order_by_trade_no(&mut conn, out_trade_no).await
+    }
+
+    /// A user's orders, newest first.
+    pub async fn orders_of(&self, user_id: i64, limit: i64, offset: i64) -> Result<Vec<Order>> {
+        let rows = sqlx::query(&format!(
+            "SELECT {ORDER_COLUMNS} FROM orders WHERE user_id = $1 ORDER BY id DESC LIMIT $2 OFFSET $3"
+        ))
+        .bind(user_id)
+        .bind(limit)
+        .bind(offset)
+        .fetch_all(&self.pool)
+        .await?;
+        rows.iter().map(order_from_row).collect()
+    }
+
+    /// Pending orders created before `created_before` (for reconciliation with the provider).
+    pub async fn pending_orders(&self, created_before: i64, limit: i64) -> Result<Vec<Order>> {
+        let rows = sqlx::query(&format!(
+            "SELECT {ORDER_COLUMNS} FROM orders WHERE status = 'pending' AND created_at < $1 \
+             ORDER BY id LIMIT $2"
+        ))
+        .bind(created_before)
+        .bind(limit)
+        .fetch_all(&self.pool)
+        .await?;
+        rows.iter().map(order_from_row).collect()
+    }
+
+    /// Closes a pending order unpaid; returns whether it was pending.
+    pub async fn close_order(&self, order_id: i64) -> Result<bool> {
+        let now = now_ms();
+        let done = sqlx::query(
+            "UPDATE orders SET status = 'closed', closed_at = $1, updated_at = $1 \
+             WHERE id = $2 AND status = 'pending'",
+        )
+        .bind(now)
+        .bind(order_id)
+        .execute(&self.pool)
+        .await?;
+        Ok(done.rows_affected() == 1)
+    }
+
+    /// Records a verified payment notice and, the first time an order is paid, writes what it
+    /// pays for — all in one transaction. An order closed by expiry is still paid when the
+    /// provider says the money was taken: the student paid, and the credit is theirs.
+    pub async fn record_payment(&self, notice: &PaymentNotice<'_>) -> Result<PaymentOutcome> {
+        let now = now_ms();
+        let mut tx = self.begin_write().await?;
+        let recorded = sqlx::query(
+            "INSERT INTO payment_events (provider, event_id, out_trade_no, amount_fen, outcome, received_at) \
+             VALUES ($1, $2, $3, $4, 'received', $5) ON CONFLICT (provider, event_id) DO NOTHING",
+        )
+        .bind(notice.provider)
+        .bind(notice.event_id)
+        .bind(notice.out_trade_no)
+        .bind(notice.amount_fen)
+        .bind(now)
+        .execute(&mut *tx)
+        .await?;
+        if recorded.rows_affected() == 0 {
+            return Ok(PaymentOutcome::Duplicate);
+        }
+        let outcome = match load_order_by_trade_no(&mut tx, notice.out_trade_no).await {
+            Err(StoreError::NotFound) => PaymentOutcome::UnknownOrder,
+            Err(e) => return Err(e),
+            Ok(order) if order.amount_fen != notice.amount_fen => PaymentOutcome::AmountMismatch {
+                expected_fen: order.amount_fen,
+                got_fen: notice.amount_fen,
+            },
+            Ok(order) => {
+                let moved = sqlx::query(
+                    "UPDATE orders SET status = 'paid', paid_at = $1, provider_trade_no = $2, \
+                     closed_at = NULL, updated_at = $1 WHERE id = $3 AND status IN ('pending', 'closed')",
+                )
+                .bind(now)
+                .bind(notice.provider_trade_no)
+                .bind(order.id)
+                .execute(&mut *tx)
+                .await?;
+                let order = load_order_by_trade_no(&mut tx, notice.out_trade_no).await?;
+                if moved.rows_affected() == 1 {
+                    deliver(&mut tx, &order, now).await?;
+                    PaymentOutcome::Paid(order)
+                } else {
+                    PaymentOutcome::AlreadyPaid(order)
+                }
+            }
+        };
+        sqlx::query("UPDATE payment_events SET outcome = $1 WHERE provider = $2 AND event_id = $3")
+            .bind(outcome.as_str())
+            .bind(notice.provider)
+            .bind(notice.event_id)
+            .execute(&mut *tx)
+            .await?;
+        tx.commit().await?;
+        Ok(outcome)
+    }
+
+    /// Refunds `amount_fen` of a paid order under the operator's refund number, once: the same
+    /// number again changes nothing. What the order wrote is reversed in proportion — a top-up's
+    /// credit taken back from the balance (refused if already spent), a package's grant reduced.
+    pub async fn refund_order(
+        &self,
+        order_id: i64,
+        refund_no: &str,
+        amount_fen: i64,
+        reason: &str,
+    ) -> Result<Refund> {
+        let now = now_ms();
+        let mut tx = self.begin_write().await?;
+        let earlier =
+            sqlx::query("SELECT order_id, amount_fen FROM order_refunds WHERE refund_no = $1")
+                .bind(refund_no)
+                .fetch_optional(&mut *tx)
+                .await?;
+        let row = sqlx::query(&format!("SELECT {ORDER_COLUMNS} FROM orders WHERE id = $1"))
+            .bind(order_id)
+            .fetch_optional(&mut *tx)
+            .await?
+            .ok_or(StoreError::NotFound)?;
+        let order = order_from_row(&row)?;
+        if let Some(earlier) = earlier {
+            let (earlier_order, earlier_amount): (i64, i64) =
+                (earlier.try_get("order_id")?, earlier.try_get("amount_fen")?);
+            if earlier_order != order_id || earlier_amount != amount_fen {
+                return Err(StoreError::Conflict("refund_no_reused"));
+            }
+            return Ok(Refund {
+                refund_no: refund_no.to_string(),
+                order,
+                amount_fen,
+                new: false,
+            });
+        }
+        if !matches!(order.status, OrderStatus::Paid) {
+            return Err(StoreError::Conflict("order_not_paid"));
+        }
+        if amount_fen <= 0 || order.refunded_fen + amount_fen > order.amount_fen {
+            return Err(StoreError::Conflict("refund_exceeds_payment"));
+        }
+        sqlx::query(
+            "INSERT INTO order_refunds (refund_no, order_id, amount_fen, reason, created_at) VALUES ($1, $2, $3, $4, $5)",
+        )
+        .bind(refund_no)
+        .bind(order_id)
+        .bind(amount_fen)
+        .bind(reason)
+        .bind(now)
+        .execute(&mut *tx)
+        .await?;
+        let moved = sqlx::query(
+            "UPDATE orders SET refunded_fen = refunded_fen + $1, \
+             status = CASE WHEN refunded_fen + $1 >= amount_fen THEN 'refunded' ELSE status END, \
+             updated_at = $2 WHERE id = $3 AND status = 'paid' AND refunded_fen + $1 <= amount_fen",
+        )
+        .bind(amount_fen)
+        .bind(now)
+        .bind(order_id)
+        .execute(&mut *tx)
+        .await?;
+        if moved.rows_affected() == 0 {
+            return Err(StoreError::Conflict("refund_exceeds_payment"));
+        }
+        let id = order.id.to_string();
+        let reason = format!("订单退款：{}（{}）", order.title, reason);
+        match order.kind {
+            OrderKind::TopUp | OrderKind::Task => {
+                // The credit in proportion (bonus included), rounded in the user's favour.
+                let taken = order.credit_fen * amount_fen / order.amount_fen;
+                apply_movement(
+                    &mut tx,
+                    Movement {
+                        user_id: order.user_id,
+                        kind: LedgerKind::OrderRefund,
+                        delta_fen: -taken,
+                        delta_free_checks: 0,
+                        reason: &reason,
+                        reference: Some(("order", &id)),
+                    },
+                )
+                .await?;
+            }
+            OrderKind::Package => {
+                // The grant in proportion, rounded up: what was refunded is no longer usable.
+                let taken = (order.grant_amount * amount_fen).div_euclid(order.amount_fen)
+                    + i64::from((order.grant_amount * amount_fen) % order.amount_fen != 0);
+                sqlx::query(
+                    "UPDATE account_grants SET remaining = CASE WHEN remaining > $1 THEN remaining - $1 ELSE 0 END \
+                     WHERE order_id = $2",
+                )
+                .bind(taken)
+                .bind(order.id)
+                .execute(&mut *tx)
+                .await?;
+                apply_movement(
+                    &mut tx,
+                    Movement {
+                        user_id: order.user_id,
+                        kind: LedgerKind::OrderRefund,
+                        delta_fen: 0,
+                        delta_free_checks: 0,
+                        reason: &reason,
+                        reference: Some(("order", &id)),
+                    },
+                )
+                .await?;
+            }
+        }
+        let row = sqlx::query(&format!("SELECT {ORDER_COLUMNS} FROM orders WHERE id = $1"))
+            .bind(order_id)
+            .fetch_one(&mut *tx)
+            .await?;
+        let order = order_from_row(&row)?;
+        tx.commit().await?;
+        Ok(Refund {
+            refund_no: refund_no.to_string(),
+            order,
+            amount_fen,
+            new: true,
+        })
+    }
+
+    /// An account's grants that are still usable at `now` (unexpired, something left), those
+    /// ending soonest first — the order they are consumed in.
+    pub async fn active_grants(&self, user_id: i64, now: i64) -> Result<Vec<Grant>> {
+        let rows = sqlx::query(
+            "SELECT id, order_id, kind, total, remaining, expires_at, created_at FROM account_grants \
+             WHERE user_id = $1 AND remaining > 0 AND expires_at > $2 ORDER BY expires_at, id",
+        )
+        .bind(user_id)
+        .bind(now)
+        .fetch_all(&self.pool)
+        .await?;
+        rows.iter().map(grant_from_row).collect()
+    }
+}

@@ -993,8 +993,7 @@ fn end_at_sentence(text: &str) -> String {
         }
         let stop = last
             .char_indices()
-            .filter(|(_, c)| matches!(c, '。' | '！' | '？'))
-            .last()
+            .rfind(|(_, c)| matches!(c, '。' | '！' | '？'))
             .map(|(i, c)| after_closers(&last, i + c.len_utf8()));
         if let Some(end) = stop {
             lines.push(last[..end].to_string());

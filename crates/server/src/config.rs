@@ -26,6 +26,28 @@ impl PriceTier {
     }
 }
 
+/// A top-up amount offered on /order/recharge, with its bonus (充100送20).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct TopUpTier {
+    /// What the user pays, in fen.
+    pub fen: i64,
+    /// What the balance receives on top, in fen.
+    pub bonus_fen: i64,
+}
+
+/// A package seeded into an empty catalogue at start (the operator edits the catalogue after).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PackageSeed {
+    pub name: String,
+    pub description: String,
+    pub price_fen: i64,
+    /// `check`, `aigc`, `rewrite_chars`, `paper` or `ppt`.
+    pub grant_kind: String,
+    pub grant_amount: i64,
+    pub valid_days: i64,
+}
+
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(default)]
 pub struct Config {
@@ -158,6 +180,22 @@ pub struct Config {
     pub extractor: Option<PathBuf>,
     /// Uploads counted (`word_count`) per hour by one visitor's address without signing in.
     pub anonymous_counts_per_hour: u32,
+    /// Online payment: `off` (the default: only the balance pays; the pages say online payment
+    /// is not configured) or `sandbox` (the simulator shipped with Wenjian speaks the WeChat Pay
+    /// and Alipay protocols with keys it generates; every payment page carries a 沙箱 banner).
+    pub payment: String,
+    /// Minutes an unpaid order stays open before it is closed.
+    pub order_ttl_minutes: i64,
+    /// Top-up amounts offered, with their bonuses.
+    pub top_up_tiers: Vec<TopUpTier>,
+    /// Smallest and largest custom top-up, in fen (no bonus).
+    pub top_up_min_fen: i64,
+    pub top_up_max_fen: i64,
+    /// Where providers send notifications (`https://…`, no trailing slash); defaults to
+    /// `public_url`, else the address the order was created through.
+    pub payment_notify_base_url: Option<String>,
+    /// Packages put into an empty catalogue at start.
+    pub packages: Vec<PackageSeed>,
 }
 
 impl Default for Config {
@@ -228,8 +266,66 @@ impl Default for Config {
             extract_timeout_seconds: 60,
             extractor: None,
             anonymous_counts_per_hour: 30,
+            payment: "off".into(),
+            order_ttl_minutes: 30,
+            top_up_tiers: [(3_000, 0), (5_000, 500), (10_000, 2_000), (20_000, 5_000)]
+                .into_iter()
+                .map(|(fen, bonus_fen)| TopUpTier { fen, bonus_fen })
+                .collect(),
+            top_up_min_fen: 100,
+            top_up_max_fen: 500_000,
+            payment_notify_base_url: None,
+            packages: default_packages(),
         }
     }
+}
+
+/// A sensible first catalogue: what students buy before a defence, priced near the per-use
+/// prices with a discount for the bundle.
+fn default_packages() -> Vec<PackageSeed> {
+    let seed = |name: &str, description: &str, price_fen, kind: &str, amount, days| PackageSeed {
+        name: name.into(),
+        description: description.into(),
+        price_fen,
+        grant_kind: kind.into(),
+        grant_amount: amount,
+        valid_days: days,
+    };
+    vec![
+        seed(
+            "查重 3 次",
+            "初稿、修改稿、定稿各查一次",
+            9_900,
+            "check",
+            3,
+            180,
+        ),
+        seed("查重 10 次", "反复修改时更划算", 29_900, "check", 10, 365),
+        seed(
+            "AIGC检测 3 次",
+            "检测论文中的 AI 生成痕迹",
+            6_900,
+            "aigc",
+            3,
+            180,
+        ),
+        seed(
+            "降重 2 万字",
+            "降重或降AIGC，按改写字数扣减",
+            9_900,
+            "rewrite_chars",
+            20_000,
+            180,
+        ),
+        seed(
+            "论文生成 1 篇",
+            "AI 论文初稿一篇（不超过 1 万字）",
+            4_990,
+            "paper",
+            1,
+            90,
+        ),
+    ]
 }
 
 impl Config {
@@ -248,6 +344,10 @@ impl Config {
             .merge(Env::prefixed("WENJIAN_").ignore(&["config", "log"]))
             .extract()?;
         config.clock().map_err(anyhow::Error::msg)?;
+        anyhow::ensure!(
+            matches!(config.payment.as_str(), "off" | "sandbox"),
+            "payment 只能是 off（不开通在线支付）或 sandbox（支付沙箱）；接入真实商户号的配置尚未开放"
+        );
         Ok(config)
     }
 

@@ -11,6 +11,7 @@ pub mod models;
 pub mod official;
 pub mod openapi;
 pub mod params;
+pub mod payments;
 pub mod qr_provider;
 pub mod rate_limit;
 pub mod state;
@@ -200,6 +201,12 @@ pub async fn run(config: Config) -> anyhow::Result<()> {
     let shutdown = shutdown_channel();
     let state = AppState::new(store.clone(), config.clone());
     let _sweeper = sweeper::start(&store, &config, &shutdown);
+    payments::seed_packages(&store, &config).await?;
+    let _reconciler = api::order::notify::spawn_reconciler(
+        state.clone(),
+        Duration::from_secs(config.sweep_interval_seconds.clamp(10, 300)),
+        shutdown.clone(),
+    );
     // `workers_per_queue = 0`: an API-only node; `wenjian worker` processes do the work.
     let workers = if config.workers_per_queue > 0 {
         let pool = worker::WorkerPool::new(

@@ -5,6 +5,7 @@ use crate::api::aigc::paper_aigc_api;
 use crate::api::chat::chat_gpt_api;
 use crate::api::check::check_api;
 use crate::api::login::login_api;
+use crate::api::order::{order_info_api, product_package_api};
 use crate::api::paper::{files, package, paper_api};
 use crate::api::rewrite::{from_reports, machine_api, paper_machine_api};
 use crate::api::site::site_api;
@@ -33,6 +34,12 @@ Parameters documented as query are also accepted as a form or JSON body.",
         login_api::qr_info,
         login_api::qr_confirm,
         account_info_api::account,
+        product_package_api::query_list,
+        product_package_api::load_by_id,
+        order_info_api::options,
+        order_info_api::create_order,
+        order_info_api::load_by_id,
+        order_info_api::query_list,
         check_api::word_count,
         check_api::check_init,
         check_api::check_cost,
@@ -109,6 +116,8 @@ Parameters documented as query are also accepted as a form or JSON body.",
     tags(
         (name = "login_api", description = "账号登录、注册与扫码登录"),
         (name = "account_info_api", description = "账户余额、免费次数与流水"),
+        (name = "product_package_api", description = "套餐：查重、AIGC检测、降重字数、论文生成等次数包，含价格与有效期"),
+        (name = "order_info_api", description = "订单：购买套餐或充值，微信支付 / 支付宝扫码（或支付沙箱），轮询支付状态，订单列表；支付结果只以服务商签名通知或主动查询为准"),
         (name = "site_api", description = "站点信息与健康检查"),
         (name = "check_api", description = "论文查重：上传、计价、提交、进度与报告"),
         (name = "paper_aigc_api", description = "AIGC 检测：上传、计价、提交、逐段结果与报告"),

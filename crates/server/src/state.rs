@@ -21,6 +21,8 @@ pub struct AppState {
     pub extractor: Arc<crate::extraction::Extractor>,
     /// The zone every time is shown in (`Config::time_zone`).
     pub clock: report::SiteClock,
+    /// The payment providers (or the sandbox), when configured.
+    pub payments: Arc<crate::payments::Payments>,
 }
 
 impl AppState {
@@ -30,7 +32,9 @@ impl AppState {
         let extractor = Arc::new(crate::extraction::Extractor::new(&config));
         // `Config::load` refuses an unknown zone; a config built in code falls back to the default.
         let clock = config.clock().unwrap_or_default();
+        let payments = Arc::new(crate::payments::Payments::new(&config));
         AppState {
+            payments,
             clock,
             extractor,
             models,

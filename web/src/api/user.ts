@@ -45,11 +45,21 @@ export interface LedgerRow {
   createdAt: number
 }
 
+export interface GrantRow {
+  kind: string
+  label: string
+  total: number
+  remaining: number
+  expiresAt: number
+}
+
 export interface AccountInfo {
   userId: number
   loginName: string
   balanceFen: number
   freeCheckCredits: number
+  /** Packages' uses still open (older servers send none). */
+  grants?: GrantRow[]
   ledger: LedgerRow[]
 }
 

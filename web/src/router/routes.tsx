@@ -16,6 +16,8 @@ import { lazy } from 'react'
 // The honest "not built yet" page of the services that are not open.
 const FeatureUnavailable = lazy(() => import('../components/FeatureUnavailable'))
 const AccountCenter = lazy(() => import('../features/account'))
+const PackagesPage = lazy(() => import('../features/order/PackagesPage'))
+const RechargePage = lazy(() => import('../features/order/RechargePage'))
 const CheckPage = lazy(() => import('../features/check/CheckPage'))
 const SubmitPage = lazy(() => import('../features/check/SubmitPage'))
 const RecordsPage = lazy(() => import('../features/check/RecordsPage'))
@@ -125,8 +127,8 @@ export const menuGroups: MenuGroup[] = [
     title: '套餐与账户',
     icon: <WalletOutlined />,
     pages: [
-      { path: '/order/taocan', meta: { title: '优惠套餐' }, element: soon('优惠套餐', '购买查重、降重与检测套餐。') },
-      { path: '/order/recharge', meta: { title: '账户充值' }, element: soon('账户充值', '通过微信支付或支付宝为账户充值。') },
+      { path: '/order/taocan', meta: { title: '优惠套餐' }, element: <PackagesPage /> },
+      { path: '/order/recharge', meta: { title: '账户充值' }, element: <RechargePage /> },
       { path: '/order/account', meta: { title: '账户中心' }, element: <AccountCenter /> },
     ],
   },

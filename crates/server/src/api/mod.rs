@@ -7,6 +7,7 @@ pub mod aigc;
 pub mod chat;
 pub mod check;
 pub mod login;
+pub mod order;
 pub mod paper;
 pub mod paper_task;
 pub mod rewrite;
@@ -30,6 +31,7 @@ pub fn routes() -> Router<AppState> {
         .merge(rewrite::routes())
         .merge(chat::routes())
         .merge(paper::routes())
+        .merge(order::routes())
         .route("/api/docs/openapi.json", get(crate::openapi::document))
 }
 

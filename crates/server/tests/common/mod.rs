@@ -9,6 +9,8 @@ pub use store::testing::TestDb;
 
 pub struct TestServer {
     pub base: String,
+    /// The running server's state (its payment sandbox, say).
+    pub state: AppState,
     pub http: reqwest::Client,
     db: Option<TestDb>,
     shutdown: Option<tokio::sync::oneshot::Sender<()>>,
@@ -24,15 +26,17 @@ impl TestServer {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr = listener.local_addr().unwrap();
         let state = AppState::new(db.store.clone(), config);
+        let served = state.clone();
         let (tx, rx) = tokio::sync::oneshot::channel::<()>();
         let task = tokio::spawn(async move {
-            server::serve_on(listener, state, async {
+            server::serve_on(listener, served, async {
                 let _ = rx.await;
             })
             .await
             .unwrap();
         });
         TestServer {
+            state,
             base: format!("http://{addr}"),
             http: reqwest::Client::new(),
             db: Some(db),

@@ -8,6 +8,7 @@ import { useNavigate } from 'react-router'
 import ResponsiveTable from '../../components/ResponsiveTable'
 import { useIsPhone } from '../../utils/useMediaQuery'
 import { newPasswordRules, confirmPasswordRules } from '../auth/rules'
+import OrdersCard from '../order/OrdersCard'
 
 const kindLabels: Record<string, string> = {
   qr_first_login_bonus: '赠送',
@@ -91,6 +92,21 @@ export default function AccountCenter() {
           </Card>
         </Col>
       </Row>
+      {(data?.grants?.length ?? 0) > 0 && (
+        <Card title="套餐剩余" className="mt" data-testid="grants">
+          {data?.grants?.map((g) => (
+            <div key={`${g.kind}-${g.expiresAt}-${g.total}`} className="grant-row">
+              <span>{g.label}</span>
+              <span>
+                剩余 <strong>{g.remaining}</strong> / {g.total}
+                {g.kind === 'rewrite_chars' ? ' 字' : ' 次'}
+              </span>
+              <span className="muted">有效期至 {formatDateTime(g.expiresAt)}</span>
+            </div>
+          ))}
+        </Card>
+      )}
+      <OrdersCard />
       <Card title="账户流水" className="mt">
         <ResponsiveTable<LedgerRow>
           rowKey="id"

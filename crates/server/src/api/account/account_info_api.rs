@@ -25,6 +25,20 @@ pub struct LedgerRow {
     pub created_at: i64,
 }
 
+/// What a paid package left to use.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct GrantRow {
+    /// `check`, `aigc`, `rewrite_chars`, `paper` or `ppt`.
+    pub kind: String,
+    /// "查重 3 次" of the package as bought.
+    pub label: String,
+    pub total: i64,
+    pub remaining: i64,
+    /// Unix milliseconds; unused uses lapse then.
+    pub expires_at: i64,
+}
+
 #[derive(Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct AccountInfo {
@@ -34,6 +48,8 @@ pub struct AccountInfo {
     pub balance_fen: i64,
     /// Free plagiarism checks left.
     pub free_check_credits: i64,
+    /// Packages' uses still open, those ending first first.
+    pub grants: Vec<GrantRow>,
     /// The newest 50 ledger rows, newest first.
     pub ledger: Vec<LedgerRow>,
 }
@@ -68,7 +84,21 @@ pub async fn account(
             created_at: e.created_at,
         })
         .collect();
+    let grants = state
+        .store
+        .active_grants(user.id, store::now_ms())
+        .await?
+        .into_iter()
+        .map(|g| GrantRow {
+            kind: g.kind.as_str().into(),
+            label: crate::api::order::product_package_api::grant_label(g.kind, g.total),
+            total: g.total,
+            remaining: g.remaining,
+            expires_at: g.expires_at,
+        })
+        .collect();
     Ok(Success(AccountInfo {
+        grants,
         user_id: user.id,
         login_name: user.login_name.clone(),
         balance_fen: account.balance_fen,

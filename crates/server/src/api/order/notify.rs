@@ -1,0 +1,188 @@
+//! The providers' payment notifications. Each is verified by the `pay` crate (signature, time
+//! window, probes, merchant), then handed to the store, which pays the order once whatever
+//! arrives how often. The provider hears "received" only after our transaction committed, so a
+//! crash before the commit makes it send the notification again.
+
+use crate::state::AppState;
+use axum::body::Bytes;
+use axum::extract::State;
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+use pay::{PaidNotice, PayError, wechat};
+use store::{PaymentNotice, PaymentOutcome};
+
+/// What a verified notice did, logged; `Err` when it must be sent again (the store failed).
+async fn record(
+    state: &AppState,
+    provider: &str,
+    notice: &PaidNotice,
+) -> Result<(), store::StoreError> {
+    let outcome = state
+        .store
+        .record_payment(&PaymentNotice {
+            provider,
+            event_id: &notice.event_id,
+            out_trade_no: &notice.out_trade_no,
+            amount_fen: notice.amount_fen,
+            provider_trade_no: &notice.provider_trade_no,
+        })
+        .await?;
+    match &outcome {
+        PaymentOutcome::Paid(order) => {
+            tracing::info!(provider, order = %order.out_trade_no, fen = order.amount_fen, "order paid")
+        }
+        PaymentOutcome::AmountMismatch {
+            expected_fen,
+            got_fen,
+        } => tracing::warn!(
+            provider,
+            order = %notice.out_trade_no,
+            expected_fen,
+            got_fen,
+            "payment notice refused: amount differs from the order"
+        ),
+        PaymentOutcome::UnknownOrder => tracing::warn!(
+            provider,
+            order = %notice.out_trade_no,
+            "payment notice for an order we never made"
+        ),
+        PaymentOutcome::AlreadyPaid(_) | PaymentOutcome::Duplicate => {}
+    }
+    Ok(())
+}
+
+fn wechat_fail(status: StatusCode, message: &str) -> Response {
+    (
+        status,
+        axum::Json(serde_json::json!({"code": "FAIL", "message": message})),
+    )
+        .into_response()
+}
+
+fn refused(provider: &str, e: &PayError) {
+    tracing::warn!(provider, code = e.code(), error = %e, "payment notification refused");
+}
+
+/// WeChat Pay's notification: 204 once handled; 4xx for a message that is not genuine (logged);
+/// 5xx when it must come again.
+pub async fn wechat(State(state): State<AppState>, headers: HeaderMap, body: Bytes) -> Response {
+    let header = |name: &str| {
+        headers
+            .get(name)
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or_default()
+            .to_string()
+    };
+    let signed = wechat::SignedHeaders {
+        timestamp: header("Wechatpay-Timestamp"),
+        nonce: header("Wechatpay-Nonce"),
+        signature: header("Wechatpay-Signature"),
+        serial: header("Wechatpay-Serial"),
+    };
+    match state.payments.read_wechat(&signed, &body) {
+        Ok(Some(notice)) => match record(&state, "wechat", &notice).await {
+            Ok(()) => StatusCode::NO_CONTENT.into_response(),
+            Err(e) => {
+                tracing::error!(error = %e, "payment notice not stored; WeChat Pay will send it again");
+                wechat_fail(StatusCode::INTERNAL_SERVER_ERROR, "暂时无法处理，请重发")
+            }
+        },
+        Ok(None) => StatusCode::NO_CONTENT.into_response(),
+        Err(e) => {
+            refused("wechat", &e);
+            let status = match e {
+                PayError::BadSignature
+                | PayError::SignTest
+                | PayError::StaleTimestamp
+                | PayError::UnknownSerial(_) => StatusCode::UNAUTHORIZED,
+                _ => StatusCode::BAD_REQUEST,
+            };
+            wechat_fail(status, e.code())
+        }
+    }
+}
+
+/// Alipay's notification: exactly `success` once handled, anything else makes it send again.
+pub async fn alipay(State(state): State<AppState>, body: Bytes) -> Response {
+    let Ok(params) = serde_urlencoded::from_bytes::<Vec<(String, String)>>(&body) else {
+        return (StatusCode::BAD_REQUEST, "fail").into_response();
+    };
+    match state.payments.read_alipay(&params) {
+        Ok(Some(notice)) => match record(&state, "alipay", &notice).await {
+            Ok(()) => pay::alipay::NOTIFY_REPLY.into_response(),
+            Err(e) => {
+                tracing::error!(error = %e, "payment notice not stored; Alipay will send it again");
+                (StatusCode::INTERNAL_SERVER_ERROR, "fail").into_response()
+            }
+        },
+        Ok(None) => pay::alipay::NOTIFY_REPLY.into_response(),
+        Err(e) => {
+            refused("alipay", &e);
+            (StatusCode::BAD_REQUEST, "fail").into_response()
+        }
+    }
+}
+
+/// Asks the provider about pending orders whose notification never came: paid ones are
+/// recorded like a notification; expired unpaid ones are closed at the provider and here.
+/// Orders younger than `min_age_ms` are left to their notification. Returns how many were
+/// paid and closed.
+pub async fn reconcile_once(
+    state: &AppState,
+    min_age_ms: i64,
+) -> Result<(usize, usize), store::StoreError> {
+    if state.payments.unavailable().is_some() {
+        return Ok((0, 0));
+    }
+    let now = store::now_ms();
+    let (mut paid, mut closed) = (0, 0);
+    for order in state.store.pending_orders(now - min_age_ms, 100).await? {
+        match state.payments.query(&order).await {
+            Ok(Some(notice)) => {
+                record(state, &order.channel, &notice).await?;
+                paid += 1;
+            }
+            Ok(None) if order.expires_at <= now => {
+                if state.payments.close(&order).await.is_ok()
+                    && state.store.close_order(order.id).await?
+                {
+                    closed += 1;
+                }
+            }
+            Ok(None) => {}
+            Err(e) => {
+                tracing::warn!(order = %order.out_trade_no, error = %e.0, "order query failed");
+                // An expired order the provider cannot tell us about is closed here; should it
+                // have been paid after all, its notification still pays it.
+                if order.expires_at <= now && state.store.close_order(order.id).await? {
+                    closed += 1;
+                }
+            }
+        }
+    }
+    Ok((paid, closed))
+}
+
+/// Orders younger than this are left to their notification.
+pub const RECONCILE_AFTER_MS: i64 = 60_000;
+
+/// Reconciles every `every` until `shutdown` turns true (in `wenjian serve`).
+pub fn spawn_reconciler(
+    state: AppState,
+    every: std::time::Duration,
+    mut shutdown: tokio::sync::watch::Receiver<bool>,
+) -> tokio::task::JoinHandle<()> {
+    tokio::spawn(async move {
+        loop {
+            match reconcile_once(&state, RECONCILE_AFTER_MS).await {
+                Ok((0, 0)) => {}
+                Ok((paid, closed)) => tracing::info!(paid, closed, "orders reconciled"),
+                Err(e) => tracing::warn!(error = %e, "order reconciliation failed"),
+            }
+            tokio::select! {
+                _ = tokio::time::sleep(every) => {}
+                _ = shutdown.wait_for(|stop| *stop) => break,
+            }
+        }
+    })
+}

@@ -1,0 +1,305 @@
+//! `order_info_api`: an order for a package or a top-up, opened at the provider (its QR code),
+//! followed until it is paid, and the user's orders.
+
+use super::product_package_api::{grant_label, on_sale};
+use crate::api::paper_task::{IdForm, ListForm};
+use crate::auth::AuthUser;
+use crate::config::TopUpTier;
+use crate::envelope::{ApiError, ApiResult, Success};
+use crate::params::{Params, lenient};
+use crate::payments::{Channel, rfc3339_china};
+use crate::state::AppState;
+use axum::extract::State;
+use axum::http::{HeaderMap, StatusCode, header};
+use serde::{Deserialize, Serialize};
+use store::{NewOrder, Order, OrderKind};
+use utoipa::ToSchema;
+
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct OrderView {
+    pub id: i64,
+    /// Our order number, as the provider and the user's bill show it.
+    pub out_trade_no: String,
+    /// `package`, `top_up` or `task`.
+    pub kind: String,
+    pub title: String,
+    /// `wechat` or `alipay`.
+    pub channel: String,
+    /// What is paid, in fen.
+    pub amount_fen: i64,
+    /// Top-up: what the balance receives (bonus included), in fen.
+    pub credit_fen: i64,
+    /// Package: what it grants, in words.
+    pub grant_label: Option<String>,
+    pub grant_days: i64,
+    /// `pending`, `paid`, `closed` or `refunded`.
+    pub status: String,
+    /// What the QR code holds (WeChat `code_url`, Alipay `qr_code`); only while pending.
+    pub pay_url: Option<String>,
+    pub refunded_fen: i64,
+    /// Unix milliseconds.
+    pub created_at: i64,
+    pub expires_at: i64,
+    pub paid_at: Option<i64>,
+    /// True while payments run in the sandbox (no real money moves).
+    pub sandbox: bool,
+}
+
+fn view(state: &AppState, o: Order) -> OrderView {
+    let pending = o.status == store::OrderStatus::Pending;
+    OrderView {
+        grant_label: o.grant_kind.map(|k| grant_label(k, o.grant_amount)),
+        id: o.id,
+        out_trade_no: o.out_trade_no,
+        kind: o.kind.as_str().into(),
+        title: o.title,
+        channel: o.channel,
+        amount_fen: o.amount_fen,
+        credit_fen: o.credit_fen,
+        grant_days: o.grant_days,
+        status: o.status.as_str().into(),
+        pay_url: o.pay_url.filter(|_| pending),
+        refunded_fen: o.refunded_fen,
+        created_at: o.created_at,
+        expires_at: o.expires_at,
+        paid_at: o.paid_at,
+        sandbox: state.payments.is_sandbox(),
+    }
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct PaymentOptions {
+    /// Channels that take payments now (`wechat`, `alipay`); empty when online payment is off.
+    pub channels: Vec<String>,
+    /// Why online payment is unavailable, for the page; absent when it works.
+    pub unavailable: Option<String>,
+    pub sandbox: bool,
+    /// Top-up amounts and their bonuses.
+    pub top_up_tiers: Vec<TopUpTier>,
+    /// Custom top-up limits in fen (no bonus).
+    pub top_up_min_fen: i64,
+    pub top_up_max_fen: i64,
+    /// Minutes an order can be paid.
+    pub order_ttl_minutes: i64,
+}
+
+/// What the order pages offer: channels (or why there are none), top-up tiers and limits.
+#[utoipa::path(post, path = "/api/order/order_info_api/options", tag = "order_info_api",
+    responses((status = 200, body = inline(crate::envelope::Envelope<PaymentOptions>))))]
+pub async fn options(State(state): State<AppState>) -> ApiResult<PaymentOptions> {
+    let c = &state.config;
+    Ok(Success(PaymentOptions {
+        channels: state
+            .payments
+            .channels()
+            .iter()
+            .map(|c| c.as_str().to_string())
+            .collect(),
+        unavailable: state.payments.unavailable(),
+        sandbox: state.payments.is_sandbox(),
+        top_up_tiers: c.top_up_tiers.clone(),
+        top_up_min_fen: c.top_up_min_fen,
+        top_up_max_fen: c.top_up_max_fen,
+        order_ttl_minutes: c.order_ttl_minutes,
+    }))
+}
+
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct CreateOrderForm {
+    /// `package` or `top_up`.
+    pub kind: String,
+    /// The package (kind `package`).
+    #[serde(default, deserialize_with = "lenient::opt_i64")]
+    pub product_id: Option<i64>,
+    /// What to pay in fen (kind `top_up`): a tier's amount gets its bonus; another amount
+    /// within the limits gets none.
+    #[serde(default, deserialize_with = "lenient::opt_i64")]
+    pub amount_fen: Option<i64>,
+    /// `wechat` or `alipay`.
+    pub channel: String,
+}
+
+fn payment_unavailable(message: String) -> ApiError {
+    ApiError::new(
+        StatusCode::SERVICE_UNAVAILABLE,
+        "payment_unavailable",
+        message,
+    )
+}
+
+/// Where providers must send notifications: the configured base, the public address, or the
+/// address this request came to.
+fn notify_base(state: &AppState, headers: &HeaderMap) -> String {
+    let configured = state
+        .config
+        .payment_notify_base_url
+        .clone()
+        .or_else(|| state.config.public_url.clone());
+    configured
+        .map(|u| u.trim_end_matches('/').to_string())
+        .unwrap_or_else(|| {
+            let host = headers
+                .get(header::HOST)
+                .and_then(|h| h.to_str().ok())
+                .unwrap_or(&state.config.listen);
+            format!("http://{host}")
+        })
+}
+
+/// Creates an order for a package or a top-up and opens it at the provider: the answer holds
+/// what the QR code shows (`payUrl`), the amount and when it expires. Nothing is charged or
+/// credited until the provider's signed notification (or our query) says it was paid.
+#[utoipa::path(post, path = "/api/order/order_info_api/create_order", tag = "order_info_api", security(("bearer" = [])),
+    request_body = CreateOrderForm,
+    responses(
+        (status = 200, body = inline(crate::envelope::Envelope<OrderView>)),
+        (status = 400, description = "invalid_order_kind, invalid_channel, top_up_amount_out_of_range", body = crate::envelope::ErrorBody),
+        (status = 404, description = "package_not_found", body = crate::envelope::ErrorBody),
+        (status = 502, description = "payment_provider_error: the provider refused or did not answer", body = crate::envelope::ErrorBody),
+        (status = 503, description = "payment_unavailable: online payment is not configured", body = crate::envelope::ErrorBody),
+    ))]
+pub async fn create_order(
+    State(state): State<AppState>,
+    AuthUser(session): AuthUser,
+    headers: HeaderMap,
+    Params(form): Params<CreateOrderForm>,
+) -> ApiResult<OrderView> {
+    if let Some(why) = state.payments.unavailable() {
+        return Err(payment_unavailable(why));
+    }
+    let channel = Channel::parse(form.channel.trim())
+        .filter(|c| state.payments.channels().contains(c))
+        .ok_or_else(|| {
+            ApiError::bad_request("invalid_channel", "支付方式只能是微信支付或支付宝")
+        })?;
+    let config = &state.config;
+    let product;
+    let (kind, title, amount_fen, credit_fen) = match OrderKind::parse(form.kind.trim()) {
+        Some(OrderKind::Package) => {
+            let id = form
+                .product_id
+                .ok_or_else(|| ApiError::bad_request("package_not_found", "请选择要购买的套餐"))?;
+            product = Some(on_sale(&state, id).await?);
+            let p = product.as_ref().expect("just set");
+            (OrderKind::Package, p.name.clone(), p.price_fen, 0)
+        }
+        Some(OrderKind::TopUp) => {
+            product = None;
+            let fen = form.amount_fen.unwrap_or(0);
+            let bonus = config
+                .top_up_tiers
+                .iter()
+                .find(|t| t.fen == fen)
+                .map_or(0, |t| t.bonus_fen);
+            if bonus == 0 && !(config.top_up_min_fen..=config.top_up_max_fen).contains(&fen) {
+                return Err(ApiError::bad_request(
+                    "top_up_amount_out_of_range",
+                    format!(
+                        "充值金额应在 {} 至 {} 元之间",
+                        pay::amount::format_yuan(config.top_up_min_fen),
+                        pay::amount::format_yuan(config.top_up_max_fen)
+                    ),
+                ));
+            }
+            (OrderKind::TopUp, "账户充值".to_string(), fen, fen + bonus)
+        }
+        _ => {
+            return Err(ApiError::bad_request(
+                "invalid_order_kind",
+                "订单类型只能是套餐（package）或充值（top_up）",
+            ));
+        }
+    };
+    let order = state
+        .store
+        .create_order(&NewOrder {
+            user_id: session.user.id,
+            kind,
+            channel: channel.as_str(),
+            title: &title,
+            amount_fen,
+            credit_fen,
+            product: product.as_ref(),
+            task_id: None,
+            ttl_ms: config.order_ttl_minutes.max(1) * 60_000,
+        })
+        .await?;
+    let opened = state
+        .payments
+        .open(
+            channel,
+            &order,
+            &notify_base(&state, &headers),
+            &rfc3339_china(order.expires_at),
+        )
+        .await;
+    let pay_url = match opened {
+        Ok(url) => url,
+        Err(e) => {
+            state.store.close_order(order.id).await?;
+            tracing::warn!(order = %order.out_trade_no, error = %e.0, "provider refused an order");
+            return Err(ApiError::new(
+                StatusCode::BAD_GATEWAY,
+                "payment_provider_error",
+                format!("{}暂时无法下单：{}", channel.label(), e.0),
+            ));
+        }
+    };
+    state.store.set_order_pay_url(order.id, &pay_url).await?;
+    let order = state.store.order(order.id, session.user.id).await?;
+    Ok(Success(view(&state, order)))
+}
+
+/// One of the user's orders; the page polls it until it is paid.
+#[utoipa::path(post, path = "/api/order/order_info_api/load_by_id", tag = "order_info_api", security(("bearer" = [])),
+    params(IdForm),
+    responses(
+        (status = 200, body = inline(crate::envelope::Envelope<OrderView>)),
+        (status = 404, description = "order_not_found (also another user's)", body = crate::envelope::ErrorBody),
+    ))]
+pub async fn load_by_id(
+    State(state): State<AppState>,
+    AuthUser(session): AuthUser,
+    Params(form): Params<IdForm>,
+) -> ApiResult<OrderView> {
+    match state.store.order(form.id, session.user.id).await {
+        Ok(order) => Ok(Success(view(&state, order))),
+        Err(store::StoreError::NotFound) => {
+            Err(ApiError::not_found("order_not_found", "订单不存在"))
+        }
+        Err(e) => Err(e.into()),
+    }
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct OrderPage {
+    pub list: Vec<OrderView>,
+    pub page: i64,
+    pub size: i64,
+}
+
+/// The user's orders, newest first.
+#[utoipa::path(post, path = "/api/order/order_info_api/query_list", tag = "order_info_api", security(("bearer" = [])),
+    params(ListForm),
+    responses((status = 200, body = inline(crate::envelope::Envelope<OrderPage>))))]
+pub async fn query_list(
+    State(state): State<AppState>,
+    AuthUser(session): AuthUser,
+    Params(form): Params<ListForm>,
+) -> ApiResult<OrderPage> {
+    let page = form.page.unwrap_or(1).max(1);
+    let size = form.size.unwrap_or(10).clamp(1, 100);
+    let orders = state
+        .store
+        .orders_of(session.user.id, size, (page - 1) * size)
+        .await?;
+    Ok(Success(OrderPage {
+        list: orders.into_iter().map(|o| view(&state, o)).collect(),
+        page,
+        size,
+    }))
+}

@@ -1,0 +1,386 @@
+//! Online payment: opening an order at the provider (a QR code's content), reading its signed
+//! notifications, and asking it about orders whose notification never came. The providers'
+//! message formats are the `pay` crate's; what a verified notice does to an order is the
+//! store's (`Store::record_payment`). With `payment = "off"` nothing here runs and the pages
+//! say online payment is not configured; with `"sandbox"` the simulator in `sandbox` plays both
+//! providers over their documented protocols.
+
+pub mod sandbox;
+
+use pay::{PaidNotice, PayError, alipay, wechat};
+use std::sync::Arc;
+use store::Order;
+
+/// How an order is paid.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Channel {
+    Wechat,
+    Alipay,
+}
+
+impl Channel {
+    pub fn parse(s: &str) -> Option<Self> {
+        match s {
+            "wechat" => Some(Channel::Wechat),
+            "alipay" => Some(Channel::Alipay),
+            _ => None,
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Channel::Wechat => "wechat",
+            Channel::Alipay => "alipay",
+        }
+    }
+
+    pub fn label(self) -> &'static str {
+        match self {
+            Channel::Wechat => "微信支付",
+            Channel::Alipay => "支付宝",
+        }
+    }
+}
+
+/// Where our requests to a provider go. Live gateways come with merchant configuration; the
+/// sandbox's gateway answers in this process, from the same signed bytes a live one would get.
+#[derive(Clone)]
+enum Gateway {
+    Sandbox(Arc<sandbox::Sandbox>),
+}
+
+/// The configured providers.
+pub struct Payments {
+    mode: String,
+    wechat: Option<(wechat::Merchant, wechat::Verifiers)>,
+    alipay: Option<alipay::App>,
+    gateway: Option<Gateway>,
+    /// Why online payment cannot run although configured (keys unreadable, say).
+    broken: Option<String>,
+}
+
+/// Why a provider call failed, in words for the user.
+#[derive(Debug)]
+pub struct ProviderError(pub String);
+
+impl Payments {
+    pub fn new(config: &crate::Config) -> Self {
+        let mut payments = Payments {
+            mode: config.payment.clone(),
+            wechat: None,
+            alipay: None,
+            gateway: None,
+            broken: None,
+        };
+        if config.payment == "sandbox" {
+            match sandbox::Sandbox::open(&config.data_dir.join("sandbox")) {
+                Ok(sandbox) => {
+                    let sandbox = Arc::new(sandbox);
+                    payments.wechat = Some(sandbox.wechat_merchant_side());
+                    payments.alipay = Some(sandbox.alipay_app_side());
+                    payments.gateway = Some(Gateway::Sandbox(sandbox));
+                }
+                Err(e) => payments.broken = Some(format!("支付沙箱无法启动：{e}")),
+            }
+        }
+        payments
+    }
+
+    /// `off` or `sandbox`.
+    pub fn mode(&self) -> &str {
+        &self.mode
+    }
+
+    pub fn is_sandbox(&self) -> bool {
+        self.mode == "sandbox"
+    }
+
+    /// The channels that can take a payment now.
+    pub fn channels(&self) -> Vec<Channel> {
+        let mut out = Vec::new();
+        if self.wechat.is_some() {
+            out.push(Channel::Wechat);
+        }
+        if self.alipay.is_some() {
+            out.push(Channel::Alipay);
+        }
+        out
+    }
+
+    /// Why online payment is unavailable, for the user; `None` when a channel works.
+    pub fn unavailable(&self) -> Option<String> {
+        if let Some(why) = &self.broken {
+            return Some(why.clone());
+        }
+        self.channels().is_empty().then(|| {
+            "本站尚未配置在线支付（微信支付、支付宝），目前只能使用账户余额支付；如需充值请联系管理员".to_string()
+        })
+    }
+
+    pub fn sandbox(&self) -> Option<&Arc<sandbox::Sandbox>> {
+        match &self.gateway {
+            Some(Gateway::Sandbox(s)) => Some(s),
+            None => None,
+        }
+    }
+
+    /// Opens `order` at the provider of `channel`; returns what its QR code holds (WeChat's
+    /// `code_url`, Alipay's `qr_code`). `notify_base` is where notifications must go.
+    pub async fn open(
+        &self,
+        channel: Channel,
+        order: &Order,
+        notify_base: &str,
+        expires_rfc3339: &str,
+    ) -> Result<String, ProviderError> {
+        let gateway = self
+            .gateway
+            .as_ref()
+            .ok_or_else(|| ProviderError(self.unavailable().unwrap_or_default()))?;
+        match channel {
+            Channel::Wechat => {
+                let (merchant, verifiers) = self
+                    .wechat
+                    .as_ref()
+                    .ok_or_else(|| ProviderError("本站未开通微信支付".into()))?;
+                let body = wechat::native_order_body(
+                    merchant,
+                    &order.title,
+                    &order.out_trade_no,
+                    order.amount_fen,
+                    &format!("{notify_base}/api/order/notify/wechat"),
+                    expires_rfc3339,
+                );
+                let path = "/v3/pay/transactions/native";
+                let answer = wechat_call(gateway, merchant, verifiers, "POST", path, &body).await?;
+                answer["code_url"]
+                    .as_str()
+                    .map(str::to_string)
+                    .ok_or_else(|| ProviderError("微信支付未返回二维码链接".into()))
+            }
+            Channel::Alipay => {
+                let app = self
+                    .alipay
+                    .as_ref()
+                    .ok_or_else(|| ProviderError("本站未开通支付宝".into()))?;
+                let biz = serde_json::json!({
+                    "out_trade_no": order.out_trade_no,
+                    "total_amount": pay::amount::format_yuan(order.amount_fen),
+                    "subject": order.title,
+                });
+                let method = "alipay.trade.precreate";
+                let answer = alipay_call(
+                    gateway,
+                    app,
+                    method,
+                    &biz,
+                    Some(&format!("{notify_base}/api/order/notify/alipay")),
+                )
+                .await?;
+                answer["qr_code"]
+                    .as_str()
+                    .map(str::to_string)
+                    .ok_or_else(|| ProviderError("支付宝未返回二维码".into()))
+            }
+        }
+    }
+
+    /// Asks the provider whether `order` was paid (an order whose notification never came).
+    pub async fn query(&self, order: &Order) -> Result<Option<PaidNotice>, ProviderError> {
+        let gateway = self
+            .gateway
+            .as_ref()
+            .ok_or_else(|| ProviderError("未配置在线支付".into()))?;
+        match Channel::parse(&order.channel) {
+            Some(Channel::Wechat) => {
+                let (merchant, verifiers) = self
+                    .wechat
+                    .as_ref()
+                    .ok_or_else(|| ProviderError("本站未开通微信支付".into()))?;
+                let path = format!(
+                    "/v3/pay/transactions/out-trade-no/{}?mchid={}",
+                    order.out_trade_no, merchant.mchid
+                );
+                let answer = wechat_call(gateway, merchant, verifiers, "GET", &path, "").await?;
+                let transaction: wechat::Transaction = serde_json::from_value(answer)
+                    .map_err(|e| ProviderError(format!("微信支付查询结果无法读取：{e}")))?;
+                let event = format!("query:{}", transaction.transaction_id);
+                transaction
+                    .paid(merchant, &event)
+                    .map_err(|e| ProviderError(e.to_string()))
+            }
+            Some(Channel::Alipay) => {
+                let app = self
+                    .alipay
+                    .as_ref()
+                    .ok_or_else(|| ProviderError("本站未开通支付宝".into()))?;
+                let biz = serde_json::json!({"out_trade_no": order.out_trade_no});
+                let answer = alipay_call(gateway, app, "alipay.trade.query", &biz, None).await?;
+                if !matches!(
+                    answer["trade_status"].as_str(),
+                    Some("TRADE_SUCCESS" | "TRADE_FINISHED")
+                ) {
+                    return Ok(None);
+                }
+                let amount = answer["total_amount"].as_str().unwrap_or_default();
+                let trade_no = answer["trade_no"].as_str().unwrap_or_default().to_string();
+                Ok(Some(PaidNotice {
+                    event_id: format!("query:{trade_no}"),
+                    out_trade_no: order.out_trade_no.clone(),
+                    provider_trade_no: trade_no,
+                    amount_fen: pay::amount::parse_yuan(amount)
+                        .map_err(|e| ProviderError(e.to_string()))?,
+                }))
+            }
+            None => Err(ProviderError(format!("未知的支付渠道 {}", order.channel))),
+        }
+    }
+
+    /// Closes `order` at the provider, so it can no longer be paid.
+    pub async fn close(&self, order: &Order) -> Result<(), ProviderError> {
+        let Some(Gateway::Sandbox(sandbox)) = &self.gateway else {
+            return Err(ProviderError("未配置在线支付".into()));
+        };
+        sandbox.close(&order.out_trade_no);
+        Ok(())
+    }
+
+    /// Reads a WeChat Pay notification: `Ok(None)` when genuine but not a payment.
+    pub fn read_wechat(
+        &self,
+        headers: &wechat::SignedHeaders,
+        body: &[u8],
+    ) -> Result<Option<PaidNotice>, PayError> {
+        let (merchant, verifiers) = self.wechat.as_ref().ok_or(PayError::WrongMerchant)?;
+        wechat::read_notification(merchant, verifiers, headers, body, now_s())
+    }
+
+    /// Reads an Alipay notification: `Ok(None)` when genuine but not a payment.
+    pub fn read_alipay(&self, params: &[(String, String)]) -> Result<Option<PaidNotice>, PayError> {
+        let app = self.alipay.as_ref().ok_or(PayError::WrongMerchant)?;
+        alipay::read_notify(app, params)
+    }
+}
+
+/// Puts the configured packages into an empty catalogue (the first start); a catalogue the
+/// operator has edited is left as it is.
+pub async fn seed_packages(store: &store::Store, config: &crate::Config) -> anyhow::Result<()> {
+    if !store.products(false).await?.is_empty() {
+        return Ok(());
+    }
+    for (i, seed) in config.packages.iter().enumerate() {
+        let kind = store::GrantKind::parse(&seed.grant_kind).ok_or_else(|| {
+            anyhow::anyhow!(
+                "套餐“{}”的 grant_kind 无效：{}（应为 check、aigc、rewrite_chars、paper 或 ppt）",
+                seed.name,
+                seed.grant_kind
+            )
+        })?;
+        anyhow::ensure!(
+            seed.price_fen > 0 && seed.grant_amount > 0 && seed.valid_days > 0,
+            "套餐“{}”的价格、数量和有效天数都应大于 0",
+            seed.name
+        );
+        store
+            .create_product(&store::NewProduct {
+                name: seed.name.clone(),
+                description: seed.description.clone(),
+                price_fen: seed.price_fen,
+                grant_kind: kind,
+                grant_amount: seed.grant_amount,
+                valid_days: seed.valid_days,
+                sort_order: i as i64,
+            })
+            .await?;
+    }
+    Ok(())
+}
+
+fn now_s() -> i64 {
+    store::now_ms() / 1000
+}
+
+/// A signed WeChat Pay v3 call; the answer's signature is checked before it is read.
+async fn wechat_call(
+    gateway: &Gateway,
+    merchant: &wechat::Merchant,
+    verifiers: &wechat::Verifiers,
+    method: &str,
+    path: &str,
+    body: &str,
+) -> Result<serde_json::Value, ProviderError> {
+    let authorization =
+        wechat::authorization(merchant, method, path, body, now_s(), &pay::keys::nonce(32));
+    let (status, headers, answer) = match gateway {
+        Gateway::Sandbox(s) => s.wechat_gateway(method, path, &authorization, body),
+    };
+    wechat::verify(verifiers, &headers, answer.as_bytes(), now_s())
+        .map_err(|e| ProviderError(format!("微信支付应答验签失败：{e}")))?;
+    let value: serde_json::Value = serde_json::from_str(&answer)
+        .map_err(|e| ProviderError(format!("微信支付应答无法读取：{e}")))?;
+    if !(200..300).contains(&status) {
+        return Err(ProviderError(format!(
+            "微信支付拒绝了请求：{}",
+            value["message"].as_str().unwrap_or("未知原因")
+        )));
+    }
+    Ok(value)
+}
+
+/// A signed Alipay gateway call; the answer's signature is checked before it is read.
+async fn alipay_call(
+    gateway: &Gateway,
+    app: &alipay::App,
+    method: &str,
+    biz: &serde_json::Value,
+    notify_url: Option<&str>,
+) -> Result<serde_json::Value, ProviderError> {
+    let timestamp = china_time(store::now_ms());
+    let params = alipay::request_params(app, method, biz, notify_url, &timestamp);
+    let answer = match gateway {
+        Gateway::Sandbox(s) => s.alipay_gateway(&params),
+    };
+    let value = alipay::read_response(app, method, &answer)
+        .map_err(|e| ProviderError(format!("支付宝应答验签失败：{e}")))?;
+    if value["code"].as_str() != Some("10000") {
+        return Err(ProviderError(format!(
+            "支付宝拒绝了请求：{}",
+            value["sub_msg"]
+                .as_str()
+                .or(value["msg"].as_str())
+                .unwrap_or("未知原因")
+        )));
+    }
+    Ok(value)
+}
+
+/// "yyyy-MM-dd HH:mm:ss" in China Standard Time (Alipay's `timestamp`).
+pub fn china_time(ms: i64) -> String {
+    in_china(ms, "%Y-%m-%d %H:%M:%S")
+}
+
+/// "2026-11-25T21:00:00+08:00" (WeChat Pay's `time_expire`).
+pub fn rfc3339_china(ms: i64) -> String {
+    in_china(ms, "%Y-%m-%dT%H:%M:%S%:z")
+}
+
+/// Both providers write China Standard Time, whatever zone the site shows.
+fn in_china(ms: i64, format: &str) -> String {
+    jiff::Timestamp::from_millisecond(ms)
+        .unwrap_or(jiff::Timestamp::UNIX_EPOCH)
+        .to_zoned_datetime(jiff::tz::TimeZone::fixed(jiff::tz::offset(8)))
+        .strftime(format)
+        .to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn times_are_written_in_china_standard_time() {
+        // 2026-11-25 12:30:05 UTC.
+        let ms = 1_795_609_805_000;
+        assert_eq!(super::rfc3339_china(ms), "2026-11-25T20:30:05+08:00");
+        assert_eq!(super::china_time(ms), "2026-11-25 20:30:05");
+        assert_eq!(super::rfc3339_china(0), "1970-01-01T08:00:00+08:00");
+    }
+}

@@ -1,0 +1,519 @@
+//! The payment sandbox: WeChat Pay and Alipay played by this process, over their documented
+//! protocols, with keys it generated itself (kept under `<data_dir>/sandbox/keys.json`). It
+//! checks the signature of every request we send it, answers signed, shows a phone page that
+//! "scans and pays" (the QR code's content is that page's address), and then sends the
+//! notification the provider would send — signed, and for WeChat Pay encrypted — to the
+//! `notify_url` of the order. Switches on the phone page send it twice, late, not at all, or
+//! forged, so that the exactly-once rules can be seen working. Never on by default; every
+//! payment page says 沙箱 while it is on.
+
+use pay::{alipay, keys, wechat};
+use serde::{Deserialize, Serialize};
+use std::collections::HashMap;
+use std::path::Path;
+use std::sync::Mutex;
+
+pub const MCHID: &str = "1900000001";
+pub const APPID: &str = "wx0000000000sandbox";
+pub const ALIPAY_APP_ID: &str = "2021000000000000";
+pub const ALIPAY_SELLER_ID: &str = "2088000000000000";
+/// The WeChat Pay public key id the sandbox signs with (public-key mode).
+pub const WECHAT_KEY_ID: &str = "PUB_KEY_ID_0119000000012026112500000000000000";
+pub const MERCHANT_SERIAL: &str = "5ANDB0X0000000000000000000000000000000000";
+
+/// The keys of both sides, made once per data folder.
+#[derive(Serialize, Deserialize)]
+struct KeyFile {
+    /// Our merchant key (signs our WeChat Pay requests).
+    merchant: String,
+    /// WeChat Pay's key (signs its answers and notifications).
+    wechat: String,
+    api_v3_key: String,
+    /// Our Alipay application key.
+    alipay_app: String,
+    /// Alipay's key.
+    alipay: String,
+}
+
+/// An order the sandbox was asked to open.
+#[derive(Debug, Clone)]
+struct SandboxOrder {
+    channel: super::Channel,
+    amount_fen: i64,
+    description: String,
+    notify_url: String,
+    /// Set once paid on the phone page.
+    transaction_id: Option<String>,
+    closed: bool,
+}
+
+/// How the phone page pays: the notification sent `copies` times (0: lost), after
+/// `delay_ms`, or forged (signed with a key the site does not trust).
+#[derive(Debug, Clone, Copy, Deserialize)]
+#[serde(default)]
+pub struct PaySwitches {
+    pub copies: u32,
+    pub delay_ms: u64,
+    pub forged: bool,
+}
+
+impl Default for PaySwitches {
+    fn default() -> Self {
+        PaySwitches {
+            copies: 1,
+            delay_ms: 0,
+            forged: false,
+        }
+    }
+}
+
+pub struct Sandbox {
+    merchant: keys::PrivateKey,
+    wechat: keys::PrivateKey,
+    api_v3_key: String,
+    alipay_app: keys::PrivateKey,
+    alipay: keys::PrivateKey,
+    orders: Mutex<HashMap<String, SandboxOrder>>,
+    http: reqwest::Client,
+}
+
+/// What happened on the phone page.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PaidOnPhone {
+    /// Paid; the notification went out as asked, answered with these HTTP statuses.
+    Paid {
+        notify_statuses: Vec<u16>,
+    },
+    Unknown,
+    Closed,
+}
+
+impl Sandbox {
+    /// Reads the sandbox's keys from `dir`, making them the first time.
+    pub fn open(dir: &Path) -> Result<Sandbox, String> {
+        let path = dir.join("keys.json");
+        let file: KeyFile = match std::fs::read(&path) {
+            Ok(bytes) => serde_json::from_slice(&bytes).map_err(|e| e.to_string())?,
+            Err(_) => {
+                let pem = || -> Result<String, String> {
+                    let (key, _) = keys::generate().map_err(|e| e.to_string())?;
+                    Ok(keys::to_pem(&key).map_err(|e| e.to_string())?.0)
+                };
+                let file = KeyFile {
+                    merchant: pem()?,
+                    wechat: pem()?,
+                    api_v3_key: keys::nonce(32),
+                    alipay_app: pem()?,
+                    alipay: pem()?,
+                };
+                std::fs::create_dir_all(dir).map_err(|e| e.to_string())?;
+                let text = serde_json::to_vec_pretty(&file).map_err(|e| e.to_string())?;
+                // Written whole, then renamed: a process starting beside this one reads either
+                // no file or a complete one.
+                let partial = dir.join(format!("keys.json.{}", keys::nonce(8)));
+                std::fs::write(&partial, text).map_err(|e| e.to_string())?;
+                std::fs::rename(&partial, &path).map_err(|e| e.to_string())?;
+                file
+            }
+        };
+        let key = |pem: &str| keys::private_key(pem).map_err(|e| e.to_string());
+        Ok(Sandbox {
+            merchant: key(&file.merchant)?,
+            wechat: key(&file.wechat)?,
+            api_v3_key: file.api_v3_key,
+            alipay_app: key(&file.alipay_app)?,
+            alipay: key(&file.alipay)?,
+            orders: Mutex::default(),
+            http: reqwest::Client::new(),
+        })
+    }
+
+    /// Our side of WeChat Pay, as a merchant configured for the sandbox.
+    pub fn wechat_merchant_side(&self) -> (wechat::Merchant, wechat::Verifiers) {
+        let mut verifiers = wechat::Verifiers::default();
+        verifiers.add(WECHAT_KEY_ID, self.wechat.to_public_key());
+        (
+            wechat::Merchant {
+                mchid: MCHID.into(),
+                appid: APPID.into(),
+                serial_no: MERCHANT_SERIAL.into(),
+                key: self.merchant.clone(),
+                api_v3_key: self.api_v3_key.clone(),
+            },
+            verifiers,
+        )
+    }
+
+    /// Our side of Alipay, as an application configured for the sandbox.
+    pub fn alipay_app_side(&self) -> alipay::App {
+        alipay::App {
+            app_id: ALIPAY_APP_ID.into(),
+            seller_id: Some(ALIPAY_SELLER_ID.into()),
+            key: self.alipay_app.clone(),
+            alipay_public_key: self.alipay.to_public_key(),
+        }
+    }
+
+    fn wechat_answer(
+        &self,
+        status: u16,
+        body: serde_json::Value,
+    ) -> (u16, wechat::SignedHeaders, String) {
+        let body = body.to_string();
+        let timestamp = store::now_ms() / 1000;
+        let nonce = keys::nonce(32);
+        let signature = wechat::sign_message(&self.wechat, timestamp, &nonce, &body);
+        let headers = wechat::SignedHeaders {
+            timestamp: timestamp.to_string(),
+            nonce,
+            signature,
+            serial: WECHAT_KEY_ID.into(),
+        };
+        (status, headers, body)
+    }
+
+    /// WeChat Pay's gateway: checks our `Authorization` signature, then opens, queries or
+    /// closes the order. Answers are signed with the platform key.
+    pub fn wechat_gateway(
+        &self,
+        method: &str,
+        path: &str,
+        authorization: &str,
+        body: &str,
+    ) -> (u16, wechat::SignedHeaders, String) {
+        let error = |status, code: &str, message: &str| {
+            self.wechat_answer(
+                status,
+                serde_json::json!({"code": code, "message": message}),
+            )
+        };
+        let Some(fields) = authorization.strip_prefix("WECHATPAY2-SHA256-RSA2048 ") else {
+            return error(401, "SIGN_ERROR", "Authorization 格式错误");
+        };
+        let field = |name: &str| {
+            fields
+                .split(',')
+                .find_map(|f| f.trim().strip_prefix(&format!("{name}=\"")))
+                .and_then(|v| v.strip_suffix('"'))
+                .unwrap_or_default()
+                .to_string()
+        };
+        let signed = format!(
+            "{method}\n{path}\n{}\n{}\n{body}\n",
+            field("timestamp"),
+            field("nonce_str")
+        );
+        if field("mchid") != MCHID
+            || keys::verify(
+                &self.merchant.to_public_key(),
+                signed.as_bytes(),
+                &field("signature"),
+            )
+            .is_err()
+        {
+            return error(401, "SIGN_ERROR", "签名错误");
+        }
+        let mut orders = self.orders.lock().unwrap_or_else(|e| e.into_inner());
+        if method == "POST" && path == "/v3/pay/transactions/native" {
+            let Ok(order) = serde_json::from_str::<serde_json::Value>(body) else {
+                return error(400, "PARAM_ERROR", "请求体不是 JSON");
+            };
+            let (Some(no), Some(total), Some(notify)) = (
+                order["out_trade_no"].as_str(),
+                order["amount"]["total"].as_i64(),
+                order["notify_url"].as_str(),
+            ) else {
+                return error(
+                    400,
+                    "PARAM_ERROR",
+                    "缺少 out_trade_no、amount.total 或 notify_url",
+                );
+            };
+            let base = notify
+                .split("/api/order/notify/")
+                .next()
+                .unwrap_or_default()
+                .to_string();
+            orders.insert(
+                no.to_string(),
+                SandboxOrder {
+                    channel: super::Channel::Wechat,
+                    amount_fen: total,
+                    description: order["description"]
+                        .as_str()
+                        .unwrap_or_default()
+                        .to_string(),
+                    notify_url: notify.to_string(),
+                    transaction_id: None,
+                    closed: false,
+                },
+            );
+            let code_url = format!("{base}/sandbox/pay/{no}");
+            return self.wechat_answer(200, serde_json::json!({"code_url": code_url}));
+        }
+        if method == "GET"
+            && let Some(rest) = path.strip_prefix("/v3/pay/transactions/out-trade-no/")
+        {
+            let no = rest.split('?').next().unwrap_or_default();
+            let Some(order) = orders.get(no) else {
+                return error(404, "ORDER_NOT_EXIST", "订单不存在");
+            };
+            return self.wechat_answer(200, self.transaction(no, order));
+        }
+        error(404, "NOT_FOUND", "沙箱不支持该接口")
+    }
+
+    fn transaction(&self, no: &str, order: &SandboxOrder) -> serde_json::Value {
+        let state = match (&order.transaction_id, order.closed) {
+            (Some(_), _) => "SUCCESS",
+            (None, true) => "CLOSED",
+            (None, false) => "NOTPAY",
+        };
+        serde_json::json!({
+            "appid": APPID, "mchid": MCHID, "out_trade_no": no,
+            "transaction_id": order.transaction_id.clone().unwrap_or_default(),
+            "trade_type": "NATIVE", "trade_state": state,
+            "amount": {"total": order.amount_fen, "currency": "CNY"},
+        })
+    }
+
+    /// Alipay's gateway: checks our RSA2 signature, then precreates or queries the order.
+    /// Answers are signed with Alipay's key.
+    pub fn alipay_gateway(&self, params: &[(String, String)]) -> String {
+        let get = |name: &str| {
+            params
+                .iter()
+                .find(|(k, _)| k == name)
+                .map(|(_, v)| v.clone())
+                .unwrap_or_default()
+        };
+        let method = get("method");
+        let answer =
+            |value: serde_json::Value| alipay::signed_response(&self.alipay, &method, &value);
+        if get("app_id") != ALIPAY_APP_ID
+            || alipay::verify_request(&self.alipay_app.to_public_key(), params).is_err()
+        {
+            return answer(
+                serde_json::json!({"code": "40002", "msg": "Invalid Arguments", "sub_code": "isv.invalid-signature", "sub_msg": "验签出错"}),
+            );
+        }
+        let biz: serde_json::Value = serde_json::from_str(&get("biz_content")).unwrap_or_default();
+        let no = biz["out_trade_no"].as_str().unwrap_or_default().to_string();
+        let mut orders = self.orders.lock().unwrap_or_else(|e| e.into_inner());
+        match method.as_str() {
+            "alipay.trade.precreate" => {
+                let Ok(fen) =
+                    pay::amount::parse_yuan(biz["total_amount"].as_str().unwrap_or_default())
+                else {
+                    return answer(
+                        serde_json::json!({"code": "40004", "msg": "Business Failed", "sub_code": "ACQ.INVALID_PARAMETER", "sub_msg": "金额格式错误"}),
+                    );
+                };
+                let notify = get("notify_url");
+                let base = notify
+                    .split("/api/order/notify/")
+                    .next()
+                    .unwrap_or_default()
+                    .to_string();
+                orders.insert(
+                    no.clone(),
+                    SandboxOrder {
+                        channel: super::Channel::Alipay,
+                        amount_fen: fen,
+                        description: biz["subject"].as_str().unwrap_or_default().to_string(),
+                        notify_url: notify,
+                        transaction_id: None,
+                        closed: false,
+                    },
+                );
+                answer(
+                    serde_json::json!({"code": "10000", "msg": "Success", "out_trade_no": no, "qr_code": format!("{base}/sandbox/pay/{no}")}),
+                )
+            }
+            "alipay.trade.query" => match orders.get(&no) {
+                Some(order) => {
+                    let status = match (&order.transaction_id, order.closed) {
+                        (Some(_), _) => "TRADE_SUCCESS",
+                        (None, true) => "TRADE_CLOSED",
+                        (None, false) => "WAIT_BUYER_PAY",
+                    };
+                    answer(
+                        serde_json::json!({"code": "10000", "msg": "Success", "out_trade_no": no,
+                        "trade_no": order.transaction_id.clone().unwrap_or_default(), "trade_status": status,
+                        "total_amount": pay::amount::format_yuan(order.amount_fen)}),
+                    )
+                }
+                None => answer(
+                    serde_json::json!({"code": "40004", "msg": "Business Failed", "sub_code": "ACQ.TRADE_NOT_EXIST", "sub_msg": "交易不存在"}),
+                ),
+            },
+            _ => answer(
+                serde_json::json!({"code": "40004", "msg": "Business Failed", "sub_msg": "沙箱不支持该接口"}),
+            ),
+        }
+    }
+
+    /// Closes an order so the phone page can no longer pay it.
+    pub fn close(&self, out_trade_no: &str) {
+        let mut orders = self.orders.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(order) = orders.get_mut(out_trade_no)
+            && order.transaction_id.is_none()
+        {
+            order.closed = true;
+        }
+    }
+
+    /// What the phone page shows of an order: channel, amount and description.
+    pub fn describe(&self, out_trade_no: &str) -> Option<(super::Channel, i64, String, bool)> {
+        let orders = self.orders.lock().unwrap_or_else(|e| e.into_inner());
+        orders.get(out_trade_no).map(|o| {
+            (
+                o.channel,
+                o.amount_fen,
+                o.description.clone(),
+                o.transaction_id.is_some(),
+            )
+        })
+    }
+
+    /// The phone pays: the order is marked paid at the provider, and its notification sent as
+    /// `switches` say. A second payment of a paid order sends the notification again (as a
+    /// provider's retry would), never a second payment.
+    pub async fn pay(&self, out_trade_no: &str, switches: PaySwitches) -> PaidOnPhone {
+        let (order, transaction_id) = {
+            let mut orders = self.orders.lock().unwrap_or_else(|e| e.into_inner());
+            let Some(order) = orders.get_mut(out_trade_no) else {
+                return PaidOnPhone::Unknown;
+            };
+            if order.closed {
+                return PaidOnPhone::Closed;
+            }
+            let id = order
+                .transaction_id
+                .get_or_insert_with(|| format!("42000000{}{}", store::now_ms(), keys::nonce(6)))
+                .clone();
+            (order.clone(), id)
+        };
+        if switches.delay_ms > 0 {
+            tokio::time::sleep(std::time::Duration::from_millis(
+                switches.delay_ms.min(60_000),
+            ))
+            .await;
+        }
+        let event_id = format!("SANDBOX-EV-{}", keys::nonce(20));
+        let mut statuses = Vec::new();
+        for _ in 0..switches.copies.min(20) {
+            let sent = match order.channel {
+                super::Channel::Wechat => {
+                    self.send_wechat(
+                        out_trade_no,
+                        &order,
+                        &transaction_id,
+                        &event_id,
+                        switches.forged,
+                    )
+                    .await
+                }
+                super::Channel::Alipay => {
+                    self.send_alipay(
+                        out_trade_no,
+                        &order,
+                        &transaction_id,
+                        &event_id,
+                        switches.forged,
+                    )
+                    .await
+                }
+            };
+            statuses.push(sent.unwrap_or(0));
+        }
+        PaidOnPhone::Paid {
+            notify_statuses: statuses,
+        }
+    }
+
+    async fn send_wechat(
+        &self,
+        no: &str,
+        order: &SandboxOrder,
+        transaction_id: &str,
+        event_id: &str,
+        forged: bool,
+    ) -> Option<u16> {
+        let mut paid = order.clone();
+        paid.transaction_id = Some(transaction_id.to_string());
+        let plain = self.transaction(no, &paid).to_string();
+        let resource = wechat::encrypt(
+            &self.api_v3_key,
+            "transaction",
+            &keys::nonce(12),
+            plain.as_bytes(),
+        )
+        .ok()?;
+        let body = serde_json::json!({
+            "id": event_id, "create_time": super::rfc3339_china(store::now_ms()),
+            "resource_type": "encrypt-resource", "event_type": wechat::EVENT_PAID,
+            "summary": "支付成功", "resource": resource,
+        })
+        .to_string();
+        let timestamp = store::now_ms() / 1000;
+        let nonce = keys::nonce(32);
+        // A forger has everything but WeChat Pay's key: it signs with ours.
+        let signer = if forged { &self.merchant } else { &self.wechat };
+        let signature = wechat::sign_message(signer, timestamp, &nonce, &body);
+        let res = self
+            .http
+            .post(&order.notify_url)
+            .header("Content-Type", "application/json")
+            .header("Wechatpay-Timestamp", timestamp.to_string())
+            .header("Wechatpay-Nonce", nonce)
+            .header("Wechatpay-Signature", signature)
+            .header("Wechatpay-Serial", WECHAT_KEY_ID)
+            .body(body)
+            .send()
+            .await
+            .ok()?;
+        Some(res.status().as_u16())
+    }
+
+    async fn send_alipay(
+        &self,
+        no: &str,
+        order: &SandboxOrder,
+        transaction_id: &str,
+        event_id: &str,
+        forged: bool,
+    ) -> Option<u16> {
+        let mut params: Vec<(String, String)> = [
+            ("notify_time", super::china_time(store::now_ms())),
+            ("notify_type", "trade_status_sync".into()),
+            ("notify_id", event_id.into()),
+            ("app_id", ALIPAY_APP_ID.into()),
+            ("charset", "utf-8".into()),
+            ("version", "1.0".into()),
+            ("trade_no", transaction_id.into()),
+            ("out_trade_no", no.into()),
+            ("trade_status", "TRADE_SUCCESS".into()),
+            ("total_amount", pay::amount::format_yuan(order.amount_fen)),
+            ("seller_id", ALIPAY_SELLER_ID.into()),
+            ("subject", order.description.clone()),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v))
+        .collect();
+        let signer = if forged {
+            &self.alipay_app
+        } else {
+            &self.alipay
+        };
+        alipay::sign_notify(signer, &mut params);
+        let res = self
+            .http
+            .post(&order.notify_url)
+            .form(&params)
+            .send()
+            .await
+            .ok()?;
+        Some(res.status().as_u16())
+    }
+}

@@ -1,0 +1,330 @@
+//! Packages, top-up and orders through the payment sandbox, which speaks the WeChat Pay v3 and
+//! Alipay protocols over HTTP to the real server: on SQLite and PostgreSQL.
+
+#[macro_use]
+mod common;
+
+use common::*;
+
+fn sandbox_config() -> Config {
+    Config {
+        payment: "sandbox".into(),
+        // Notifications go to the address the order was made through (this test server).
+        public_url: None,
+        data_dir: std::env::temp_dir()
+            .join("wenjian-tests")
+            .join("sandbox-data"),
+        ..test_config()
+    }
+}
+
+/// The phone opens the QR code's address and pays, with the sandbox's switches.
+async fn pay_on_phone(s: &TestServer, pay_url: &str, switches: &[(&str, &str)]) -> String {
+    let page = s.http.get(pay_url).send().await.unwrap();
+    assert_eq!(page.status(), StatusCode::OK);
+    let html = page.text().await.unwrap();
+    assert!(
+        html.contains("支付沙箱") && html.contains("确认支付"),
+        "{html}"
+    );
+    let res = s.http.post(pay_url).form(switches).send().await.unwrap();
+    assert_eq!(res.status(), StatusCode::OK);
+    res.text().await.unwrap()
+}
+
+async fn order(s: &TestServer, token: &str, id: i64) -> Value {
+    let (status, body) = s
+        .post(
+            "/api/order/order_info_api/load_by_id",
+            Some(token),
+            json!({"id": id}),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    body["result"].clone()
+}
+
+async fn balance(s: &TestServer, token: &str) -> i64 {
+    let (_, body) = s
+        .get("/api/base/account_info_api/account", Some(token))
+        .await;
+    body["result"]["balanceFen"].as_i64().unwrap()
+}
+
+api_test!(
+    a_top_up_and_a_package_are_paid_once_through_the_sandbox,
+    sandbox_config(),
+    async |s: &TestServer| {
+        server::payments::seed_packages(s.store(), &s.state.config)
+            .await
+            .unwrap();
+        let (status, options) = s
+            .post("/api/order/order_info_api/options", None, json!({}))
+            .await;
+        assert_eq!(status, StatusCode::OK);
+        assert_eq!(options["result"]["channels"], json!(["wechat", "alipay"]));
+        assert_eq!(options["result"]["sandbox"], true);
+        assert!(options["result"]["unavailable"].is_null());
+
+        // The catalogue is open to visitors.
+        let (_, packages) = s
+            .post("/api/base/product_package_api/query_list", None, json!({}))
+            .await;
+        let packages = packages["result"].as_array().unwrap().clone();
+        assert_eq!(packages.len(), 5);
+        let checks = &packages[0];
+        assert_eq!(checks["grantLabel"], "查重 3 次");
+        let (_, one) = s
+            .post(
+                "/api/base/product_package_api/load_by_id",
+                None,
+                json!({"id": checks["id"]}),
+            )
+            .await;
+        assert_eq!(one["result"]["priceFen"], checks["priceFen"]);
+
+        let token = s.register("buyer_01", "password-1").await;
+        // Top-up of a tier: its bonus is shown before paying and credited once, though the
+        // notification comes twice.
+        let (status, created) = s
+            .post(
+                "/api/order/order_info_api/create_order",
+                Some(&token),
+                json!({"kind": "top_up", "amountFen": 10000, "channel": "wechat"}),
+            )
+            .await;
+        assert_eq!(status, StatusCode::OK, "{created}");
+        let top_up = created["result"].clone();
+        assert_eq!(
+            (top_up["status"].as_str(), top_up["creditFen"].as_i64()),
+            (Some("pending"), Some(12_000))
+        );
+        assert_eq!(top_up["sandbox"], true);
+        let pay_url = top_up["payUrl"].as_str().unwrap().to_string();
+        assert!(
+            pay_url.starts_with(&s.base) && pay_url.contains("/sandbox/pay/WJ"),
+            "{pay_url}"
+        );
+        let done = pay_on_phone(s, &pay_url, &[("copies", "2")]).await;
+        assert!(
+            done.contains("支付通知已发送 2 次，网站应答 HTTP 204、204"),
+            "{done}"
+        );
+        let paid = order(s, &token, top_up["id"].as_i64().unwrap()).await;
+        assert_eq!(paid["status"], "paid");
+        assert!(paid["payUrl"].is_null(), "a paid order shows no QR code");
+        assert_eq!(balance(s, &token).await, 12_000);
+
+        // A package by Alipay: a forged notification is refused and changes nothing; the genuine
+        // one pays it and writes the grant.
+        let (status, created) = s
+            .post(
+                "/api/order/order_info_api/create_order",
+                Some(&token),
+                json!({"kind": "package", "productId": checks["id"], "channel": "alipay"}),
+            )
+            .await;
+        assert_eq!(status, StatusCode::OK, "{created}");
+        let package = created["result"].clone();
+        assert_eq!(package["grantLabel"], "查重 3 次");
+        let package_url = package["payUrl"].as_str().unwrap().to_string();
+        let forged = pay_on_phone(s, &package_url, &[("forged", "true")]).await;
+        assert!(forged.contains("HTTP 400"), "{forged}");
+        let package_id = package["id"].as_i64().unwrap();
+        assert_eq!(order(s, &token, package_id).await["status"], "pending");
+        pay_on_phone(s, &package_url, &[]).await;
+        assert_eq!(order(s, &token, package_id).await["status"], "paid");
+        let (_, account) = s
+            .get("/api/base/account_info_api/account", Some(&token))
+            .await;
+        let user_id = account["result"]["userId"].as_i64().unwrap();
+        let grants = s
+            .store()
+            .active_grants(user_id, store::now_ms())
+            .await
+            .unwrap();
+        assert_eq!((grants.len(), grants[0].remaining), (1, 3));
+        assert_eq!(
+            balance(s, &token).await,
+            12_000,
+            "a package does not touch the balance"
+        );
+
+        // The list, newest first; another user sees none of it.
+        let (_, list) = s
+            .post(
+                "/api/order/order_info_api/query_list",
+                Some(&token),
+                json!({}),
+            )
+            .await;
+        let ids: Vec<i64> = list["result"]["list"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|o| o["id"].as_i64().unwrap())
+            .collect();
+        assert_eq!(ids, vec![package_id, top_up["id"].as_i64().unwrap()]);
+        let other = s.register("buyer_02", "password-1").await;
+        let (status, body) = s
+            .post(
+                "/api/order/order_info_api/load_by_id",
+                Some(&other),
+                json!({"id": package_id}),
+            )
+            .await;
+        assert_error(status, &body, 404, "order_not_found");
+
+        // A notification lost on the way: the reconciliation asks the provider and pays it.
+        let (_, created) = s
+            .post(
+                "/api/order/order_info_api/create_order",
+                Some(&token),
+                json!({"kind": "top_up", "amountFen": 888, "channel": "wechat"}),
+            )
+            .await;
+        let lost = created["result"].clone();
+        let silent = pay_on_phone(s, lost["payUrl"].as_str().unwrap(), &[("copies", "0")]).await;
+        assert!(silent.contains("支付通知未发送"), "{silent}");
+        let lost_id = lost["id"].as_i64().unwrap();
+        assert_eq!(order(s, &token, lost_id).await["status"], "pending");
+        let (paid, closed) = server::api::order::notify::reconcile_once(&s.state, 0)
+            .await
+            .unwrap();
+        assert_eq!((paid, closed), (1, 0));
+        assert_eq!(order(s, &token, lost_id).await["status"], "paid");
+        assert_eq!(balance(s, &token).await, 12_888);
+        // Reconciling again pays nothing twice.
+        assert_eq!(
+            server::api::order::notify::reconcile_once(&s.state, 0)
+                .await
+                .unwrap(),
+            (0, 0)
+        );
+        assert_eq!(balance(s, &token).await, 12_888);
+    }
+);
+
+api_test!(
+    bad_orders_and_hostile_notifications_are_refused,
+    sandbox_config(),
+    async |s: &TestServer| {
+        server::payments::seed_packages(s.store(), &s.state.config)
+            .await
+            .unwrap();
+        let token = s.register("buyer_03", "password-1").await;
+        let create = |body: Value| {
+            let token = token.clone();
+            async move {
+                s.post("/api/order/order_info_api/create_order", Some(&token), body)
+                    .await
+            }
+        };
+        let (status, body) =
+            create(json!({"kind": "top_up", "amountFen": 50, "channel": "wechat"})).await;
+        assert_error(status, &body, 400, "top_up_amount_out_of_range");
+        assert!(body["message"].as_str().unwrap().contains("1.00"), "{body}");
+        let (status, body) =
+            create(json!({"kind": "top_up", "amountFen": 100_000_000, "channel": "wechat"})).await;
+        assert_error(status, &body, 400, "top_up_amount_out_of_range");
+        let (status, body) =
+            create(json!({"kind": "top_up", "amountFen": 1000, "channel": "paypal"})).await;
+        assert_error(status, &body, 400, "invalid_channel");
+        let (status, body) = create(json!({"kind": "gift", "channel": "wechat"})).await;
+        assert_error(status, &body, 400, "invalid_order_kind");
+        let (status, body) =
+            create(json!({"kind": "package", "productId": 999, "channel": "wechat"})).await;
+        assert_error(status, &body, 404, "package_not_found");
+        let (status, body) = s
+            .post(
+                "/api/order/order_info_api/create_order",
+                None,
+                json!({"kind": "top_up", "amountFen": 1000, "channel": "wechat"}),
+            )
+            .await;
+        assert_eq!(status, StatusCode::UNAUTHORIZED, "{body}");
+
+        // Notifications that are not genuine: garbage, a signature probe, an unsigned Alipay form.
+        let res = s
+            .http
+            .post(format!("{}/api/order/notify/wechat", s.base))
+            .body("{}")
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(res.status(), StatusCode::BAD_REQUEST);
+        let res = s
+            .http
+            .post(format!("{}/api/order/notify/wechat", s.base))
+            .header("Wechatpay-Timestamp", (store::now_ms() / 1000).to_string())
+            .header("Wechatpay-Nonce", "n")
+            .header("Wechatpay-Signature", "WECHATPAY/SIGNTEST/abc")
+            .header("Wechatpay-Serial", "PUB_KEY_ID_x")
+            .body("{}")
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(res.status(), StatusCode::UNAUTHORIZED);
+        let body: Value = res.json().await.unwrap();
+        assert_eq!(body["code"], "FAIL");
+        let res = s
+            .http
+            .post(format!("{}/api/order/notify/alipay", s.base))
+            .form(&[
+                ("out_trade_no", "WJ1"),
+                ("total_amount", "100.00"),
+                ("trade_status", "TRADE_SUCCESS"),
+            ])
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(res.status(), StatusCode::BAD_REQUEST);
+        assert_eq!(res.text().await.unwrap(), "fail");
+        // An order the sandbox never saw cannot be paid on the phone.
+        let res = s
+            .http
+            .get(format!("{}/sandbox/pay/WJ000", s.base))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(res.status(), StatusCode::NOT_FOUND);
+        assert_eq!(balance(s, &token).await, 0);
+    }
+);
+
+api_test!(
+    without_online_payment_the_pages_are_told_why,
+    test_config(),
+    async |s: &TestServer| {
+        let (_, options) = s
+            .post("/api/order/order_info_api/options", None, json!({}))
+            .await;
+        assert_eq!(options["result"]["channels"], json!([]));
+        assert!(
+            options["result"]["unavailable"]
+                .as_str()
+                .unwrap()
+                .contains("尚未配置在线支付")
+        );
+        let token = s.register("buyer_04", "password-1").await;
+        let (status, body) = s
+            .post(
+                "/api/order/order_info_api/create_order",
+                Some(&token),
+                json!({"kind": "top_up", "amountFen": 3000, "channel": "wechat"}),
+            )
+            .await;
+        assert_error(status, &body, 503, "payment_unavailable");
+        let res = s
+            .http
+            .get(format!("{}/sandbox/pay/WJ1", s.base))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(
+            res.status(),
+            StatusCode::NOT_FOUND,
+            "no sandbox page outside the sandbox"
+        );
+    }
+);

@@ -1,0 +1,66 @@
+export interface Package {
+  id: number
+  name: string
+  description: string
+  priceFen: number
+  grantKind: string
+  grantAmount: number
+  grantLabel: string
+  validDays: number
+}
+
+export interface TopUpTier {
+  fen: number
+  bonusFen: number
+}
+
+export interface PaymentOptions {
+  channels: Channel[]
+  unavailable?: string | null
+  sandbox: boolean
+  topUpTiers: TopUpTier[]
+  topUpMinFen: number
+  topUpMaxFen: number
+  orderTtlMinutes: number
+}
+
+export type Channel = 'wechat' | 'alipay'
+
+export interface Order {
+  id: number
+  outTradeNo: string
+  kind: 'package' | 'top_up' | 'task'
+  title: string
+  channel: Channel
+  amountFen: number
+  creditFen: number
+  grantLabel?: string | null
+  grantDays: number
+  status: 'pending' | 'paid' | 'closed' | 'refunded'
+  payUrl?: string | null
+  refundedFen: number
+  createdAt: number
+  expiresAt: number
+  paidAt?: number | null
+  sandbox: boolean
+}
+
+export interface OrderPage {
+  list: Order[]
+  page: number
+  size: number
+}
+
+/** What is bought: a package, or an amount for the balance. */
+export type OrderRequest = { kind: 'package'; productId: number } | { kind: 'top_up'; amountFen: number }
+
+export type NewOrder = OrderRequest & { channel: Channel }
+
+export const channelLabels: Record<Channel, string> = { wechat: '微信支付', alipay: '支付宝' }
+
+export const statusLabels: Record<Order['status'], string> = {
+  pending: '待支付',
+  paid: '已支付',
+  closed: '已关闭',
+  refunded: '已退款',
+}

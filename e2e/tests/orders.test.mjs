@@ -1,0 +1,102 @@
+import { test } from 'node:test'
+import assert from 'node:assert/strict'
+import jsQR from 'jsqr'
+import { DESKTOP, PHONE } from '../lib.mjs'
+import { registerViaApi, useServerAndBrowser, startServer } from '../server.mjs'
+
+// The payment sandbox plays WeChat Pay and Alipay over their protocols against the real server.
+const env = useServerAndBrowser(async (e) => {
+  e.token = await registerViaApi(e.server.base, 'buyer_e2e', 'buyer-pass-1')
+}, { WENJIAN_PAYMENT: 'sandbox' })
+
+const signIn = (token) => {
+  if (location.protocol.startsWith('http')) localStorage.setItem('Admin-Token', token)
+}
+
+/** Reads the order's QR code from its pixels, as a phone camera would. */
+async function decodeQr(page) {
+  const img = page.getByTestId('order-qr')
+  await img.waitFor()
+  const pixels = await img.evaluate((el) => {
+    const canvas = document.createElement('canvas')
+    canvas.width = el.naturalWidth
+    canvas.height = el.naturalHeight
+    const ctx = canvas.getContext('2d')
+    ctx.drawImage(el, 0, 0)
+    const data = ctx.getImageData(0, 0, canvas.width, canvas.height)
+    return { data: Array.from(data.data), width: data.width, height: data.height }
+  })
+  const code = jsQR(Uint8ClampedArray.from(pixels.data), pixels.width, pixels.height)
+  assert.ok(code, 'the order QR decodes')
+  return code.data
+}
+
+async function payOnPhone(url) {
+  const phone = await (await env.browser.newContext(PHONE)).newPage()
+  await phone.goto(url)
+  await phone.getByText('支付沙箱').first().waitFor()
+  await phone.screenshot({ path: 'artifacts/order-phone.png' }).catch(() => {})
+  await phone.getByRole('button', { name: '确认支付' }).click()
+  await phone.getByText('支付成功').waitFor()
+  await phone.close()
+}
+
+test('a package bought by scanning: the desktop shows the QR, the phone pays, the desktop flips and the account shows the grant', async () => {
+  const context = await env.browser.newContext(DESKTOP)
+  await context.addInitScript(signIn, env.token)
+  const page = await context.newPage()
+  await page.goto(`${env.server.base}/order/taocan`)
+  await page.getByText('支付沙箱已开启').waitFor()
+  assert.ok((await page.getByTestId('package-card').count()) >= 3, 'the seeded packages are on sale')
+  await page.screenshot({ path: 'artifacts/order-packages.png' })
+  await page.getByTestId('package-card').first().getByTestId('package-buy').click()
+  await page.getByTestId('sandbox-banner').waitFor()
+  assert.equal(await page.getByTestId('order-amount').innerText(), '¥99.00')
+  const url = await decodeQr(page)
+  assert.match(url, new RegExp(`^${env.server.base}/sandbox/pay/WJ\\d+$`))
+  await page.screenshot({ path: 'artifacts/order-qr.png' })
+
+  await payOnPhone(url)
+  await page.getByText('支付成功').waitFor({ timeout: 10_000 })
+  await page.screenshot({ path: 'artifacts/order-paid.png' })
+  await page.getByTestId('order-go-account').click()
+  await page.getByTestId('grants').getByText('剩余 3 / 3 次').waitFor()
+  await page.locator('.ant-card', { hasText: '我的订单' }).getByText('已支付').waitFor()
+  await page.screenshot({ path: 'artifacts/order-account.png', fullPage: true })
+  await context.close()
+})
+
+test('a top-up with its bonus, paid by Alipay, credits the balance once', async () => {
+  const context = await env.browser.newContext(DESKTOP)
+  await context.addInitScript(signIn, env.token)
+  const page = await context.newPage()
+  await page.goto(`${env.server.base}/order/recharge`)
+  await page.getByTestId('top-up-tier').filter({ hasText: '送 ¥20.00' }).click()
+  await page.getByTestId('channel-picker').getByText('支付宝').click()
+  await page.getByText('到账 ¥120.00').first().waitFor()
+  await page.screenshot({ path: 'artifacts/order-recharge.png' })
+  await page.getByTestId('top-up-pay').click()
+  const url = await decodeQr(page)
+  await payOnPhone(url)
+  await page.getByText('已到账：余额 ¥120.00（含赠送 ¥20.00）').waitFor({ timeout: 10_000 })
+  await page.goto(`${env.server.base}/order/account`)
+  await page.locator('.ant-statistic', { hasText: '账户余额' }).getByText('¥120.00').waitFor()
+  await context.close()
+})
+
+test('without online payment the order pages say so and offer nothing to scan', async () => {
+  const plain = await startServer()
+  try {
+    const token = await registerViaApi(plain.base, 'buyer_plain', 'buyer-pass-1')
+    const context = await env.browser.newContext(DESKTOP)
+    await context.addInitScript(signIn, token)
+    const page = await context.newPage()
+    await page.goto(`${plain.base}/order/recharge`)
+    await page.getByTestId('payment-unavailable').getByText('尚未配置在线支付').waitFor()
+    assert.ok(await page.getByTestId('top-up-pay').isDisabled(), 'nothing can be paid')
+    await page.screenshot({ path: 'artifacts/order-unavailable.png' })
+    await context.close()
+  } finally {
+    await plain.stop()
+  }
+})

@@ -1,5 +1,6 @@
 // Shared helpers for browser tests: Debian's Chromium driven by playwright-core.
 import { chromium } from 'playwright-core'
+import jsQR from 'jsqr'
 
 export const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium'
 
@@ -44,4 +45,25 @@ export async function eventually(check, timeoutMs = 5000) {
       await new Promise((r) => setTimeout(r, 100))
     }
   }
+}
+
+/**
+ * Reads the QR image with test id `testId` the way a phone camera would: from its pixels.
+ * Returns the decoded text and the image's width.
+ */
+export async function decodeQr(page, testId) {
+  const img = page.getByTestId(testId)
+  await img.waitFor()
+  const pixels = await img.evaluate((el) => {
+    const canvas = document.createElement('canvas')
+    canvas.width = el.naturalWidth
+    canvas.height = el.naturalHeight
+    const ctx = canvas.getContext('2d')
+    ctx.drawImage(el, 0, 0)
+    const data = ctx.getImageData(0, 0, canvas.width, canvas.height)
+    return { data: Array.from(data.data), width: data.width, height: data.height }
+  })
+  const code = jsQR(Uint8ClampedArray.from(pixels.data), pixels.width, pixels.height)
+  if (!code) throw new Error(`the QR image ${testId} does not decode`)
+  return { text: code.data, width: pixels.width }
 }

@@ -1,7 +1,6 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import jsQR from 'jsqr'
-import { DESKTOP, PHONE } from '../lib.mjs'
+import { DESKTOP, PHONE, decodeQr as decodeImage } from '../lib.mjs'
 import { registerViaApi, useServerAndBrowser, startServer } from '../server.mjs'
 
 // The payment sandbox plays WeChat Pay and Alipay over their protocols against the real server.
@@ -13,23 +12,8 @@ const signIn = (token) => {
   if (location.protocol.startsWith('http')) localStorage.setItem('Admin-Token', token)
 }
 
-/** Reads the order's QR code from its pixels, as a phone camera would. */
-async function decodeQr(page) {
-  const img = page.getByTestId('order-qr')
-  await img.waitFor()
-  const pixels = await img.evaluate((el) => {
-    const canvas = document.createElement('canvas')
-    canvas.width = el.naturalWidth
-    canvas.height = el.naturalHeight
-    const ctx = canvas.getContext('2d')
-    ctx.drawImage(el, 0, 0)
-    const data = ctx.getImageData(0, 0, canvas.width, canvas.height)
-    return { data: Array.from(data.data), width: data.width, height: data.height }
-  })
-  const code = jsQR(Uint8ClampedArray.from(pixels.data), pixels.width, pixels.height)
-  assert.ok(code, 'the order QR decodes')
-  return code.data
-}
+/** The order's QR code, read from its pixels as a phone camera would. */
+const decodeQr = async (page) => (await decodeImage(page, 'order-qr')).text
 
 async function payOnPhone(url) {
   const phone = await (await env.browser.newContext(PHONE)).newPage()

@@ -1,28 +1,15 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import jsQR from 'jsqr'
-import { DESKTOP, PHONE } from '../lib.mjs'
+import { DESKTOP, PHONE, decodeQr as decodeImage } from '../lib.mjs'
 import { useServerAndBrowser } from '../server.mjs'
 
 const env = useServerAndBrowser()
 
-/** Reads the QR image the way a phone camera would: from its pixels. */
+/** The login QR's text, checked to be 300 px wide (spec §9). */
 async function decodeQr(page) {
-  const img = page.getByTestId('login-qr')
-  await img.waitFor()
-  const pixels = await img.evaluate((el) => {
-    const canvas = document.createElement('canvas')
-    canvas.width = el.naturalWidth
-    canvas.height = el.naturalHeight
-    const ctx = canvas.getContext('2d')
-    ctx.drawImage(el, 0, 0)
-    const data = ctx.getImageData(0, 0, canvas.width, canvas.height)
-    return { data: Array.from(data.data), width: data.width, height: data.height }
-  })
-  assert.equal(pixels.width, 300)
-  const code = jsQR(Uint8ClampedArray.from(pixels.data), pixels.width, pixels.height)
-  assert.ok(code, 'QR image decodes')
-  return code.data
+  const { text, width } = await decodeImage(page, 'login-qr')
+  assert.equal(width, 300)
+  return text
 }
 
 test('QR login: phone registers and confirms, desktop signs in within 4 s with one free check', async () => {

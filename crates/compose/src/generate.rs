@@ -856,9 +856,28 @@ fn clean_section(text: &str, title: &str, heading: &str) -> String {
     let mut lines = Vec::new();
     for line in text.lines() {
         let trimmed = line.trim().trim_start_matches('#').trim().replace("**", "");
+        // A markdown list item is a line of prose here.
+        let trimmed = trimmed
+            .strip_prefix(['-', '*', '•', '·'])
+            .map_or(trimmed.as_str(), str::trim_start)
+            .to_string();
         if trimmed.is_empty() {
             continue;
         }
+        let bare = trimmed.trim_end_matches(['：', ':']).trim();
+        // The model's own reference list: the paper's list is built from the records, and
+        // what follows such a heading is an attempt to copy them.
+        if matches!(bare, "参考文献" | "参考资料" | "References" | "REFERENCES") {
+            break;
+        }
+        // A summary heading inside a section ("结论"): the outline has its own conclusion.
+        if matches!(
+            bare,
+            "结论" | "小结" | "总结" | "结语" | "本章小结" | "本节小结"
+        ) {
+            continue;
+        }
+        let trimmed = normalize_citation_markers(&trimmed);
         // The model repeating the heading, or the request, instead of writing.
         let unnumbered = outline::clean_title(&trimmed);
         let short = trimmed.chars().count() <= title.chars().count() + 16;
@@ -880,6 +899,29 @@ fn clean_section(text: &str, title: &str, heading: &str) -> String {
     lines.join("\n")
 }
 
+/// "[参考文献2]" and "[文献2]" — the model's other ways of writing a citation — as the marker
+/// it was asked for ("[ref:2]"), so they are mapped to records or removed like any marker.
+fn normalize_citation_markers(line: &str) -> String {
+    let mut out = line.to_string();
+    for prefix in ["[参考文献", "[文献"] {
+        while let Some(start) = out.find(prefix) {
+            let digits_at = start + prefix.len();
+            let digits: String = out[digits_at..]
+                .chars()
+                .take_while(char::is_ascii_digit)
+                .collect();
+            if digits.is_empty() || !out[digits_at + digits.len()..].starts_with(']') {
+                break;
+            }
+            out.replace_range(
+                start..digits_at + digits.len() + 1,
+                &format!("[ref:{digits}]"),
+            );
+        }
+    }
+    out
+}
+
 /// Longest line (counted characters) read as a heading the model wrote inside a section.
 const INNER_HEADING_CHARS: usize = 30;
 
@@ -893,7 +935,12 @@ fn is_inner_heading(line: &str) -> bool {
         return false;
     }
     numbered_prefix(line).is_some_and(|rest| {
+        // "1. 1 标题": a number split by a space is one number.
         let rest = rest.trim();
+        let rest = match numbered_prefix(rest) {
+            Some(inner) if rest.starts_with(|c: char| c.is_ascii_digit()) => inner.trim(),
+            _ => rest,
+        };
         rest.starts_with(|c: char| c.is_alphabetic())
             && !rest.contains(['。', '！', '？', '；', '，', ';', ','].as_slice())
     })
@@ -1177,6 +1224,21 @@ mod tests {
         );
         let cut = cap_length(&table, 100);
         assert!(cut.ends_with("|A|1|") || cut.ends_with('。'), "{cut}");
+    }
+
+    #[test]
+    fn lists_summaries_own_reference_lists_and_odd_markers_are_cleaned() {
+        let answer = "正文一[参考文献1]。\n- 配方设计不合理。\n结论\n1. 1 中药配方颗粒质量标准的现状\n综上所述[文献2]。\n参考文献\n卡莫菲固体酯质胶囊的制備。";
+        let cleaned = drop_inner_headings(&clean_section(answer, "现状", "第2章 现状"));
+        assert_eq!(
+            cleaned,
+            "正文一[ref:1]。\n配方设计不合理。\n综上所述[ref:2]。"
+        );
+        // A bracket that is not a citation stays.
+        assert_eq!(
+            normalize_citation_markers("见[文献综述]部分"),
+            "见[文献综述]部分"
+        );
     }
 
     #[test]

@@ -107,9 +107,11 @@ const services: Service[] = [
   {
     title: '优惠套餐',
     icon: <ShoppingOutlined />,
-    description: '购买查重、降重与检测套餐，或为账户充值。',
-    links: [{ to: '/order/taocan', label: '了解详情' }],
-    soon: true,
+    description: '购买查重、降重与检测套餐，或为账户充值（微信支付、支付宝扫码，需本站开通在线支付）。',
+    links: [
+      { to: '/order/taocan', label: '优惠套餐' },
+      { to: '/order/recharge', label: '账户充值' },
+    ],
   },
 ]
 

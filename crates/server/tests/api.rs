@@ -414,6 +414,12 @@ api_test!(
             "/api/base/paper_info_api/paper_xueshu_submit",
             "/api/base/paper_info_api/load_other_by_id",
             "/api/base/paper_info_api/query_paper_content",
+            "/api/base/product_package_api/query_list",
+            "/api/base/product_package_api/load_by_id",
+            "/api/order/order_info_api/options",
+            "/api/order/order_info_api/create_order",
+            "/api/order/order_info_api/load_by_id",
+            "/api/order/order_info_api/query_list",
         ];
         for call in [
             "query_list",

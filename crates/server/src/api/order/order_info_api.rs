@@ -10,7 +10,7 @@ use crate::params::{Params, lenient};
 use crate::payments::{Channel, rfc3339_china};
 use crate::state::AppState;
 use axum::extract::State;
-use axum::http::{HeaderMap, StatusCode, header};
+use axum::http::{HeaderMap, StatusCode};
 use serde::{Deserialize, Serialize};
 use store::{NewOrder, Order, OrderKind};
 use utoipa::ToSchema;
@@ -130,23 +130,13 @@ fn payment_unavailable(message: String) -> ApiError {
     )
 }
 
-/// Where providers must send notifications: the configured base, the public address, or the
-/// address this request came to.
+/// Where providers must send notifications: the configured base, else this server's public
+/// address as QR links use it (`auth::public_base`).
 fn notify_base(state: &AppState, headers: &HeaderMap) -> String {
-    let configured = state
-        .config
-        .payment_notify_base_url
-        .clone()
-        .or_else(|| state.config.public_url.clone());
-    configured
-        .map(|u| u.trim_end_matches('/').to_string())
-        .unwrap_or_else(|| {
-            let host = headers
-                .get(header::HOST)
-                .and_then(|h| h.to_str().ok())
-                .unwrap_or(&state.config.listen);
-            format!("http://{host}")
-        })
+    match &state.config.payment_notify_base_url {
+        Some(url) => url.trim_end_matches('/').to_string(),
+        None => crate::auth::public_base(headers, state),
+    }
 }
 
 /// Creates an order for a package or a top-up and opens it at the provider: the answer holds

@@ -390,6 +390,12 @@ fn numbering(s: &str) -> Option<(u8, &str)> {
                 }
             }
         }
+        // A small model mixes the styles: "第3.1 研究方法", "第2.1节 背景".
+        if let Some((rank, r)) = arabic_numbering(rest)
+            && rank >= RANK_ARABIC_2
+        {
+            return Some((rank, r.strip_prefix(['节', '章']).unwrap_or(r)));
+        }
         return None;
     }
     if let Some(word) = s.get(..7)
@@ -1435,6 +1441,10 @@ mod tests {
         assert_eq!(clean_title("《红楼梦》人物研究"), "《红楼梦》人物研究");
         assert_eq!(clean_title("(a) 与 (b)"), "(a) 与 (b)");
         assert_eq!(clean_title("第一性原理研究"), "第一性原理研究");
+        assert_eq!(clean_title("第3.1 研究方法"), "研究方法");
+        assert_eq!(clean_title("第2.1节 研究背景"), "研究背景");
+        assert_eq!(clean_title("第2.1.3节研究背景"), "研究背景");
+        assert_eq!(clean_title("第3代半导体材料"), "第3代半导体材料");
         assert_eq!(clean_title(""), "");
     }
 

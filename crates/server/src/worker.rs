@@ -33,11 +33,11 @@ impl TaskError {
 }
 
 /// What a finished task leaves: its result (JSON) and, when part of the work could not be
-/// done, the share of the charge to give back with the completion.
+/// done, the share of the charge (money or package units) to give back with the completion.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TaskOutput {
     pub result: String,
-    pub refund_fen: i64,
+    pub refund: store::Share,
     pub refund_reason: Option<String>,
 }
 
@@ -45,7 +45,7 @@ impl From<String> for TaskOutput {
     fn from(result: String) -> Self {
         TaskOutput {
             result,
-            refund_fen: 0,
+            refund: store::Share::NONE,
             refund_reason: None,
         }
     }
@@ -300,7 +300,7 @@ impl WorkerPool {
                     job.job_id,
                     name,
                     &output.result,
-                    output.refund_fen,
+                    output.refund,
                     output.refund_reason.as_deref().unwrap_or("部分未完成"),
                 )
                 .await

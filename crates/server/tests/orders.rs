@@ -328,3 +328,107 @@ api_test!(
         );
     }
 );
+
+async fn check_cost(s: &TestServer, token: &str, id: i64) -> Value {
+    let (status, cost) = s
+        .post(
+            "/api/base/check_api/check_cost",
+            Some(token),
+            json!({"id": id}),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK, "{cost}");
+    cost["result"].clone()
+}
+
+api_test!(
+    a_bought_package_pays_for_a_check_before_the_balance,
+    sandbox_config(),
+    async |s: &TestServer| {
+        server::payments::seed_packages(s.store(), &s.state.config)
+            .await
+            .unwrap();
+        let token = s.register("pkg_check_1", "password-1").await;
+        let (_, account) = s
+            .get("/api/base/account_info_api/account", Some(&token))
+            .await;
+        let user_id = account["result"]["userId"].as_i64().unwrap();
+        s.store()
+            .operator_credit(user_id, 5_000, 0, "测试充值")
+            .await
+            .unwrap();
+        let text = "第一章 引言\n这是作者独立完成的研究工作，本文讨论高校图书馆的数字化服务。\n";
+        let (status, draft) = s
+            .post(
+                "/api/base/check_api/check_init",
+                Some(&token),
+                json!({"title": "套餐支付的论文", "text": text}),
+            )
+            .await;
+        assert_eq!(status, StatusCode::OK, "{draft}");
+        let id = draft["result"]["id"].as_i64().unwrap();
+        let before = check_cost(s, &token, id).await;
+        assert_eq!(before["paysWith"], "balance");
+        assert!(before["package"].is_null(), "{before}");
+
+        // Buy 查重 3 次 by WeChat Pay.
+        let (_, packages) = s
+            .post("/api/base/product_package_api/query_list", None, json!({}))
+            .await;
+        let checks = packages["result"][0].clone();
+        assert_eq!(checks["grantKind"], "check");
+        let (_, created) = s
+            .post(
+                "/api/order/order_info_api/create_order",
+                Some(&token),
+                json!({"kind": "package", "productId": checks["id"], "channel": "wechat"}),
+            )
+            .await;
+        pay_on_phone(s, created["result"]["payUrl"].as_str().unwrap(), &[]).await;
+
+        let after = check_cost(s, &token, id).await;
+        assert_eq!(after["paysWith"], "package", "{after}");
+        assert_eq!(after["package"]["units"], 1);
+        assert_eq!(after["package"]["remaining"], 3);
+        assert_eq!(after["package"]["unit"], "次");
+        assert_eq!(after["package"]["names"], json!(["查重 3 次"]));
+        let (status, submitted) = s
+            .post(
+                "/api/base/check_api/check_submit",
+                Some(&token),
+                json!({"id": id}),
+            )
+            .await;
+        assert_eq!(status, StatusCode::OK, "{submitted}");
+        assert_eq!(
+            balance(s, &token).await,
+            5_000,
+            "the package paid, not the balance"
+        );
+        let (_, account) = s
+            .get("/api/base/account_info_api/account", Some(&token))
+            .await;
+        let account = &account["result"];
+        assert_eq!(account["grants"][0]["remaining"], 2, "{account}");
+        let uses = account["grantUses"].as_array().unwrap();
+        assert_eq!(uses.len(), 1, "{account}");
+        assert_eq!(
+            (uses[0]["taskId"].as_i64(), uses[0]["units"].as_i64()),
+            (Some(id), Some(1))
+        );
+        assert!(
+            uses[0]["reason"].as_str().unwrap().contains("套餐抵扣"),
+            "{account}"
+        );
+        // The ledger shows the use, moving no money.
+        let ledger = account["ledger"].as_array().unwrap();
+        assert_eq!(ledger.len(), 3, "credit, purchase, use: {account}");
+        assert_eq!(
+            (ledger[0]["deltaFen"].as_i64(), ledger[0]["kind"].as_str()),
+            (Some(0), Some("task_charge")),
+            "{account}"
+        );
+        let task = s.store().task(id, user_id).await.unwrap();
+        assert_eq!((task.charged_fen, task.charged_units), (0, 1));
+    }
+);

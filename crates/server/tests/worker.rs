@@ -63,6 +63,7 @@ async fn check_task_runs_to_done(db: TestDb) {
             &Charge {
                 fen: 300,
                 free_checks: 0,
+                grant: None,
                 reason: "查重".into(),
             },
             3,
@@ -133,6 +134,7 @@ async fn failing_task_is_refunded(db: TestDb) {
             &Charge {
                 fen: 300,
                 free_checks: 0,
+                grant: None,
                 reason: "查重".into(),
             },
             3,

@@ -20,13 +20,13 @@ pub use accounts::{Account, LedgerEntry, LedgerKind, MAX_ACCOUNT_AMOUNT};
 pub use error::StoreError;
 pub use library::SqlLibrary;
 pub use orders::{
-    Grant, GrantKind, NewOrder, NewProduct, Order, OrderKind, OrderStatus, PaymentNotice,
+    Grant, GrantKind, GrantUse, NewOrder, NewProduct, Order, OrderKind, OrderStatus, PaymentNotice,
     PaymentOutcome, Product, Refund,
 };
 pub use qr::{QrClaim, QrLogin, QrStatus};
 pub use reports::{NewSnapshot, ReportSnapshot, format_report_code, normalize_report_code};
 pub use sessions::{NewSession, SessionUser};
-pub use tasks::{Charge, ClaimedJob, Task, TaskStatus, backoff_ms};
+pub use tasks::{Charge, ClaimedJob, GrantCharge, Share, Task, TaskStatus, backoff_ms};
 pub use throttle::{QR_SWEEP_GRACE_MS, RateDecision, Swept};
 pub use users::User;
 

@@ -110,6 +110,16 @@ impl GrantKind {
     pub fn parse(s: &str) -> Option<Self> {
         GrantKind::ALL.into_iter().find(|k| k.as_str() == s)
     }
+
+    /// The unit its amounts are counted in, as pages and the ledger say it.
+    pub fn unit(self) -> &'static str {
+        match self {
+            GrantKind::RewriteChars => "字",
+            GrantKind::Paper => "篇",
+            GrantKind::Ppt => "份",
+            GrantKind::Check | GrantKind::Aigc => "次",
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -227,6 +237,22 @@ pub struct Grant {
     pub remaining: i64,
     pub expires_at: i64,
     pub created_at: i64,
+    /// The package's name as it was sold.
+    pub title: String,
+}
+
+/// One task's use of a grant, as the account's history shows it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GrantUse {
+    pub id: i64,
+    pub grant_id: i64,
+    pub kind: GrantKind,
+    pub title: String,
+    pub task_id: i64,
+    /// What stays used; 0 once refunded in full.
+    pub units: i64,
+    pub reason: String,
+    pub created_at: i64,
 }
 
 /// What a refund did.
@@ -301,7 +327,116 @@ fn grant_from_row(row: &AnyRow) -> Result<Grant> {
         remaining: row.try_get("remaining")?,
         expires_at: row.try_get("expires_at")?,
         created_at: row.try_get("created_at")?,
+        title: row.try_get("title")?,
     })
+}
+
+const GRANT_COLUMNS: &str =
+    "g.id, g.order_id, g.kind, g.total, g.remaining, g.expires_at, g.created_at, o.title";
+
+/// Takes `charge.units` from the user's live grants of its kind, those expiring first first, and
+/// records each take against `task_id`. Not enough → `InsufficientFunds` (the caller's
+/// transaction is rolled back, so nothing is taken).
+pub(crate) async fn take_grant_units(
+    conn: &mut AnyConnection,
+    user_id: i64,
+    task_id: i64,
+    charge: crate::GrantCharge,
+    reason: &str,
+    now: i64,
+) -> Result<()> {
+    let rows = sqlx::query(
+        "SELECT id, remaining FROM account_grants \
+         WHERE user_id = $1 AND kind = $2 AND remaining > 0 AND expires_at > $3 ORDER BY expires_at, id",
+    )
+    .bind(user_id)
+    .bind(charge.kind.as_str())
+    .bind(now)
+    .fetch_all(&mut *conn)
+    .await?;
+    let mut left = charge.units;
+    for row in rows {
+        if left == 0 {
+            break;
+        }
+        let id: i64 = row.try_get("id")?;
+        let remaining: i64 = row.try_get("remaining")?;
+        let take = remaining.min(left);
+        // Conditional: a concurrent use of the same grant makes this one fail, never overdraw.
+        let taken = sqlx::query(
+            "UPDATE account_grants SET remaining = remaining - $1 WHERE id = $2 AND remaining >= $1",
+        )
+        .bind(take)
+        .bind(id)
+        .execute(&mut *conn)
+        .await?;
+        if taken.rows_affected() == 0 {
+            return Err(StoreError::InsufficientFunds);
+        }
+        sqlx::query(
+            "INSERT INTO grant_uses (grant_id, user_id, task_id, units, reason, created_at) \
+             VALUES ($1, $2, $3, $4, $5, $6)",
+        )
+        .bind(id)
+        .bind(user_id)
+        .bind(task_id)
+        .bind(take)
+        .bind(reason)
+        .bind(now)
+        .execute(&mut *conn)
+        .await?;
+        left -= take;
+    }
+    if left > 0 {
+        return Err(StoreError::InsufficientFunds);
+    }
+    Ok(())
+}
+
+/// Gives `units` of what `task_id` took back to the grants it took them from, latest use first;
+/// returns their kind.
+pub(crate) async fn return_grant_units(
+    conn: &mut AnyConnection,
+    task_id: i64,
+    units: i64,
+) -> Result<Option<GrantKind>> {
+    let uses = sqlx::query(
+        "SELECT u.id, u.grant_id, u.units, g.kind FROM grant_uses u JOIN account_grants g ON g.id = u.grant_id \
+         WHERE u.task_id = $1 AND u.units > 0 ORDER BY u.id DESC",
+    )
+    .bind(task_id)
+    .fetch_all(&mut *conn)
+    .await?;
+    let mut left = units;
+    let mut kind = None;
+    for row in uses {
+        if left == 0 {
+            break;
+        }
+        kind = GrantKind::parse(&row.try_get::<String, _>("kind")?);
+        let (id, grant_id, used): (i64, i64, i64) = (
+            row.try_get("id")?,
+            row.try_get("grant_id")?,
+            row.try_get("units")?,
+        );
+        let back = used.min(left);
+        sqlx::query("UPDATE grant_uses SET units = units - $1 WHERE id = $2")
+            .bind(back)
+            .bind(id)
+            .execute(&mut *conn)
+            .await?;
+        // A package refunded to the buyer takes nothing back.
+        sqlx::query(
+            "UPDATE account_grants SET remaining = remaining + $1 WHERE id = $2 \
+             AND order_id NOT IN (SELECT id FROM orders WHERE status = 'refunded')",
+        )
+        .bind(back)
+        .bind(grant_id)
+        .execute(&mut *conn)
+        .await?;
+        left -= back;
+    }
+    Ok(kind)
 }
 
 /// A new order number: "WJ", the time in milliseconds and six random digits — 21 characters
@@ -737,14 +872,56 @@ impl Store {
     /// An account's grants that are still usable at `now` (unexpired, something left), those
     /// ending soonest first — the order they are consumed in.
     pub async fn active_grants(&self, user_id: i64, now: i64) -> Result<Vec<Grant>> {
-        let rows = sqlx::query(
-            "SELECT id, order_id, kind, total, remaining, expires_at, created_at FROM account_grants \
-             WHERE user_id = $1 AND remaining > 0 AND expires_at > $2 ORDER BY expires_at, id",
-        )
+        let rows = sqlx::query(&format!(
+            "SELECT {GRANT_COLUMNS} FROM account_grants g JOIN orders o ON o.id = g.order_id \
+             WHERE g.user_id = $1 AND g.remaining > 0 AND g.expires_at > $2 ORDER BY g.expires_at, g.id"
+        ))
         .bind(user_id)
         .bind(now)
         .fetch_all(&self.pool)
         .await?;
         rows.iter().map(grant_from_row).collect()
+    }
+
+    /// Moves the user's grants `ms` closer to their expiry (tests of what expiry does cannot
+    /// wait for the clock).
+    #[doc(hidden)]
+    pub async fn age_grants_for_tests(&self, user_id: i64, ms: i64) -> Result<()> {
+        sqlx::query("UPDATE account_grants SET expires_at = expires_at - $1 WHERE user_id = $2")
+            .bind(ms)
+            .bind(user_id)
+            .execute(&self.pool)
+            .await?;
+        Ok(())
+    }
+
+    /// What the user's packages paid for, newest first.
+    pub async fn grant_uses(&self, user_id: i64, limit: i64, offset: i64) -> Result<Vec<GrantUse>> {
+        let rows = sqlx::query(
+            "SELECT u.id, u.grant_id, g.kind, o.title, u.task_id, u.units, u.reason, u.created_at \
+             FROM grant_uses u JOIN account_grants g ON g.id = u.grant_id JOIN orders o ON o.id = g.order_id \
+             WHERE u.user_id = $1 ORDER BY u.id DESC LIMIT $2 OFFSET $3",
+        )
+        .bind(user_id)
+        .bind(limit)
+        .bind(offset)
+        .fetch_all(&self.pool)
+        .await?;
+        rows.iter()
+            .map(|row| {
+                let kind: String = row.try_get("kind")?;
+                Ok(GrantUse {
+                    id: row.try_get("id")?,
+                    grant_id: row.try_get("grant_id")?,
+                    kind: GrantKind::parse(&kind)
+                        .ok_or(StoreError::Conflict("grant_kind_unknown"))?,
+                    title: row.try_get("title")?,
+                    task_id: row.try_get("task_id")?,
+                    units: row.try_get("units")?,
+                    reason: row.try_get("reason")?,
+                    created_at: row.try_get("created_at")?,
+                })
+            })
+            .collect()
     }
 }

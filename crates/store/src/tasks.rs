@@ -8,6 +8,7 @@
 //! in the same transaction that ends them, so a charge is refunded at most once.
 
 use crate::accounts::{LedgerKind, Movement, apply_movement};
+use crate::orders::GrantKind;
 use crate::{Backend, Result, Store, StoreError, now_ms};
 use sqlx::any::AnyRow;
 use sqlx::{AnyConnection, Row};
@@ -70,6 +71,8 @@ pub struct Task {
     pub error: Option<String>,
     pub charged_fen: i64,
     pub charged_free: i64,
+    /// What a package paid: uses, or characters for rewriting (see `grant_uses`).
+    pub charged_units: i64,
     pub created_at: i64,
     pub updated_at: i64,
     pub started_at: Option<i64>,
@@ -79,7 +82,7 @@ pub struct Task {
 }
 
 pub(crate) const TASK_COLUMNS: &str = "id, user_id, kind, title, status, progress, phase, input, result, error, charged_fen, \
-    charged_free, created_at, updated_at, started_at, finished_at, draft";
+    charged_free, charged_units, created_at, updated_at, started_at, finished_at, draft";
 
 pub(crate) fn task_from_row(row: &AnyRow) -> Result<Task> {
     Ok(Task {
@@ -95,6 +98,7 @@ pub(crate) fn task_from_row(row: &AnyRow) -> Result<Task> {
         error: row.try_get("error")?,
         charged_fen: row.try_get("charged_fen")?,
         charged_free: row.try_get("charged_free")?,
+        charged_units: row.try_get("charged_units")?,
         created_at: row.try_get("created_at")?,
         updated_at: row.try_get("updated_at")?,
         started_at: row.try_get("started_at")?,
@@ -110,12 +114,39 @@ enum Run<'a> {
     Again(Option<&'a str>),
 }
 
-/// What a submission costs: balance in fen and/or free check credits.
+/// What a submission costs: balance in fen, free check credits and/or a package's units.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Charge {
     pub fen: i64,
     pub free_checks: i64,
+    pub grant: Option<GrantCharge>,
     pub reason: String,
+}
+
+/// Units taken from the account's packages of one kind, those that expire first first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct GrantCharge {
+    pub kind: GrantKind,
+    pub units: i64,
+}
+
+/// The share of a task's charge given back when part of the work could not be done
+/// (`part` of `whole`): money and package units alike, rounded down.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Share {
+    pub part: i64,
+    pub whole: i64,
+}
+
+impl Share {
+    pub const NONE: Share = Share { part: 0, whole: 1 };
+
+    pub fn of(self, amount: i64) -> i64 {
+        if self.whole <= 0 || self.part <= 0 || amount <= 0 {
+            return 0;
+        }
+        (i128::from(amount) * i128::from(self.part.min(self.whole)) / i128::from(self.whole)) as i64
+    }
 }
 
 /// A job handed to a worker.
@@ -136,20 +167,21 @@ pub fn backoff_ms(attempt: i64) -> i64 {
 
 /// Refunds what a task was charged, less the share of its output already delivered
 /// (`delivered_permille`, rounded in the user's favour by a fen at most).
-async fn refund(
+async fn refund_task(
     conn: &mut AnyConnection,
     task: &Task,
     why: &str,
     delivered_permille: i64,
 ) -> Result<()> {
     let delivered_permille = delivered_permille.clamp(0, 1000);
-    let kept_fen = task.charged_fen * delivered_permille / 1000;
+    let kept = |amount: i64| amount * delivered_permille / 1000;
     let (fen, free) = if delivered_permille == 0 {
         (task.charged_fen, task.charged_free)
     } else {
-        (task.charged_fen - kept_fen, 0)
+        (task.charged_fen - kept(task.charged_fen), 0)
     };
-    if fen == 0 && free == 0 {
+    let units = task.charged_units - kept(task.charged_units);
+    if fen == 0 && free == 0 && units <= 0 {
         return Ok(());
     }
     let reason = if delivered_permille == 0 {
@@ -163,25 +195,37 @@ async fn refund(
             delivered_permille % 10
         )
     };
-    let id = task.id.to_string();
-    apply_movement(
-        conn,
-        Movement {
-            user_id: task.user_id,
-            kind: LedgerKind::TaskRefund,
-            delta_fen: fen,
-            delta_free_checks: free,
-            reason: &reason,
-            reference: Some(("task", &id)),
-        },
-    )
-    .await?;
-    // `charged_fen` is what stays charged: a record never shows money that came back.
+    let mut reason = reason;
+    if units > 0 {
+        let kind = crate::orders::return_grant_units(conn, task.id, units).await?;
+        reason.push_str(&format!(
+            "；套餐退回 {units} {}",
+            kind.map_or("", GrantKind::unit)
+        ));
+    }
+    if fen != 0 || free != 0 || units > 0 {
+        let id = task.id.to_string();
+        apply_movement(
+            conn,
+            Movement {
+                user_id: task.user_id,
+                kind: LedgerKind::TaskRefund,
+                delta_fen: fen,
+                delta_free_checks: free,
+                reason: &reason,
+                reference: Some(("task", &id)),
+            },
+        )
+        .await?;
+    }
+    // What stays charged: a record never shows money or units that came back.
     sqlx::query(
-        "UPDATE tasks SET charged_fen = charged_fen - $1, charged_free = charged_free - $2 WHERE id = $3",
+        "UPDATE tasks SET charged_fen = charged_fen - $1, charged_free = charged_free - $2, \
+         charged_units = charged_units - $3 WHERE id = $4",
     )
     .bind(fen)
     .bind(free)
+    .bind(units.max(0))
     .bind(task.id)
     .execute(&mut *conn)
     .await?;
@@ -233,7 +277,7 @@ async fn end_unsuccessfully(
     } else {
         0
     };
-    refund(conn, &task, why, delivered_permille).await?;
+    refund_task(conn, &task, why, delivered_permille).await?;
     Ok(true)
 }
 
@@ -398,6 +442,7 @@ impl Store {
                 "UPDATE tasks SET status = 'queued', \
                  charged_fen = $1 + CASE WHEN status IN ('failed', 'cancelled') THEN charged_fen ELSE 0 END, \
                  charged_free = $2 + CASE WHEN status IN ('failed', 'cancelled') THEN charged_free ELSE 0 END, \
+                 charged_units = $7 + CASE WHEN status IN ('failed', 'cancelled') THEN charged_units ELSE 0 END, \
                  updated_at = $3, \
                  result = NULL, error = NULL, progress = 0, phase = '', started_at = NULL, finished_at = NULL, \
                  input = COALESCE($6, input) \
@@ -405,7 +450,7 @@ impl Store {
             ),
             false => sqlx::query(
                 "UPDATE tasks SET status = 'queued', charged_fen = $1, charged_free = $2, updated_at = $3, \
-                 input = COALESCE($6, input) \
+                 input = COALESCE($6, input), charged_units = $7 \
                  WHERE id = $4 AND user_id = $5 AND status = 'pending'",
             ),
         };
@@ -415,7 +460,9 @@ impl Store {
             .bind(now)
             .bind(task_id)
             .bind(user_id);
-        let query = query.bind(new_input.map(str::to_string));
+        let query = query
+            .bind(new_input.map(str::to_string))
+            .bind(charge.grant.map_or(0, |g| g.units));
         let moved = query.execute(&mut *tx).await?;
         if moved.rows_affected() == 0 {
             let exists = sqlx::query("SELECT status FROM tasks WHERE id = $1 AND user_id = $2")
@@ -442,7 +489,8 @@ impl Store {
                 .execute(&mut *tx)
                 .await?;
         }
-        if charge.fen != 0 || charge.free_checks != 0 {
+        // A package's use shows in the ledger too, moving no money.
+        if charge.fen != 0 || charge.free_checks != 0 || charge.grant.is_some() {
             let id = task_id.to_string();
             apply_movement(
                 &mut tx,
@@ -456,6 +504,10 @@ impl Store {
                 },
             )
             .await?;
+        }
+        if let Some(grant) = charge.grant.filter(|g| g.units > 0) {
+            crate::orders::take_grant_units(&mut tx, user_id, task_id, grant, &charge.reason, now)
+                .await?;
         }
         sqlx::query(
             "INSERT INTO jobs (task_id, queue, state, max_attempts, run_after, created_at) VALUES ($1, $2, 'ready', $3, $4, $4)",
@@ -589,18 +641,18 @@ impl Store {
 
     /// Finishes a job successfully; `false` when the worker no longer held it (nothing written).
     pub async fn complete_job(&self, job_id: i64, worker: &str, result_json: &str) -> Result<bool> {
-        self.complete_job_refunding(job_id, worker, result_json, 0, "")
+        self.complete_job_refunding(job_id, worker, result_json, Share::NONE, "")
             .await
     }
 
-    /// Completes a job and, in the same transaction, gives back `refund_fen` of the task's
-    /// charge (never more than was charged) for the part that could not be done.
+    /// Completes a job and, in the same transaction, gives back `refund` of the task's charge
+    /// (money and package units) for the part that could not be done.
     pub async fn complete_job_refunding(
         &self,
         job_id: i64,
         worker: &str,
         result_json: &str,
-        refund_fen: i64,
+        refund: Share,
         why: &str,
     ) -> Result<bool> {
         let now = now_ms();
@@ -627,18 +679,16 @@ impl Store {
         .bind(task_id)
         .execute(&mut *tx)
         .await?;
-        if done.rows_affected() > 0 && refund_fen > 0 {
+        if done.rows_affected() > 0 && refund.part > 0 {
             let task = load_task(&mut tx, task_id).await?;
-            let fen = refund_fen.min(task.charged_fen);
-            if fen > 0 {
-                // `refund` takes it off what stays charged.
-                let part = Task {
-                    charged_fen: fen,
-                    charged_free: 0,
-                    ..task
-                };
-                refund(&mut tx, &part, why, 0).await?;
-            }
+            // `refund` takes it off what stays charged.
+            let part = Task {
+                charged_fen: refund.of(task.charged_fen),
+                charged_free: 0,
+                charged_units: refund.of(task.charged_units),
+                ..task
+            };
+            refund_task(&mut tx, &part, why, 0).await?;
         }
         tx.commit().await?;
         Ok(true)

@@ -305,6 +305,7 @@ mod tasks {
         Charge {
             fen,
             free_checks: free,
+            grant: None,
             reason: "论文查重".into(),
         }
     }

@@ -53,6 +53,18 @@ export interface GrantRow {
   expiresAt: number
 }
 
+/** One task a package paid for. */
+export interface GrantUseRow {
+  package: string
+  kind: string
+  /** What stays used (0 once given back in full). */
+  units: number
+  unit: string
+  reason: string
+  taskId: number
+  createdAt: number
+}
+
 export interface AccountInfo {
   userId: number
   loginName: string
@@ -60,6 +72,8 @@ export interface AccountInfo {
   freeCheckCredits: number
   /** Packages' uses still open (older servers send none). */
   grants?: GrantRow[]
+  /** The latest tasks packages paid for, newest first. */
+  grantUses?: GrantUseRow[]
   ledger: LedgerRow[]
 }
 

@@ -11,7 +11,7 @@ use axum::extract::{FromRequest, Multipart, Request};
 use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use serde::{Deserialize, Serialize};
-use store::{Charge, Task, TaskStatus};
+use store::{Charge, GrantCharge, GrantKind, Task, TaskStatus};
 use utoipa::{IntoParams, ToSchema};
 
 #[derive(Debug, Default, Deserialize, ToSchema)]
@@ -342,8 +342,10 @@ pub struct TaskCost {
     pub price_per_thousand_fen: i64,
     /// The price in fen when paid from the balance.
     pub price_fen: i64,
-    /// What will pay: `free_check`, `balance`, or `insufficient`.
+    /// What will pay: `free_check`, `package`, `balance`, or `insufficient`.
     pub pays_with: String,
+    /// The user's packages of the kind that may pay for this task (absent when none is held).
+    pub package: Option<PackagePayment>,
     pub free_checks: i64,
     pub balance_fen: i64,
     /// The longest paper (counted characters) a free check pays for, where free checks apply;
@@ -351,12 +353,96 @@ pub struct TaskCost {
     pub free_check_max_chars: Option<usize>,
 }
 
+/// What a package would take for a task, and what the user holds of that kind.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct PackagePayment {
+    /// `check`, `aigc`, `rewrite_chars`, `paper` or `ppt`.
+    pub kind: String,
+    /// What this task takes: uses, or characters for rewriting.
+    pub units: i64,
+    /// "次", "字" or "篇".
+    pub unit: String,
+    /// What remains over all live packages of the kind, before this task.
+    pub remaining: i64,
+    /// Whether they cover the task; when not, the balance pays in full.
+    pub covers: bool,
+    /// The packages' names, those expiring first first.
+    pub names: Vec<String>,
+    /// When the first of them expires (Unix ms).
+    pub expires_at: i64,
+    /// Why they do not pay although enough remains (a paper longer than they allow).
+    pub note: Option<String>,
+}
+
+/// How a package pays for a task: one use per task, or one unit per counted character.
+#[derive(Debug, Clone, Copy)]
+pub enum PackageUnits {
+    PerTask(GrantKind),
+    PerChar(GrantKind),
+}
+
+impl PackageUnits {
+    fn kind(self) -> GrantKind {
+        match self {
+            PackageUnits::PerTask(k) | PackageUnits::PerChar(k) => k,
+        }
+    }
+
+    fn units(self, chars: usize) -> i64 {
+        match self {
+            PackageUnits::PerTask(_) => 1,
+            PackageUnits::PerChar(_) => chars as i64,
+        }
+    }
+}
+
 /// How a task of `chars` characters is priced: per started 1,000 characters, at least one.
 pub struct Tariff {
     pub fen_per_thousand: i64,
     /// Whether the free checks (given at first QR login) may pay for it.
     pub free_checks_apply: bool,
+    /// Which packages pay for it, before the balance.
+    pub package: Option<PackageUnits>,
     pub rule: &'static str,
+}
+
+/// What the user's live packages of `units`' kind hold for a task of `chars` characters.
+pub async fn package_payment(
+    state: &AppState,
+    user_id: i64,
+    units: PackageUnits,
+    chars: usize,
+) -> Result<Option<PackagePayment>, ApiError> {
+    let kind = units.kind();
+    let grants: Vec<_> = state
+        .store
+        .active_grants(user_id, store::now_ms())
+        .await?
+        .into_iter()
+        .filter(|g| g.kind == kind)
+        .collect();
+    let Some(first) = grants.first() else {
+        return Ok(None);
+    };
+    let remaining = grants.iter().map(|g| g.remaining).sum::<i64>();
+    let needed = units.units(chars);
+    let mut names: Vec<String> = Vec::new();
+    for g in &grants {
+        if !names.contains(&g.title) {
+            names.push(g.title.clone());
+        }
+    }
+    Ok(Some(PackagePayment {
+        kind: kind.as_str().into(),
+        units: needed,
+        unit: kind.unit().into(),
+        remaining,
+        covers: remaining >= needed,
+        names,
+        expires_at: first.expires_at,
+        note: None,
+    }))
 }
 
 pub async fn quote(
@@ -369,8 +455,14 @@ pub async fn quote(
     let account = state.store.account(user_id).await?;
     let price_fen = (chars as u64).div_ceil(1000).max(1) as i64 * tariff.fen_per_thousand;
     let free_cap = state.config.free_check_max_chars;
+    let package = match tariff.package {
+        Some(units) => package_payment(state, user_id, units, chars).await?,
+        None => None,
+    };
     let pays_with = if tariff.free_checks_apply && account.free_checks > 0 && chars <= free_cap {
         "free_check"
+    } else if package.as_ref().is_some_and(|p| p.covers) {
+        "package"
     } else if account.balance_fen >= price_fen {
         "balance"
     } else {
@@ -383,6 +475,7 @@ pub async fn quote(
         price_per_thousand_fen: tariff.fen_per_thousand,
         price_fen,
         pays_with: pays_with.into(),
+        package,
         free_checks: account.free_checks,
         balance_fen: account.balance_fen,
         free_check_max_chars: tariff.free_checks_apply.then_some(free_cap),
@@ -414,15 +507,37 @@ pub async fn charge_and_queue_with(
     service: &str,
     queueing: Queueing,
 ) -> Result<Task, ApiError> {
+    let by_package = cost
+        .package
+        .as_ref()
+        .filter(|_| cost.pays_with == "package")
+        .and_then(|p| Some((GrantKind::parse(&p.kind)?, p)));
     let charge = match cost.pays_with.as_str() {
         "free_check" => Charge {
             fen: 0,
             free_checks: 1,
+            grant: None,
             reason: format!("{service}（免费次数）：{}", task.title),
         },
+        "package" if by_package.is_some() => {
+            let (kind, p) = by_package.expect("checked");
+            Charge {
+                fen: 0,
+                free_checks: 0,
+                grant: Some(GrantCharge {
+                    kind,
+                    units: p.units,
+                }),
+                reason: format!(
+                    "{service}（套餐抵扣 {} {}）：{}",
+                    p.units, p.unit, task.title
+                ),
+            }
+        }
         _ => Charge {
             fen: cost.price_fen,
             free_checks: 0,
+            grant: None,
             reason: format!("{service} {} 字：{}", cost.chars, task.title),
         },
     };
@@ -454,6 +569,11 @@ pub async fn charge_and_queue_with(
         }
     };
     match queued {
+        Err(store::StoreError::InsufficientFunds) if by_package.is_some() => Err(ApiError::new(
+            StatusCode::PAYMENT_REQUIRED,
+            "package_exhausted",
+            "套餐余量已不足以支付本次任务（可能刚被另一任务用掉），请刷新后重新确认",
+        )),
         Err(store::StoreError::InsufficientFunds) => Err(ApiError::new(
             StatusCode::PAYMENT_REQUIRED,
             "insufficient_balance",
@@ -587,6 +707,8 @@ pub struct OrderState {
     pub paid: bool,
     /// What was charged, in fen (0 until paid; refunds reset nothing here, see the ledger).
     pub charged_fen: i64,
+    /// What a package paid instead: uses, or characters for rewriting.
+    pub charged_units: i64,
     /// The price of running it (again) now.
     pub cost: TaskCost,
 }
@@ -596,8 +718,10 @@ impl OrderState {
         OrderState {
             id: task.id,
             status: task.status.as_str().into(),
-            paid: task.status != TaskStatus::Pending && task.charged_fen > 0,
+            paid: task.status != TaskStatus::Pending
+                && (task.charged_fen > 0 || task.charged_units > 0 || task.charged_free > 0),
             charged_fen: task.charged_fen,
+            charged_units: task.charged_units,
             cost,
         }
     }

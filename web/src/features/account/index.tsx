@@ -98,10 +98,21 @@ export default function AccountCenter() {
             <div key={`${g.kind}-${g.expiresAt}-${g.total}`} className="grant-row">
               <span>{g.label}</span>
               <span>
-                剩余 <strong>{g.remaining}</strong> / {g.total}
-                {g.kind === 'rewrite_chars' ? ' 字' : ' 次'}
+                剩余 <strong>{g.remaining.toLocaleString('zh-CN')}</strong> / {g.total.toLocaleString('zh-CN')}
+                {' '}{({ rewrite_chars: '字', paper: '篇', ppt: '份' } as Record<string, string>)[g.kind] ?? '次'}
               </span>
               <span className="muted">有效期至 {formatDateTime(g.expiresAt)}</span>
+            </div>
+          ))}
+        </Card>
+      )}
+      {(data?.grantUses?.length ?? 0) > 0 && (
+        <Card title="套餐使用记录" className="mt" data-testid="grant-uses">
+          {data?.grantUses?.map((u, i) => (
+            <div key={`${u.taskId}-${u.createdAt}-${i}`} className="grant-row">
+              <span>{u.reason}</span>
+              <span>{u.units > 0 ? `${u.package} −${u.units.toLocaleString('zh-CN')} ${u.unit}` : `${u.package} 已退回`}</span>
+              <span className="muted">{formatDateTime(u.createdAt)}</span>
             </div>
           ))}
         </Card>

@@ -3,6 +3,7 @@ import { useQuery } from '@tanstack/react-query'
 import { useNavigate } from 'react-router'
 import { aigcOrder, aigcReload, aigcSubmit } from './api'
 import { formatFen } from '../../utils/format'
+import { PackageNotice, paysWithText } from '../order/paysWith'
 import { useSubmit } from '../../utils/useSubmit'
 
 /** Confirms the price of a detection (a first run, or `rerun` of an ended one) and pays from the balance. */
@@ -37,9 +38,13 @@ export default function PayModal({ id, rerun = false, onClose, onPaid }: { id: n
             <Descriptions.Item label="价格">
               <span data-testid="aigc-price">{formatFen(c.priceFen)}</span>（每千字 {formatFen(c.pricePerThousandFen)}，不足千字按千字计）
             </Descriptions.Item>
+            <Descriptions.Item label="支付方式">
+              <span data-testid="pays-with">{paysWithText(c)}</span>
+            </Descriptions.Item>
             <Descriptions.Item label="账户余额">{formatFen(c.balanceFen)}</Descriptions.Item>
           </Descriptions>
           <div className="muted">{c.rule}</div>
+          <PackageNotice cost={c} />
           {rerun && <div className="muted">重新检测使用当前的模型与校准，按一次新的检测计费；原结果将被新结果替换。</div>}
           {c.paysWith === 'insufficient' && (
             <Alert className="mt" type="warning" showIcon title="余额不足，无法提交" action={<Button size="small" onClick={() => navigate('/order/recharge')}>去充值</Button>} />

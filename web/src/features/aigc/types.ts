@@ -16,6 +16,7 @@ export interface AigcRecord {
   notice: string | null
   error: string | null
   chargedFen: number
+  chargedUnits?: number
   createdAt: number
   finishedAt: number | null
 }

@@ -5,6 +5,7 @@ import { chatComplete, chatLoad, MODES, modeLabel, type ChatTurn } from './api'
 import { useUserStore } from '../../stores/user'
 import { useLoginDialogStore } from '../../stores/loginDialog'
 import { formatFen } from '../../utils/format'
+import { formatCharge } from '../order/paysWith'
 import { useSiteStore } from '../../stores/site'
 import TextDiff from '../../components/TextDiff'
 
@@ -89,7 +90,7 @@ export default function ChatPanel() {
         if (e.type === 'delta') updateLast((b) => ({ ...b, content: b.content + e.text }))
         if (e.type === 'done') {
           setParent(e.record.id)
-          updateLast(() => ({ role: 'assistant', content: e.record.reply ?? '', note: `${e.record.model ?? ''} · 扣费 ${formatFen(e.record.chargedFen)}` }))
+          updateLast(() => ({ role: 'assistant', content: e.record.reply ?? '', note: `${e.record.model ?? ''} · 扣费 ${formatCharge(e.record.chargedFen, e.record.chargedUnits, '字')}` }))
         }
         if (e.type === 'error') {
           setError(e.message)

@@ -6,7 +6,8 @@ import { chatDelete, chatList, modeLabel, type ChatRecord } from './api'
 import ResponsiveTable from '../../components/ResponsiveTable'
 import { DeleteTaskButton, TaskStatusCell, isUnderway } from '../../components/TaskStatus'
 import { useUserStore } from '../../stores/user'
-import { formatDateTime, formatFen } from '../../utils/format'
+import { formatDateTime } from '../../utils/format'
+import { formatCharge } from '../order/paysWith'
 
 /** The user's chat messages, newest first; 继续对话 reopens the conversation. */
 export default function ChatRecords() {
@@ -43,7 +44,7 @@ export default function ChatRecords() {
       render: (_: unknown, r: ChatRecord) => <Typography.Text ellipsis>{r.reply ?? r.live ?? '—'}</Typography.Text>,
     },
     { title: '状态', key: 'status', width: 180, render: (_: unknown, r: ChatRecord) => <TaskStatusCell status={r.status} progress={r.status === 'done' ? 100 : 0} phase="" error={r.error} /> },
-    { title: '扣费', dataIndex: 'chargedFen', key: 'fee', width: 90, render: (f: number) => formatFen(f) },
+    { title: '扣费', dataIndex: 'chargedFen', key: 'fee', width: 90, render: (_: number, r: ChatRecord) => formatCharge(r.chargedFen, r.chargedUnits, '字') },
     { title: '时间', dataIndex: 'createdAt', key: 'createdAt', width: 160, render: (v: number) => formatDateTime(v) },
     {
       title: '操作',
@@ -69,7 +70,7 @@ export default function ChatRecords() {
             title: (r) => r.message,
             fullTitle: (r) => r.message,
             status: (r) => <TaskStatusCell status={r.status} progress={r.status === 'done' ? 100 : 0} phase="" error={r.error} />,
-            meta: (r) => `${modeLabel(r.mode)} · 扣费 ${formatFen(r.chargedFen)} · ${formatDateTime(r.createdAt)}`,
+            meta: (r) => `${modeLabel(r.mode)} · 扣费 ${formatCharge(r.chargedFen, r.chargedUnits, '字')} · ${formatDateTime(r.createdAt)}`,
             actions,
           }}
         />

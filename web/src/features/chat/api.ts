@@ -19,6 +19,7 @@ export interface ChatRecord {
   status: 'pending' | 'queued' | 'running' | 'done' | 'failed' | 'cancelled'
   error: string | null
   chargedFen: number
+  chargedUnits?: number
   model: string | null
   promptTokens: number | null
   completionTokens: number | null

@@ -4,6 +4,7 @@ import { useQuery } from '@tanstack/react-query'
 import { useNavigate, useParams, useSearchParams } from 'react-router'
 import { checkCost, checkSubmit, loadById } from './api'
 import { formatFen } from '../../utils/format'
+import { PackageNotice, paysWithText } from '../order/paysWith'
 import { useSubmit } from '../../utils/useSubmit'
 
 /** /paper/submit/:id — confirm title, author, characters, price and what pays; then submit. */
@@ -38,8 +39,7 @@ export default function SubmitPage() {
       </div>
     )
   }
-  const pays =
-    c.paysWith === 'free_check' ? `免费查重次数 1 次（剩余 ${c.freeChecks} 次）` : c.paysWith === 'balance' ? `账户余额 ${formatFen(c.priceFen)}` : '余额不足'
+  const pays = paysWithText(c)
   return (
     <div className="page-card narrow">
       <Card title="确认提交">
@@ -57,6 +57,7 @@ export default function SubmitPage() {
           <Descriptions.Item label="账户余额">{formatFen(c.balanceFen)}</Descriptions.Item>
         </Descriptions>
         <div className="muted">{c.rule}</div>
+        <PackageNotice cost={c} />
         {c.freeCheckMaxChars != null && (
           <div className="muted" data-testid="free-check-cap">
             免费查重次数仅适用于 {c.freeCheckMaxChars.toLocaleString('zh-CN')} 字以内的论文

@@ -1,3 +1,4 @@
+import type { PackagePayment, PaysWith } from '../order/paysWith'
 // Shapes of check_api (see /api/docs/openapi.json).
 
 export type TaskStatus = 'pending' | 'queued' | 'running' | 'done' | 'failed' | 'cancelled'
@@ -35,7 +36,9 @@ export interface CheckCost {
   rule: string
   pricePerThousandFen: number
   priceFen: number
-  paysWith: 'free_check' | 'balance' | 'insufficient'
+  paysWith: PaysWith
+  /** The user's packages of this kind, when any is held. */
+  package?: PackagePayment | null
   freeChecks: number
   balanceFen: number
   /** The longest paper a free check pays for (null where free checks do not apply). */

@@ -8,6 +8,7 @@ import { STATE_LABEL, type Outline, type OutlineNode } from './types'
 import { DISCLAIMER, WriterNotice } from './PaperStartPage'
 import { useSubmit } from '../../utils/useSubmit'
 import { formatFen } from '../../utils/format'
+import { PackageNotice, paysWithText } from '../order/paysWith'
 
 const sum = (nodes: OutlineNode[]): number => nodes.reduce((n, c) => n + (c.children.length ? sum(c.children) : c.budget), 0)
 
@@ -94,10 +95,15 @@ export default function PaperOutlinePage() {
       title: '确认大纲并开始写作',
       content: (
         <div>
-          <p>将从余额扣除 <b>{formatFen(price.priceFen)}</b>（{data.record.words.toLocaleString('zh-CN')} 字档），当前余额 {formatFen(price.balanceFen)}。</p>
+          {price.paysWith === 'package' ? (
+            <p data-testid="pays-with">{paysWithText(price)}（{data.record.words.toLocaleString('zh-CN')} 字档，原价 {formatFen(price.priceFen)}）。</p>
+          ) : (
+            <p>将从余额扣除 <b>{formatFen(price.priceFen)}</b>（{data.record.words.toLocaleString('zh-CN')} 字档），当前余额 {formatFen(price.balanceFen)}。</p>
+          )}
+          <PackageNotice cost={price} />
           {price.paidFen > 0 && <p>上次写作中止时已为写出的部分支付 {formatFen(price.paidFen)}，本次从中断处继续写，只需补齐差额。</p>}
-          {short && <p className="text-danger">余额不足：在线充值即将开放，目前请联系本站管理员为账户充值后再确认。</p>}
-          <p className="muted">写作失败全额退款（已写出的内容保留，重新提交时从中断处继续写）；写作中删除论文，退还尚未写出部分的费用。</p>
+          {short && <p className="text-danger">余额不足：请先到“账户充值”充值或购买论文生成套餐，再回来确认。</p>}
+          <p className="muted">写作失败全额退款（套餐支付的退回套餐）（已写出的内容保留，重新提交时从中断处继续写）；写作中删除论文，退还尚未写出部分的费用。</p>
         </div>
       ),
       okText: short ? '知道了' : '确认支付',

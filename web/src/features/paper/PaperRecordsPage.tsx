@@ -9,6 +9,7 @@ import { DeleteTaskButton } from '../../components/TaskStatus'
 import { useUserStore } from '../../stores/user'
 import { useLoginDialogStore } from '../../stores/loginDialog'
 import { formatDateTime, formatFen } from '../../utils/format'
+import { formatCharge } from '../order/paysWith'
 
 function StateCell({ r }: { r: PaperRecord }) {
   return (
@@ -70,7 +71,7 @@ export default function PaperRecordsPage() {
     { title: '类型', key: 'kind', width: 120, render: (_: unknown, r: PaperRecord) => `${r.degree}${r.kind === 'article' ? '学术论文' : '毕业论文'}` },
     { title: '字数', key: 'chars', width: 140, render: (_: unknown, r: PaperRecord) => length(r) },
     { title: '状态', key: 'state', width: 180, render: (_: unknown, r: PaperRecord) => <StateCell r={r} /> },
-    { title: '费用', key: 'fee', width: 80, render: (_: unknown, r: PaperRecord) => (r.chargedFen ? <span title={r.refundedFen ? `字数不足，已退回 ${formatFen(r.refundedFen)}` : undefined}>{formatFen(r.chargedFen)}</span> : '—') },
+    { title: '费用', key: 'fee', width: 80, render: (_: unknown, r: PaperRecord) => (r.chargedFen || r.chargedUnits ? <span title={r.refundedFen ? `字数不足，已退回 ${formatFen(r.refundedFen)}` : undefined}>{formatCharge(r.chargedFen, r.chargedUnits, '篇')}</span> : '—') },
     { title: '创建时间', dataIndex: 'createdAt', key: 'createdAt', width: 150, render: (v: number) => formatDateTime(v) },
     { title: '操作', key: 'actions', width: 150, render: (_: unknown, r: PaperRecord) => actions(r) },
   ]

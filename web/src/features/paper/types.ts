@@ -1,3 +1,4 @@
+import type { PackagePayment, PaysWith } from '../order/paysWith'
 // Shapes of ai_paper_info_api / paper_info_api (see /api/docs/openapi.json).
 import type { TaskStatus } from '../check/types'
 
@@ -28,6 +29,8 @@ export interface PaperRecord {
   weakSections: number
   /** What stays charged (the price less any refund). */
   chargedFen: number
+  /** Package uses this paper took instead of money. */
+  chargedUnits?: number
   /** Given back because the paper came out shorter than 85 % of the length paid for. */
   refundedFen: number
   model: string
@@ -52,7 +55,7 @@ export interface PaperDetail {
   offered: { libraryId: number; formatted: string; own: boolean }[]
   writing: { index: number; heading: string; text: string } | null
   notices: string[]
-  price: { words: number; priceFen: number; paidFen: number; balanceFen: number; paysWith: 'balance' | 'insufficient'; tiers: { words: number; fen: number }[] }
+  price: { words: number; priceFen: number; paidFen: number; balanceFen: number; paysWith: PaysWith; package?: PackagePayment | null; tiers: { words: number; fen: number }[] }
   disclaimer: string
 }
 

@@ -5,6 +5,7 @@ import { useNavigate } from 'react-router'
 import { rewriteOrder, rewriteReload, rewriteSubmit } from './api'
 import type { Goal, Strength } from './types'
 import { formatFen } from '../../utils/format'
+import { PackageNotice, paysWithText } from '../order/paysWith'
 import { useSubmit } from '../../utils/useSubmit'
 
 export interface RewriteChoice {
@@ -48,9 +49,13 @@ export default function RewritePayModal({ id, choice, rerun = false, line, submi
             <Descriptions.Item label="价格">
               <span data-testid="rewrite-price">{formatFen(c.priceFen)}</span>（每千字 {formatFen(c.pricePerThousandFen)}，不足千字按千字计）
             </Descriptions.Item>
+            <Descriptions.Item label="支付方式">
+              <span data-testid="pays-with">{paysWithText(c)}</span>
+            </Descriptions.Item>
             <Descriptions.Item label="账户余额">{formatFen(c.balanceFen)}</Descriptions.Item>
           </Descriptions>
           <div className="muted">{c.rule}</div>
+          <PackageNotice cost={c} />
           {c.paysWith === 'insufficient' && (
             <Alert className="mt" type="warning" showIcon title="余额不足，无法提交" action={<Button size="small" onClick={() => navigate('/order/recharge')}>去充值</Button>} />
           )}

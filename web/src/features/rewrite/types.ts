@@ -29,6 +29,7 @@ export interface RewriteRecord {
   phase: string
   error: string | null
   chargedFen: number
+  chargedUnits?: number
   refundedFen: number
   model: string | null
   accepted: number | null

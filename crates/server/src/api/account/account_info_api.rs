@@ -39,6 +39,22 @@ pub struct GrantRow {
     pub expires_at: i64,
 }
 
+/// One task a package paid for.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct GrantUseRow {
+    /// The package's name as bought.
+    pub package: String,
+    pub kind: String,
+    /// What stays used (0 once given back in full).
+    pub units: i64,
+    /// "次", "字" or "篇".
+    pub unit: String,
+    pub reason: String,
+    pub task_id: i64,
+    pub created_at: i64,
+}
+
 #[derive(Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct AccountInfo {
@@ -50,6 +66,8 @@ pub struct AccountInfo {
     pub free_check_credits: i64,
     /// Packages' uses still open, those ending first first.
     pub grants: Vec<GrantRow>,
+    /// The latest tasks packages paid for, newest first.
+    pub grant_uses: Vec<GrantUseRow>,
     /// The newest 50 ledger rows, newest first.
     pub ledger: Vec<LedgerRow>,
 }
@@ -97,8 +115,24 @@ pub async fn account(
             expires_at: g.expires_at,
         })
         .collect();
+    let grant_uses = state
+        .store
+        .grant_uses(user.id, RECENT_LEDGER_ROWS, 0)
+        .await?
+        .into_iter()
+        .map(|u| GrantUseRow {
+            package: u.title,
+            kind: u.kind.as_str().into(),
+            units: u.units,
+            unit: u.kind.unit().into(),
+            reason: u.reason,
+            task_id: u.task_id,
+            created_at: u.created_at,
+        })
+        .collect();
     Ok(Success(AccountInfo {
         grants,
+        grant_uses,
         user_id: user.id,
         login_name: user.login_name.clone(),
         balance_fen: account.balance_fen,

@@ -31,6 +31,7 @@ fn tariff(state: &AppState) -> Tariff {
         fen_per_thousand: state.config.aigc_price_fen_per_thousand,
         // The free checks given at first QR login are similarity checks only.
         free_checks_apply: false,
+        package: Some(paper_task::PackageUnits::PerTask(store::GrantKind::Aigc)),
         rule: COUNTING_RULE,
     }
 }
@@ -75,6 +76,8 @@ pub struct AigcRecord {
     /// Why it failed.
     pub error: Option<String>,
     pub charged_fen: i64,
+    /// What a package paid instead: uses, or characters for rewriting.
+    pub charged_units: i64,
     pub created_at: i64,
     pub finished_at: Option<i64>,
 }
@@ -106,6 +109,7 @@ fn record(task: &Task) -> AigcRecord {
         notice: detection.and_then(|d| d.notice),
         error: task.error.clone(),
         charged_fen: task.charged_fen,
+        charged_units: task.charged_units,
         created_at: task.created_at,
         finished_at: task.finished_at,
     }

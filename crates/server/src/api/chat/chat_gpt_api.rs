@@ -40,6 +40,9 @@ fn tariff(state: &AppState) -> Tariff {
     Tariff {
         fen_per_thousand: state.config.chat_price_fen_per_thousand,
         free_checks_apply: false,
+        package: Some(paper_task::PackageUnits::PerChar(
+            store::GrantKind::RewriteChars,
+        )),
         rule: COUNTING_RULE,
     }
 }
@@ -76,6 +79,8 @@ pub struct ChatRecord {
     pub status: String,
     pub error: Option<String>,
     pub charged_fen: i64,
+    /// What a package paid instead: uses, or characters for rewriting.
+    pub charged_units: i64,
     /// `provider:model` that answered.
     pub model: Option<String>,
     pub prompt_tokens: Option<u64>,
@@ -134,6 +139,7 @@ fn record(task: &Task) -> ChatRecord {
         status: task.status.as_str().into(),
         error: task.error.clone(),
         charged_fen: task.charged_fen,
+        charged_units: task.charged_units,
         model: result.as_ref().map(|r| r.model.clone()),
         prompt_tokens: result.as_ref().map(|r| r.usage.prompt_tokens),
         completion_tokens: result.as_ref().map(|r| r.usage.completion_tokens),

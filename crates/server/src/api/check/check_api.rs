@@ -227,6 +227,7 @@ fn tariff(state: &AppState) -> Tariff {
     Tariff {
         fen_per_thousand: state.config.check_price_fen_per_thousand,
         free_checks_apply: true,
+        package: Some(paper_task::PackageUnits::PerTask(store::GrantKind::Check)),
         rule: COUNTING_RULE,
     }
 }

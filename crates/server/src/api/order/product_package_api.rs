@@ -29,13 +29,14 @@ pub struct Package {
 
 /// "查重 3 次", "降重 20000 字".
 pub fn grant_label(kind: GrantKind, amount: i64) -> String {
-    match kind {
-        GrantKind::Check => format!("查重 {amount} 次"),
-        GrantKind::Aigc => format!("AIGC检测 {amount} 次"),
-        GrantKind::RewriteChars => format!("降重 / 降AIGC {amount} 字"),
-        GrantKind::Paper => format!("论文生成 {amount} 篇"),
-        GrantKind::Ppt => format!("答辩PPT {amount} 份"),
-    }
+    let what = match kind {
+        GrantKind::Check => "查重",
+        GrantKind::Aigc => "AIGC检测",
+        GrantKind::RewriteChars => "降重 / 降AIGC",
+        GrantKind::Paper => "论文生成",
+        GrantKind::Ppt => "答辩PPT",
+    };
+    format!("{what} {amount} {}", kind.unit())
 }
 
 pub fn package_of(p: Product) -> Package {

@@ -148,6 +148,8 @@ pub struct PaperRecord {
     pub weak_sections: usize,
     /// What stays charged (the price less any refund).
     pub charged_fen: i64,
+    /// What a package paid instead: uses, or characters for rewriting.
+    pub charged_units: i64,
     /// Given back because the paper came out shorter than 85 % of the length paid for.
     pub refunded_fen: i64,
     pub model: String,
@@ -191,8 +193,10 @@ pub struct PaperPrice {
     #[serde(default)]
     pub paid_fen: i64,
     pub balance_fen: i64,
-    /// `balance` or `insufficient`.
+    /// `package`, `balance` or `insufficient`.
     pub pays_with: String,
+    /// The user's 论文生成 packages, when any is held.
+    pub package: Option<paper_task::PackagePayment>,
     /// Every tier, so the form can show prices before a paper exists.
     pub tiers: Vec<PriceTier>,
 }
@@ -329,6 +333,7 @@ fn record(task: &Task) -> PaperRecord {
             .as_ref()
             .map_or(0, |d| d.draft.sections.iter().filter(|s| s.weak).count()),
         charged_fen: task.charged_fen,
+        charged_units: task.charged_units,
         refunded_fen: doc.as_ref().map_or(0, |d| d.refunded_fen),
         model: doc.map(|d| d.model).unwrap_or_default(),
         created_at: task.created_at,
@@ -467,6 +472,7 @@ pub(super) fn free_of(id: i64, chars: usize, rule: &str) -> TaskCost {
         price_per_thousand_fen: 0,
         price_fen: 0,
         pays_with: "balance".into(),
+        package: None,
         free_checks: 0,
         balance_fen: 0,
         free_check_max_chars: None,
@@ -588,9 +594,10 @@ async fn price(
     task: Option<&Task>,
 ) -> Result<PaperPrice, ApiError> {
     let tiers = state.config.paper_price_tiers.clone();
-    let paid_fen = task
-        .filter(|t| matches!(t.status, TaskStatus::Failed | TaskStatus::Cancelled))
-        .map_or(0, |t| t.charged_fen.max(0));
+    let ended = task.filter(|t| matches!(t.status, TaskStatus::Failed | TaskStatus::Cancelled));
+    let paid_fen = ended.map_or(0, |t| t.charged_fen.max(0));
+    // A package use kept by an earlier attempt pays for the rest of the writing.
+    let paid_by_package = ended.is_some_and(|t| t.charged_units > 0);
     let full_fen = PriceTier::price_of(&tiers, words).ok_or_else(|| {
         ApiError::new(
             StatusCode::SERVICE_UNAVAILABLE,
@@ -598,19 +605,42 @@ async fn price(
             "论文生成的价格尚未配置，请联系管理员",
         )
     })?;
-    let price_fen = (full_fen - paid_fen).max(0);
+    let price_fen = if paid_by_package {
+        0
+    } else {
+        (full_fen - paid_fen).max(0)
+    };
     let balance_fen = state.store.account(user_id).await?.balance_fen;
+    let mut package = paper_task::package_payment(
+        state,
+        user_id,
+        paper_task::PackageUnits::PerTask(store::GrantKind::Paper),
+        words as usize,
+    )
+    .await?;
+    let most = state.config.package_paper_max_words;
+    if let Some(p) = package.as_mut().filter(|_| words > most) {
+        p.covers = false;
+        p.note = Some(format!(
+            "论文生成套餐仅适用于 {most} 字以内的论文，本篇 {words} 字由余额支付"
+        ));
+    }
+    let pays_with = if paid_by_package || price_fen == 0 {
+        "balance"
+    } else if package.as_ref().is_some_and(|p| p.covers) && paid_fen == 0 {
+        "package"
+    } else if balance_fen >= price_fen {
+        "balance"
+    } else {
+        "insufficient"
+    };
     Ok(PaperPrice {
         words,
         price_fen,
         paid_fen,
         balance_fen,
-        pays_with: if balance_fen >= price_fen {
-            "balance"
-        } else {
-            "insufficient"
-        }
-        .into(),
+        pays_with: pays_with.into(),
+        package,
         tiers,
     })
 }
@@ -759,6 +789,7 @@ pub async fn commit_paper(
         price_per_thousand_fen: 0,
         price_fen: price.price_fen,
         pays_with: price.pays_with.clone(),
+        package: price.package.clone(),
         free_checks: 0,
         balance_fen: price.balance_fen,
         free_check_max_chars: None,

@@ -15,6 +15,7 @@ use llm::chat::BoxFuture;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::sync::Arc;
+use store::Share;
 
 pub const KIND: &str = "paper";
 pub const RELOAD_KIND: &str = "paper_reload";
@@ -74,16 +75,19 @@ pub struct PaperDoc {
 /// missing share.
 pub const DELIVERED_ENOUGH_PERCENT: u64 = 85;
 
-/// What to give back of `charged_fen` for a paper of `delivered` counted characters when
-/// `asked` were paid for: nothing from `DELIVERED_ENOUGH_PERCENT` of the length on, else the
-/// missing share (rounded down to the fen).
-pub fn shortfall_refund(charged_fen: i64, delivered: usize, asked: u32) -> i64 {
+/// What to give back of the charge for a paper of `delivered` counted characters when `asked`
+/// were paid for: nothing from `DELIVERED_ENOUGH_PERCENT` of the length on, else the missing
+/// share (the store rounds it down, to the fen or the package unit).
+pub fn shortfall_refund(delivered: usize, asked: u32) -> Share {
     let asked = u64::from(asked.max(1));
     let delivered = (delivered as u64).min(asked);
     if delivered * 100 >= asked * DELIVERED_ENOUGH_PERCENT {
-        return 0;
+        return Share::NONE;
     }
-    (i128::from(charged_fen.max(0)) * i128::from(asked - delivered) / i128::from(asked)) as i64
+    Share {
+        part: (asked - delivered) as i64,
+        whole: asked as i64,
+    }
 }
 
 impl Delivered for PaperDoc {
@@ -293,11 +297,12 @@ impl<L: simcheck::Library + 'static> PaperHandler<L> {
                 drop(live);
                 doc.writing = None;
                 let delivered = doc.draft.chars();
-                doc.refunded_fen = shortfall_refund(task.charged_fen, delivered, request.words);
+                let refund = shortfall_refund(delivered, request.words);
+                doc.refunded_fen = refund.of(task.charged_fen);
                 Ok(TaskOutput {
                     result: to_json(&doc)?,
-                    refund_fen: doc.refunded_fen,
-                    refund_reason: (doc.refunded_fen > 0).then(|| {
+                    refund,
+                    refund_reason: (refund.part > 0).then(|| {
                         format!(
                             "论文写出 {delivered} 字，不足所付 {} 字的 85%，按缺少的比例退回",
                             request.words
@@ -472,11 +477,15 @@ mod tests {
 
     #[test]
     fn a_short_paper_is_refunded_the_missing_share() {
-        assert_eq!(shortfall_refund(3990, 8000, 8000), 0);
-        assert_eq!(shortfall_refund(3990, 6800, 8000), 0);
-        assert_eq!(shortfall_refund(3990, 2000, 8000), 2992);
-        assert_eq!(shortfall_refund(3990, 0, 8000), 3990);
-        assert_eq!(shortfall_refund(0, 100, 8000), 0);
-        assert_eq!(shortfall_refund(3990, 99_999, 8000), 0);
+        let refund = |delivered, asked| shortfall_refund(delivered, asked).of(3990);
+        assert_eq!(refund(8000, 8000), 0);
+        assert_eq!(refund(6800, 8000), 0);
+        assert_eq!(refund(2000, 8000), 2992);
+        assert_eq!(refund(0, 8000), 3990);
+        assert_eq!(shortfall_refund(100, 8000).of(0), 0);
+        assert_eq!(refund(99_999, 8000), 0);
+        // A one-paper package: the paper is given back only when nothing was written.
+        assert_eq!(shortfall_refund(2000, 8000).of(1), 0);
+        assert_eq!(shortfall_refund(0, 8000).of(1), 1);
     }
 }

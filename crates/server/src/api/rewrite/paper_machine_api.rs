@@ -34,6 +34,9 @@ pub fn tariff(state: &AppState) -> Tariff {
     Tariff {
         fen_per_thousand: state.config.rewrite_price_fen_per_thousand,
         free_checks_apply: false,
+        package: Some(paper_task::PackageUnits::PerChar(
+            store::GrantKind::RewriteChars,
+        )),
         rule: COUNTING_RULE,
     }
 }
@@ -92,6 +95,8 @@ pub struct RewriteRecord {
     pub error: Option<String>,
     /// What the task costs now (after any refund of failed paragraphs).
     pub charged_fen: i64,
+    /// What a package paid instead: uses, or characters for rewriting.
+    pub charged_units: i64,
     pub refunded_fen: i64,
     /// `provider:model` that wrote the rewrites, once done.
     pub model: Option<String>,
@@ -194,6 +199,7 @@ pub fn record(task: &Task) -> RewriteRecord {
         phase: task.phase.clone(),
         error: task.error.clone(),
         charged_fen: task.charged_fen,
+        charged_units: task.charged_units,
         refunded_fen: result.as_ref().map_or(0, |r| r.refunded_fen),
         model: result.as_ref().map(|r| r.model.clone()),
         accepted: result

@@ -14,6 +14,7 @@ use rewrite::{Goal, Strength};
 use serde::{Deserialize, Serialize};
 use simcheck::{CheckOptions, Library, ScopeFilter};
 use std::sync::Arc;
+use store::Share;
 
 /// A paper's rewrite (`paper_machine_api`).
 pub const KIND: &str = "rewrite";
@@ -196,6 +197,9 @@ pub struct RewriteResult {
     pub rewritten_chars: usize,
     pub unmet_chars: usize,
     pub refunded_fen: i64,
+    /// Package characters given back (when a package paid).
+    #[serde(default)]
+    pub refunded_units: i64,
     pub elapsed_ms: u64,
 }
 
@@ -212,11 +216,14 @@ impl RewriteResult {
 
 /// The share of `charged_fen` for `failed` of `total` characters, rounded down (never more than
 /// was charged).
-pub fn refund_for(charged_fen: i64, failed: usize, total: usize) -> i64 {
+pub fn refund_for(failed: usize, total: usize) -> Share {
     if total == 0 || failed == 0 {
-        return 0;
+        return Share::NONE;
     }
-    (charged_fen as i128 * failed.min(total) as i128 / total as i128) as i64
+    Share {
+        part: failed.min(total) as i64,
+        whole: total as i64,
+    }
 }
 
 pub struct RewriteHandler<L: Library + 'static> {
@@ -382,7 +389,9 @@ impl<L: Library + 'static> TaskHandler for RewriteHandler<L> {
                 .task_by_id(ctx.task_id)
                 .await
                 .map_err(|e| TaskError::retryable(e.to_string()))?;
-            let refunded_fen = refund_for(task.charged_fen, failed, total);
+            let refund = refund_for(failed, total);
+            let refunded_fen = refund.of(task.charged_fen);
+            let refunded_units = refund.of(task.charged_units);
             // Over the whole paper: a line run again counts once, with its new outcome.
             let chars_where = |unmet: bool| -> usize {
                 result_lines
@@ -402,14 +411,19 @@ impl<L: Library + 'static> TaskHandler for RewriteHandler<L> {
                 lines: result_lines,
                 refunded_fen: refunded_fen
                     + input.rerun.as_ref().map_or(0, |r| r.previous.refunded_fen),
+                refunded_units: refunded_units
+                    + input
+                        .rerun
+                        .as_ref()
+                        .map_or(0, |r| r.previous.refunded_units),
                 elapsed_ms: started.elapsed().as_millis() as u64,
             };
             let json = serde_json::to_string(&result)
                 .map_err(|e| TaskError::permanent(format!("结果无法保存：{e}")))?;
             Ok(TaskOutput {
                 result: json,
-                refund_fen: refunded_fen,
-                refund_reason: (refunded_fen > 0)
+                refund,
+                refund_reason: (refund.part > 0)
                     .then(|| format!("{failed} 字未能达标、保留原文，按字数退回")),
             })
         })
@@ -422,12 +436,14 @@ mod tests {
 
     #[test]
     fn refunds_are_proportional_and_never_exceed_the_charge() {
-        assert_eq!(refund_for(500, 0, 1000), 0);
-        assert_eq!(refund_for(500, 500, 1000), 250);
-        assert_eq!(refund_for(500, 1000, 1000), 500);
-        assert_eq!(refund_for(500, 5000, 1000), 500);
-        assert_eq!(refund_for(1000, 1, 3), 333);
-        assert_eq!(refund_for(500, 10, 0), 0);
+        assert_eq!(refund_for(0, 1000).of(500), 0);
+        assert_eq!(refund_for(500, 1000).of(500), 250);
+        assert_eq!(refund_for(1000, 1000).of(500), 500);
+        assert_eq!(refund_for(5000, 1000).of(500), 500);
+        assert_eq!(refund_for(1, 3).of(1000), 333);
+        assert_eq!(refund_for(10, 0).of(500), 0);
+        // Paid with 3,000 characters of a package: the failed characters come back.
+        assert_eq!(refund_for(1200, 3000).of(3000), 1200);
     }
 
     #[test]

@@ -84,3 +84,54 @@ test('without online payment the order pages say so and offer nothing to scan', 
     await plain.stop()
   }
 })
+
+test('a check the balance cannot pay: its shortfall is paid by scanning and the check starts at once', async () => {
+  const token = await registerViaApi(env.server.base, 'scanner_e2e', 'scanner-pass-1')
+  const init = await fetch(`${env.server.base}/api/base/check_api/check_init`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ title: '县域医共体绩效考核研究', text: '第一章 引言\n本文讨论县域医共体绩效考核的指标体系与实施效果，数据来自三个县的调查。\n' }),
+  }).then((r) => r.json())
+  assert.equal(init.code, 200, JSON.stringify(init))
+  const context = await env.browser.newContext(DESKTOP)
+  await context.addInitScript(signIn, token)
+  const page = await context.newPage()
+  await page.goto(`${env.server.base}/paper/submit/${init.result.id}`)
+  await page.getByTestId('pays-with').getByText('余额不足').waitFor()
+  const scan = page.getByTestId('scan-to-pay')
+  await scan.getByText('余额还差 ¥3.00').waitFor()
+  await page.screenshot({ path: 'artifacts/order-task-short.png', fullPage: true })
+  await scan.getByTestId('scan-to-pay-button').click()
+  assert.equal(await page.getByTestId('order-amount').innerText(), '¥3.00')
+  await payOnPhone(await decodeQr(page))
+  // Paid: the page submits the check from the balance and goes to the records.
+  await page.waitForURL('**/paper/report', { timeout: 15_000 })
+  await page.getByText('县域医共体绩效考核研究').first().waitFor()
+  await page.screenshot({ path: 'artifacts/order-task-started.png' })
+  const account = await fetch(`${env.server.base}/api/base/account_info_api/account`, { headers: { authorization: `Bearer ${token}` } }).then((r) => r.json())
+  assert.equal(account.result.balanceFen, 0, 'the scan paid exactly the shortfall, and the check took it')
+  await context.close()
+})
+
+test('a bought 查重 package pays for the next check before the balance', async () => {
+  // buyer_e2e bought 查重 3 次 in the first test of this file.
+  const init = await fetch(`${env.server.base}/api/base/check_api/check_init`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${env.token}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ title: '套餐抵扣的论文', text: '第一章 引言\n本文讨论高校图书馆数字化服务的用户满意度。\n' }),
+  }).then((r) => r.json())
+  const context = await env.browser.newContext(DESKTOP)
+  await context.addInitScript(signIn, env.token)
+  const page = await context.newPage()
+  await page.goto(`${env.server.base}/paper/submit/${init.result.id}`)
+  await page.getByTestId('pays-with').getByText('套餐抵扣 1 次').waitFor()
+  await page.getByTestId('package-expiry').waitFor()
+  await page.screenshot({ path: 'artifacts/order-package-pays.png', fullPage: true })
+  await page.getByRole('button', { name: '确认并提交检测' }).click()
+  await page.waitForURL('**/paper/report')
+  await page.goto(`${env.server.base}/order/account`)
+  await page.getByTestId('grants').getByText('剩余 2 / 3 次').waitFor()
+  await page.getByTestId('grant-uses').getByText('套餐抵扣 1 次').first().waitFor()
+  await page.screenshot({ path: 'artifacts/order-package-used.png', fullPage: true })
+  await context.close()
+})

@@ -432,3 +432,89 @@ api_test!(
         assert_eq!((task.charged_fen, task.charged_units), (0, 1));
     }
 );
+
+api_test!(
+    a_task_short_of_balance_is_paid_by_scanning_its_shortfall,
+    sandbox_config(),
+    async |s: &TestServer| {
+        let token = s.register("scan_task_1", "password-1").await;
+        let (_, account) = s
+            .get("/api/base/account_info_api/account", Some(&token))
+            .await;
+        let user_id = account["result"]["userId"].as_i64().unwrap();
+        s.store()
+            .operator_credit(user_id, 50, 0, "测试充值")
+            .await
+            .unwrap();
+        let text = "第一章 引言\n这是作者独立完成的研究工作，本文讨论县域医共体的绩效考核。\n";
+        let (_, draft) = s
+            .post(
+                "/api/base/check_api/check_init",
+                Some(&token),
+                json!({"title": "扫码支付的论文", "text": text}),
+            )
+            .await;
+        let id = draft["result"]["id"].as_i64().unwrap();
+        let cost = check_cost(s, &token, id).await;
+        assert_eq!(cost["paysWith"], "insufficient");
+        let short = cost["priceFen"].as_i64().unwrap() - cost["balanceFen"].as_i64().unwrap();
+        assert!(short > 0, "{cost}");
+
+        // Someone else's task, no amount, or a task already running: refused, nothing opened.
+        let other = s.register("scan_task_2", "password-1").await;
+        let (status, body) = s
+            .post(
+                "/api/order/order_info_api/create_order",
+                Some(&other),
+                json!({"kind": "task", "taskId": id, "amountFen": short, "channel": "wechat"}),
+            )
+            .await;
+        assert_error(status, &body, 404, "task_not_found");
+        let (status, body) = s
+            .post(
+                "/api/order/order_info_api/create_order",
+                Some(&token),
+                json!({"kind": "task", "taskId": id, "amountFen": 0, "channel": "wechat"}),
+            )
+            .await;
+        assert_error(status, &body, 400, "task_amount_out_of_range");
+
+        let (status, created) = s
+            .post(
+                "/api/order/order_info_api/create_order",
+                Some(&token),
+                json!({"kind": "task", "taskId": id, "amountFen": short, "channel": "alipay"}),
+            )
+            .await;
+        assert_eq!(status, StatusCode::OK, "{created}");
+        let order_view = created["result"].clone();
+        assert_eq!(order_view["kind"], "task");
+        assert_eq!(order_view["taskId"].as_i64(), Some(id));
+        assert_eq!(order_view["amountFen"].as_i64(), Some(short));
+        assert!(
+            order_view["title"]
+                .as_str()
+                .unwrap()
+                .contains("扫码支付的论文"),
+            "{order_view}"
+        );
+        pay_on_phone(s, order_view["payUrl"].as_str().unwrap(), &[]).await;
+        let paid = order(s, &token, order_view["id"].as_i64().unwrap()).await;
+        assert_eq!(paid["status"], "paid");
+
+        // The balance now covers the price exactly; the page submits the task from it.
+        let cost = check_cost(s, &token, id).await;
+        assert_eq!(cost["paysWith"], "balance", "{cost}");
+        let (status, submitted) = s
+            .post(
+                "/api/base/check_api/check_submit",
+                Some(&token),
+                json!({"id": id}),
+            )
+            .await;
+        assert_eq!(status, StatusCode::OK, "{submitted}");
+        assert_eq!(balance(s, &token).await, 0);
+        let ledger = s.store().ledger(user_id, 10).await.unwrap();
+        assert!(ledger[1].reason.contains("扫码支付的论文"), "{ledger:?}");
+    }
+);

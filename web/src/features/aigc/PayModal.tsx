@@ -4,6 +4,7 @@ import { useNavigate } from 'react-router'
 import { aigcOrder, aigcReload, aigcSubmit } from './api'
 import { formatFen } from '../../utils/format'
 import { PackageNotice, paysWithText } from '../order/paysWith'
+import ScanToPay from '../order/ScanToPay'
 import { useSubmit } from '../../utils/useSubmit'
 
 /** Confirms the price of a detection (a first run, or `rerun` of an ended one) and pays from the balance. */
@@ -48,6 +49,9 @@ export default function PayModal({ id, rerun = false, onClose, onPaid }: { id: n
           {rerun && <div className="muted">重新检测使用当前的模型与校准，按一次新的检测计费；原结果将被新结果替换。</div>}
           {c.paysWith === 'insufficient' && (
             <Alert className="mt" type="warning" showIcon title="余额不足，无法提交" action={<Button size="small" onClick={() => navigate('/order/recharge')}>去充值</Button>} />
+          )}
+          {c.paysWith === 'insufficient' && id !== null && (
+            <ScanToPay taskId={id} shortFen={c.priceFen - c.balanceFen} onPaid={() => void pay(undefined)} />
           )}
         </>
       )}

@@ -5,6 +5,7 @@ import { useNavigate, useParams, useSearchParams } from 'react-router'
 import { checkCost, checkSubmit, loadById } from './api'
 import { formatFen } from '../../utils/format'
 import { PackageNotice, paysWithText } from '../order/paysWith'
+import ScanToPay from '../order/ScanToPay'
 import { useSubmit } from '../../utils/useSubmit'
 
 /** /paper/submit/:id — confirm title, author, characters, price and what pays; then submit. */
@@ -72,6 +73,9 @@ export default function SubmitPage() {
             title="余额不足，无法提交"
             action={<Button size="small" onClick={() => navigate('/order/recharge')}>去充值</Button>}
           />
+        )}
+        {c.paysWith === 'insufficient' && taskId > 0 && (
+          <ScanToPay taskId={taskId} shortFen={c.priceFen - c.balanceFen} onPaid={() => void submit(undefined)} />
         )}
         <Checkbox className="mt" checked={keepDraft} onChange={(e) => setKeepDraft(e.target.checked)}>
           检测完成后将本文加入我的个人比对库（仅用于比对我以后的稿件，不会进入公共库）

@@ -43,7 +43,7 @@ function granted(order: Order): string {
 }
 
 /** Shows an order's QR code with its amount and countdown, and follows it until it is paid. */
-export default function PayOrderModal({ order, onClose }: { order: Order | null; onClose: () => void }) {
+export default function PayOrderModal({ order, onClose, onPaid }: { order: Order | null; onClose: () => void; onPaid?: () => void }) {
   const navigate = useNavigate()
   const queryClient = useQueryClient()
   const isPhone = useIsPhone()
@@ -58,9 +58,15 @@ export default function PayOrderModal({ order, onClose }: { order: Order | null;
   const qr = useQrImage(current?.status === 'pending' ? current.payUrl : null)
   const left = useSecondsLeft(current?.expiresAt)
   const paid = current?.status === 'paid'
+  const [handedOver, setHandedOver] = useState(false)
   useEffect(() => {
-    if (paid) void queryClient.invalidateQueries({ queryKey: ['account'] })
-  }, [paid, queryClient])
+    if (!paid) return
+    void queryClient.invalidateQueries({ queryKey: ['account'] })
+    if (onPaid && !handedOver) {
+      setHandedOver(true)
+      onPaid()
+    }
+  }, [paid, queryClient, onPaid, handedOver])
   if (!current) return null
   const channel = channelLabels[current.channel]
   const expired = current.status === 'closed' || (current.status === 'pending' && left === 0)
@@ -71,7 +77,7 @@ export default function PayOrderModal({ order, onClose }: { order: Order | null;
         <Result
           status="success"
           title="支付成功"
-          subTitle={`已到账：${granted(current)}`}
+          subTitle={current.kind === 'task' ? `已到账：${granted(current)}，正在用余额提交任务…` : `已到账：${granted(current)}`}
           extra={[
             <Button key="account" type="primary" onClick={() => navigate('/order/account')} data-testid="order-go-account">
               查看账户

@@ -36,6 +36,8 @@ export interface Order {
   creditFen: number
   grantLabel?: string | null
   grantDays: number
+  /** The task a `task` order pays for. */
+  taskId?: number | null
   status: 'pending' | 'paid' | 'closed' | 'refunded'
   payUrl?: string | null
   refundedFen: number
@@ -52,7 +54,7 @@ export interface OrderPage {
 }
 
 /** What is bought: a package, or an amount for the balance. */
-export type OrderRequest = { kind: 'package'; productId: number } | { kind: 'top_up'; amountFen: number }
+export type OrderRequest = { kind: 'package'; productId: number } | { kind: 'top_up'; amountFen: number } | { kind: 'task'; taskId: number; amountFen: number }
 
 export type NewOrder = OrderRequest & { channel: Channel }
 

@@ -6,8 +6,9 @@ import PayOrderModal from './PayOrderModal'
 import { channelLabels, type Channel, type Order, type OrderRequest } from './types'
 import { useSubmit } from '../../utils/useSubmit'
 
-/** What both order pages share: the payment options, the channel choice, placing an order and its QR dialog. */
-export function usePurchase() {
+/** What the order pages and the task price dialogs share: the payment options, the channel choice, placing an
+ * order and its QR dialog; `onPaid` runs once when the order is paid (a task's dialog submits the task then). */
+export function usePurchase(onPaid?: () => void) {
   const options = useQuery({ queryKey: ['payment-options'], queryFn: paymentOptions })
   const [chosen, setChosen] = useState<Channel | null>(null)
   const channels = options.data?.channels ?? []
@@ -32,6 +33,6 @@ export function usePurchase() {
         ))}
       </Radio.Group>
     ) : null
-  const dialog = <PayOrderModal key={order?.id ?? 0} order={order} onClose={() => setOrder(null)} />
+  const dialog = <PayOrderModal key={order?.id ?? 0} order={order} onClose={() => setOrder(null)} onPaid={onPaid} />
   return { options, channel, notice, picker, dialog, placing, place }
 }

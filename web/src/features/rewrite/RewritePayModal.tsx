@@ -6,6 +6,7 @@ import { rewriteOrder, rewriteReload, rewriteSubmit } from './api'
 import type { Goal, Strength } from './types'
 import { formatFen } from '../../utils/format'
 import { PackageNotice, paysWithText } from '../order/paysWith'
+import ScanToPay from '../order/ScanToPay'
 import { useSubmit } from '../../utils/useSubmit'
 
 export interface RewriteChoice {
@@ -58,6 +59,9 @@ export default function RewritePayModal({ id, choice, rerun = false, line, submi
           <PackageNotice cost={c} />
           {c.paysWith === 'insufficient' && (
             <Alert className="mt" type="warning" showIcon title="余额不足，无法提交" action={<Button size="small" onClick={() => navigate('/order/recharge')}>去充值</Button>} />
+          )}
+          {c.paysWith === 'insufficient' && id !== null && (
+            <ScanToPay taskId={id} shortFen={c.priceFen - c.balanceFen} onPaid={() => void pay(undefined)} />
           )}
         </>
       )}

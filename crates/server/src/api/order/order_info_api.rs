@@ -33,6 +33,8 @@ pub struct OrderView {
     /// Package: what it grants, in words.
     pub grant_label: Option<String>,
     pub grant_days: i64,
+    /// Task: the task it pays for.
+    pub task_id: Option<i64>,
     /// `pending`, `paid`, `closed` or `refunded`.
     pub status: String,
     /// What the QR code holds (WeChat `code_url`, Alipay `qr_code`); only while pending.
@@ -58,6 +60,7 @@ fn view(state: &AppState, o: Order) -> OrderView {
         amount_fen: o.amount_fen,
         credit_fen: o.credit_fen,
         grant_days: o.grant_days,
+        task_id: o.task_id,
         status: o.status.as_str().into(),
         pay_url: o.pay_url.filter(|_| pending),
         refunded_fen: o.refunded_fen,
@@ -109,13 +112,18 @@ pub async fn options(State(state): State<AppState>) -> ApiResult<PaymentOptions>
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct CreateOrderForm {
-    /// `package` or `top_up`.
+    /// `package`, `top_up`, or `task` (the shortfall of one task's price, paid by scanning).
     pub kind: String,
+    /// The task whose price is short (kind `task`): the money goes to the balance and the
+    /// page then submits the task from it.
+    #[serde(default, deserialize_with = "lenient::opt_i64")]
+    pub task_id: Option<i64>,
     /// The package (kind `package`).
     #[serde(default, deserialize_with = "lenient::opt_i64")]
     pub product_id: Option<i64>,
-    /// What to pay in fen (kind `top_up`): a tier's amount gets its bonus; another amount
-    /// within the limits gets none.
+    /// What to pay in fen. Kind `top_up`: a tier's amount gets its bonus; another amount
+    /// within the limits gets none. Kind `task`: what the balance lacks, up to the top-up
+    /// maximum.
     #[serde(default, deserialize_with = "lenient::opt_i64")]
     pub amount_fen: Option<i64>,
     /// `wechat` or `alipay`.
@@ -146,8 +154,9 @@ fn notify_base(state: &AppState, headers: &HeaderMap) -> String {
     request_body = CreateOrderForm,
     responses(
         (status = 200, body = inline(crate::envelope::Envelope<OrderView>)),
-        (status = 400, description = "invalid_order_kind, invalid_channel, top_up_amount_out_of_range", body = crate::envelope::ErrorBody),
-        (status = 404, description = "package_not_found", body = crate::envelope::ErrorBody),
+        (status = 400, description = "invalid_order_kind, invalid_channel, top_up_amount_out_of_range, task_amount_out_of_range", body = crate::envelope::ErrorBody),
+        (status = 404, description = "package_not_found, task_not_found", body = crate::envelope::ErrorBody),
+        (status = 409, description = "task_not_payable: the task is already queued or running", body = crate::envelope::ErrorBody),
         (status = 502, description = "payment_provider_error: the provider refused or did not answer", body = crate::envelope::ErrorBody),
         (status = 503, description = "payment_unavailable: online payment is not configured", body = crate::envelope::ErrorBody),
     ))]
@@ -167,6 +176,7 @@ pub async fn create_order(
         })?;
     let config = &state.config;
     let product;
+    let mut task_id = None;
     let (kind, title, amount_fen, credit_fen) = match OrderKind::parse(form.kind.trim()) {
         Some(OrderKind::Package) => {
             let id = form
@@ -196,10 +206,30 @@ pub async fn create_order(
             }
             (OrderKind::TopUp, "账户充值".to_string(), fen, fen + bonus)
         }
+        Some(OrderKind::Task) => {
+            product = None;
+            let task = payable_task(&state, session.user.id, form.task_id).await?;
+            let fen = form.amount_fen.unwrap_or(0);
+            if !(1..=config.top_up_max_fen).contains(&fen) {
+                return Err(ApiError::bad_request(
+                    "task_amount_out_of_range",
+                    format!(
+                        "扫码支付金额应在 0.01 至 {} 元之间",
+                        pay::amount::format_yuan(config.top_up_max_fen)
+                    ),
+                ));
+            }
+            task_id = Some(task.id);
+            let title: String = format!("任务支付：{}", task.title)
+                .chars()
+                .take(40)
+                .collect();
+            (OrderKind::Task, title, fen, fen)
+        }
         _ => {
             return Err(ApiError::bad_request(
                 "invalid_order_kind",
-                "订单类型只能是套餐（package）或充值（top_up）",
+                "订单类型只能是套餐（package）、充值（top_up）或任务支付（task）",
             ));
         }
     };
@@ -213,7 +243,7 @@ pub async fn create_order(
             amount_fen,
             credit_fen,
             product: product.as_ref(),
-            task_id: None,
+            task_id,
             ttl_ms: config.order_ttl_minutes.max(1) * 60_000,
         })
         .await?;
@@ -241,6 +271,33 @@ pub async fn create_order(
     state.store.set_order_pay_url(order.id, &pay_url).await?;
     let order = state.store.order(order.id, session.user.id).await?;
     Ok(Success(view(&state, order)))
+}
+
+/// The user's task that a scan may pay for: not queued or running now.
+async fn payable_task(
+    state: &AppState,
+    user_id: i64,
+    task_id: Option<i64>,
+) -> Result<store::Task, ApiError> {
+    let missing = || ApiError::not_found("task_not_found", "要支付的任务不存在或已删除");
+    let task = match state
+        .store
+        .task(task_id.ok_or_else(missing)?, user_id)
+        .await
+    {
+        Err(store::StoreError::NotFound) => return Err(missing()),
+        other => other?,
+    };
+    if matches!(
+        task.status,
+        store::TaskStatus::Queued | store::TaskStatus::Running
+    ) {
+        return Err(ApiError::conflict(
+            "task_not_payable",
+            "该任务已在处理中，无需再支付",
+        ));
+    }
+    Ok(task)
 }
 
 /// One of the user's orders; the page polls it until it is paid.

@@ -114,6 +114,11 @@ impl ChatError {
 pub trait ChatModel: Send + Sync {
     /// `provider:model`, recorded with every task it serves and shown to users.
     fn id(&self) -> String;
+    /// Whether this is the small model running here (its answers need more tidying than an
+    /// endpoint's; see `CopyGuard`).
+    fn is_local(&self) -> bool {
+        false
+    }
     fn chat<'a>(
         &'a self,
         request: &'a ChatRequest,

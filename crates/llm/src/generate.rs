@@ -298,6 +298,10 @@ impl LocalChat {
 }
 
 impl ChatModel for LocalChat {
+    fn is_local(&self) -> bool {
+        true
+    }
+
     fn id(&self) -> String {
         format!("local:{}", self.model.name)
     }

@@ -9,6 +9,7 @@ import { DISCLAIMER, WriterNotice } from './PaperStartPage'
 import { useSubmit } from '../../utils/useSubmit'
 import { formatFen } from '../../utils/format'
 import { PackageNotice, paysWithText } from '../order/paysWith'
+import ScanToPay from '../order/ScanToPay'
 
 const sum = (nodes: OutlineNode[]): number => nodes.reduce((n, c) => n + (c.children.length ? sum(c.children) : c.budget), 0)
 
@@ -91,7 +92,7 @@ export default function PaperOutlinePage() {
     const price = (await detail.refetch()).data?.price ?? data?.price
     if (!price || !data) return
     const short = price.paysWith === 'insufficient'
-    modal.confirm({
+    const dialog = modal.confirm({
       title: '确认大纲并开始写作',
       content: (
         <div>
@@ -102,8 +103,18 @@ export default function PaperOutlinePage() {
           )}
           <PackageNotice cost={price} />
           {price.paidFen > 0 && <p>上次写作中止时已为写出的部分支付 {formatFen(price.paidFen)}，本次从中断处继续写，只需补齐差额。</p>}
-          {short && <p className="text-danger">余额不足：请先到“账户充值”充值或购买论文生成套餐，再回来确认。</p>}
-          <p className="muted">写作失败全额退款（套餐支付的退回套餐）（已写出的内容保留，重新提交时从中断处继续写）；写作中删除论文，退还尚未写出部分的费用。</p>
+          {short && <p className="text-danger">余额不足：可扫码补足差额后立即开始写作，或先充值、购买论文生成套餐。</p>}
+          {short && (
+            <ScanToPay
+              taskId={id}
+              shortFen={price.priceFen - price.balanceFen}
+              onPaid={() => {
+                dialog.destroy()
+                void commit(undefined)
+              }}
+            />
+          )}
+          <p className="muted">写作失败全额退款（套餐支付的退回套餐），已写出的内容保留，重新提交时从中断处继续写；写作中删除论文，退还尚未写出部分的费用。</p>
         </div>
       ),
       okText: short ? '知道了' : '确认支付',

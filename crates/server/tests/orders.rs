@@ -329,6 +329,34 @@ api_test!(
     }
 );
 
+/// A new user with `balance_fen` and a check drafted from `text`: (token, user id, check id).
+async fn user_with_a_check(
+    s: &TestServer,
+    name: &str,
+    balance_fen: i64,
+    title: &str,
+    text: &str,
+) -> (String, i64, i64) {
+    let token = s.register(name, "password-1").await;
+    let (_, account) = s
+        .get("/api/base/account_info_api/account", Some(&token))
+        .await;
+    let user_id = account["result"]["userId"].as_i64().unwrap();
+    s.store()
+        .operator_credit(user_id, balance_fen, 0, "测试充值")
+        .await
+        .unwrap();
+    let (status, draft) = s
+        .post(
+            "/api/base/check_api/check_init",
+            Some(&token),
+            json!({"title": title, "text": text}),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK, "{draft}");
+    (token, user_id, draft["result"]["id"].as_i64().unwrap())
+}
+
 async fn check_cost(s: &TestServer, token: &str, id: i64) -> Value {
     let (status, cost) = s
         .post(
@@ -348,25 +376,14 @@ api_test!(
         server::payments::seed_packages(s.store(), &s.state.config)
             .await
             .unwrap();
-        let token = s.register("pkg_check_1", "password-1").await;
-        let (_, account) = s
-            .get("/api/base/account_info_api/account", Some(&token))
-            .await;
-        let user_id = account["result"]["userId"].as_i64().unwrap();
-        s.store()
-            .operator_credit(user_id, 5_000, 0, "测试充值")
-            .await
-            .unwrap();
-        let text = "第一章 引言\n这是作者独立完成的研究工作，本文讨论高校图书馆的数字化服务。\n";
-        let (status, draft) = s
-            .post(
-                "/api/base/check_api/check_init",
-                Some(&token),
-                json!({"title": "套餐支付的论文", "text": text}),
-            )
-            .await;
-        assert_eq!(status, StatusCode::OK, "{draft}");
-        let id = draft["result"]["id"].as_i64().unwrap();
+        let (token, user_id, id) = user_with_a_check(
+            s,
+            "pkg_check_1",
+            5_000,
+            "套餐支付的论文",
+            "第一章 引言\n这是作者独立完成的研究工作，本文讨论高校图书馆的数字化服务。\n",
+        )
+        .await;
         let before = check_cost(s, &token, id).await;
         assert_eq!(before["paysWith"], "balance");
         assert!(before["package"].is_null(), "{before}");
@@ -437,24 +454,14 @@ api_test!(
     a_task_short_of_balance_is_paid_by_scanning_its_shortfall,
     sandbox_config(),
     async |s: &TestServer| {
-        let token = s.register("scan_task_1", "password-1").await;
-        let (_, account) = s
-            .get("/api/base/account_info_api/account", Some(&token))
-            .await;
-        let user_id = account["result"]["userId"].as_i64().unwrap();
-        s.store()
-            .operator_credit(user_id, 50, 0, "测试充值")
-            .await
-            .unwrap();
-        let text = "第一章 引言\n这是作者独立完成的研究工作，本文讨论县域医共体的绩效考核。\n";
-        let (_, draft) = s
-            .post(
-                "/api/base/check_api/check_init",
-                Some(&token),
-                json!({"title": "扫码支付的论文", "text": text}),
-            )
-            .await;
-        let id = draft["result"]["id"].as_i64().unwrap();
+        let (token, user_id, id) = user_with_a_check(
+            s,
+            "scan_task_1",
+            50,
+            "扫码支付的论文",
+            "第一章 引言\n这是作者独立完成的研究工作，本文讨论县域医共体的绩效考核。\n",
+        )
+        .await;
         let cost = check_cost(s, &token, id).await;
         assert_eq!(cost["paysWith"], "insufficient");
         let short = cost["priceFen"].as_i64().unwrap() - cost["balanceFen"].as_i64().unwrap();

@@ -1,6 +1,8 @@
 import { useEffect, useRef, useState } from 'react'
 import { Alert, App, Button, Empty, Input, Select, Space, Tag, Typography } from 'antd'
 import { useSearchParams } from 'react-router'
+import { useQuery } from '@tanstack/react-query'
+import { getAccount } from '../../api/user'
 import { chatComplete, chatLoad, MODES, modeLabel, type ChatTurn } from './api'
 import { useUserStore } from '../../stores/user'
 import { useLoginDialogStore } from '../../stores/loginDialog'
@@ -10,9 +12,11 @@ import { useSiteStore } from '../../stores/site'
 import TextDiff from '../../components/TextDiff'
 
 /** What one message costs: every started 1,000 counted characters (whitespace not counted). */
+/** Characters as the server counts them for the price: everything but whitespace. */
+const countedChars = (text: string) => Array.from(text).filter((c) => !/\s/.test(c)).length
+
 export function messagePriceFen(text: string, fenPerThousand: number): number {
-  const chars = Array.from(text).filter((c) => !/\s/.test(c)).length
-  return Math.ceil(chars / 1000) * fenPerThousand
+  return Math.ceil(countedChars(text) / 1000) * fenPerThousand
 }
 
 interface Bubble extends ChatTurn {
@@ -25,6 +29,7 @@ interface Bubble extends ChatTurn {
 /** 对话改写: send a paragraph, watch the answer being written, then ask for changes ("再简洁一些"). */
 export default function ChatPanel() {
   const token = useUserStore((s) => s.token)
+  const account = useQuery({ queryKey: ['account'], queryFn: getAccount, enabled: !!token })
   const openLogin = useLoginDialogStore((s) => s.open)
   const [params] = useSearchParams()
   const resume = Number(params.get('chat')) || null
@@ -68,9 +73,15 @@ export default function ChatPanel() {
     }
     const text = message.trim()
     if (!text) return
+    // A 降重 package pays before the balance, when it covers the message.
+    const packageChars = (account.data?.grants ?? []).filter((g) => g.kind === 'rewrite_chars').reduce((sum, g) => sum + g.remaining, 0)
+    const chars = countedChars(text)
     modal.confirm({
       title: '确认发送并扣费？',
-      content: `本条消息按字数计费 ${formatFen(messagePriceFen(text, fenPerThousand))}（每条不足千字按千字计）；模型未能回答时全额退回。`,
+      content:
+        packageChars >= chars
+          ? `本条消息 ${chars.toLocaleString('zh-CN')} 字，从降重套餐抵扣（剩余 ${packageChars.toLocaleString('zh-CN')} 字），不扣余额；模型未能回答时退回套餐。`
+          : `本条消息按字数计费 ${formatFen(messagePriceFen(text, fenPerThousand))}（每条不足千字按千字计）；模型未能回答时全额退回。`,
       okText: '发送',
       cancelText: '取消',
       onOk: () => void send(),

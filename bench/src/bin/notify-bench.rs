@@ -43,13 +43,18 @@ fn shuffle<T>(items: &mut [T]) {
     }
 }
 
-async fn run(backend: &str, notices: usize) -> Result<serde_json::Value, Box<dyn std::error::Error>> {
+async fn run(
+    backend: &str,
+    notices: usize,
+) -> Result<serde_json::Value, Box<dyn std::error::Error>> {
     let db = match backend {
         "postgres" => TestDb::postgres().await,
         _ => TestDb::sqlite().await,
     };
     let store = db.store.clone();
-    let user = store.create_user("bench_payer", "bench-pass-1", false).await?;
+    let user = store
+        .create_user("bench_payer", "bench-pass-1", false)
+        .await?;
     let orders_wanted = notices.div_ceil(NOTICES_PER_ORDER);
     let mut orders = Vec::with_capacity(orders_wanted);
     let started = Instant::now();

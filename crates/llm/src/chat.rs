@@ -49,15 +49,20 @@ pub struct ChatRequest {
     pub copy_guard: Option<CopyGuard>,
 }
 
-/// Dynamic blocking (Niu et al., 2021): after the answer repeats a token of `source`, the token
-/// that followed it there is barred for the next step, with `probability`, so the model must
-/// find another wording instead of copying. Tokens without a Chinese character (numbers,
-/// punctuation, Latin terms) and the tokens of `keep` are never barred.
+/// Dynamic blocking (Niu et al., 2021): after the answer repeats `run` consecutive tokens of
+/// `source`, the token that followed them there is barred for the next step, with
+/// `probability`, so the model must find another wording instead of copying. Tokens without a
+/// Chinese character (numbers, punctuation, Latin terms) and the tokens of `keep` are never
+/// barred.
 #[derive(Debug, Clone, PartialEq)]
 pub struct CopyGuard {
     pub source: String,
     pub keep: Vec<String>,
     pub probability: f32,
+    /// 1 for a rewrite (no wording of the source survives); more for a writer that may use the
+    /// source's terms but not copy its sentences. With 1, Latin words the source does not use
+    /// are barred too (a small model drifts into English when its Chinese wording is barred).
+    pub run: usize,
 }
 
 /// Tokens the provider counted for one call (zero when it does not say).

@@ -41,6 +41,8 @@ pub struct Blocking {
     source: Vec<u32>,
     exempt: std::collections::HashSet<u32>,
     probability: f32,
+    /// How many of the answer's last tokens must repeat the source (`CopyGuard::run`).
+    run: usize,
     /// Barred at every step: Latin words the source does not use (small models drift into
     /// English when their Chinese wording is barred).
     always: Vec<u32>,
@@ -52,13 +54,18 @@ impl Blocking {
         self.always.contains(&id)
     }
 
-    /// The tokens barred after `previous` (the token that followed each occurrence of it in
-    /// the source), each with the guard's probability.
-    fn barred(&self, previous: u32, rng: &mut Rng) -> Vec<u32> {
+    /// The tokens barred after the answer so far (`out`): the token that followed each
+    /// occurrence in the source of its last `run` tokens, each with the guard's probability.
+    fn barred(&self, out: &[u32], rng: &mut Rng) -> Vec<u32> {
+        let run = self.run.max(1);
+        if out.len() < run {
+            return Vec::new();
+        }
+        let recent = &out[out.len() - run..];
         self.source
-            .windows(2)
-            .filter(|w| w[0] == previous && !self.exempt.contains(&w[1]))
-            .map(|w| w[1])
+            .windows(run + 1)
+            .filter(|w| &w[..run] == recent && !self.exempt.contains(&w[run]))
+            .map(|w| w[run])
             .filter(|_| rng.next_f32() < self.probability)
             .collect()
     }
@@ -183,7 +190,7 @@ impl LocalScorer {
                 })
                 .collect()
         });
-        let always = if has_chinese(&guard.source) {
+        let always = if guard.run <= 1 && has_chinese(&guard.source) {
             latin
                 .iter()
                 .filter(|(_, text)| !guard.source.contains(text.as_str()))
@@ -196,6 +203,7 @@ impl LocalScorer {
             source,
             exempt,
             probability: guard.probability,
+            run: guard.run,
             always,
         })
     }
@@ -238,8 +246,8 @@ impl LocalScorer {
                     }
                 }
             }
-            if let (Some(b), Some(&previous)) = (blocking, out.last()) {
-                for t in b.barred(previous, &mut rng) {
+            if let Some(b) = blocking {
+                for t in b.barred(&out, &mut rng) {
                     if let Some(l) = logits.get_mut(t as usize) {
                         *l = f32::NEG_INFINITY;
                     }
@@ -394,18 +402,31 @@ mod tests {
             source: vec![1, 2, 3, 1, 4, 5],
             exempt: [4].into_iter().collect(),
             probability: 1.0,
+            run: 1,
             always: vec![],
         };
         let mut rng = Rng(3);
-        assert_eq!(b.barred(1, &mut rng), vec![2]);
-        assert_eq!(b.barred(2, &mut rng), vec![3]);
-        assert!(b.barred(5, &mut rng).is_empty());
-        assert!(b.barred(9, &mut rng).is_empty());
+        assert_eq!(b.barred(&[7, 1], &mut rng), vec![2]);
+        assert_eq!(b.barred(&[2], &mut rng), vec![3]);
+        assert!(b.barred(&[5], &mut rng).is_empty());
+        assert!(b.barred(&[9], &mut rng).is_empty());
+        assert!(b.barred(&[], &mut rng).is_empty());
+        // A writer's guard: only a run of two source tokens bars what followed them.
+        let runs = Blocking {
+            run: 2,
+            source: vec![1, 2, 3, 1, 4, 5],
+            exempt: Default::default(),
+            probability: 1.0,
+            always: vec![],
+        };
+        assert!(runs.barred(&[9, 1], &mut rng).is_empty());
+        assert_eq!(runs.barred(&[1, 2], &mut rng), vec![3]);
+        assert_eq!(runs.barred(&[3, 1], &mut rng), vec![4]);
         let never = Blocking {
             probability: 0.0,
             ..b
         };
-        assert!(never.barred(1, &mut rng).is_empty());
+        assert!(never.barred(&[1], &mut rng).is_empty());
         assert!(has_chinese("研究") && !has_chinese("95.2%") && !has_chinese("，"));
     }
 

@@ -33,6 +33,7 @@ fn copy_guard_never_bars_the_end_of_an_answer() {
         source: "本文基于RFID技术设计了一种图书馆管理系统，并在三所高校进行了测试。".into(),
         keep: vec!["RFID".into()],
         probability: 1.0,
+        run: 1,
     };
     let blocking = model.blocking(&guard).unwrap();
     for stop in ["<|im_end|>", "<|endoftext|>"] {

@@ -168,6 +168,7 @@ pub fn request(paragraph: &str, goal: Goal, strength: Strength, frozen: &[String
             source: paragraph.to_string(),
             keep: keep.clone(),
             probability: strength.copy_block_probability(),
+            run: 1,
         });
     ChatRequest {
         messages: vec![Message::system(system), Message::user(paragraph)],

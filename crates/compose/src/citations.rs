@@ -416,13 +416,18 @@ fn tidy(pieces: Vec<Piece>) -> Vec<Piece> {
             k += 1;
             continue;
         }
-        // Dropped markers with only spaces between them go as one.
+        // Dropped markers with only spaces, or only a joining word ("[5]和[6]"), between them
+        // go as one: "根据文献[5]和[6]的结果" must not become "根据文献和的结果".
         let mut end = k + 1;
         loop {
             match pieces.get(end) {
                 Some(Piece::Dropped) => end += 1,
                 Some(Piece::Text(t))
-                    if t.chars().all(is_hspace)
+                    if (t.chars().all(is_hspace)
+                        || matches!(
+                            t.trim(),
+                            "和" | "与" | "及" | "以及" | "或" | "、" | "，" | ","
+                        ))
                         && matches!(pieces.get(end + 1), Some(Piece::Dropped)) =>
                 {
                     end += 2
@@ -576,7 +581,7 @@ mod tests {
         );
         assert_eq!(
             r.text,
-            "见文献，以及和。题名[J]. 说明[注]、[Reflection]、[1.5]、[a1] 与[1]。"
+            "见文献，以及。题名[J]. 说明[注]、[Reflection]、[1.5]、[a1] 与[1]。"
         );
         assert_eq!(r.removed, 3);
         assert_eq!(r.cited, [42]);
@@ -599,6 +604,9 @@ mod tests {
             ("see [9][ref:1]", "see [1]"),
             ("见 [9][ref:1]", "见[1]"),
             ("[ref:1][9] b", "[1] b"),
+            ("根据文献[ref:5]和[ref:6]的结果", "根据文献的结果"),
+            ("见[ref:7]、[ref:8]。", "见。"),
+            ("甲[ref:1]和[ref:9]乙", "甲[1]和乙"),
         ];
         for (input, expected) in cases {
             assert_eq!(map.resolve(input, &[1]).text, expected, "{input:?}");

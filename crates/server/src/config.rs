@@ -65,10 +65,13 @@ pub struct Config {
     pub check_price_fen_per_thousand: i64,
     /// The longest paper (counted characters) a free similarity check pays for; longer ones are
     /// paid from the balance. Stated on the price dialog.
+    pub free_check_max_chars: usize,
     /// The longest paper (asked words) a 论文生成 package pays for; a longer one is paid from
     /// the balance.
     pub package_paper_max_words: u32,
-    pub free_check_max_chars: usize,
+    /// The longest paper (counted characters) one use of a 查重 or AIGC检测 package pays for; a
+    /// longer one is paid from the balance.
+    pub package_task_max_chars: usize,
     /// Price of an AI-text detection per started 1,000 characters, in fen.
     pub aigc_price_fen_per_thousand: i64,
     /// Largest upload in bytes.
@@ -216,6 +219,7 @@ impl Default for Config {
             aigc_price_fen_per_thousand: 200,
             free_check_max_chars: 30_000,
             package_paper_max_words: 10_000,
+            package_task_max_chars: 100_000,
             max_upload_bytes: 50 * 1024 * 1024,
             max_paper_chars: 300_000,
             public_url: None,

@@ -393,27 +393,51 @@ pub(crate) async fn take_grant_units(
     Ok(())
 }
 
-/// Gives `units` of what `task_id` took back to the grants it took them from, latest use first;
-/// returns their kind.
+/// The kind of the grants `task_id` used, and how many of its units a return would restore
+/// (those taken from packages never refunded).
+pub(crate) async fn returnable_units(
+    conn: &mut AnyConnection,
+    task_id: i64,
+) -> Result<(Option<GrantKind>, i64)> {
+    let rows = sqlx::query(
+        "SELECT g.kind, u.units, o.refunded_fen FROM grant_uses u JOIN account_grants g ON g.id = u.grant_id \
+         JOIN orders o ON o.id = g.order_id WHERE u.task_id = $1 AND u.units > 0",
+    )
+    .bind(task_id)
+    .fetch_all(&mut *conn)
+    .await?;
+    let mut kind = None;
+    let mut restorable = 0;
+    for row in rows {
+        kind = GrantKind::parse(&row.try_get::<String, _>("kind")?);
+        if row.try_get::<i64, _>("refunded_fen")? == 0 {
+            restorable += row.try_get::<i64, _>("units")?;
+        }
+    }
+    Ok((kind, restorable))
+}
+
+/// Days a package keeps to use what a failed task gave back, when it had expired meanwhile.
+const RETURN_GRACE_DAYS: i64 = 7;
+
+/// Gives `units` of what `task_id` took back to the grants it took them from, latest use first.
 pub(crate) async fn return_grant_units(
     conn: &mut AnyConnection,
     task_id: i64,
     units: i64,
-) -> Result<Option<GrantKind>> {
+) -> Result<()> {
     let uses = sqlx::query(
-        "SELECT u.id, u.grant_id, u.units, g.kind FROM grant_uses u JOIN account_grants g ON g.id = u.grant_id \
-         WHERE u.task_id = $1 AND u.units > 0 ORDER BY u.id DESC",
+        "SELECT id, grant_id, units FROM grant_uses WHERE task_id = $1 AND units > 0 ORDER BY id DESC",
     )
     .bind(task_id)
     .fetch_all(&mut *conn)
     .await?;
     let mut left = units;
-    let mut kind = None;
+    let grace_until = crate::now_ms() + RETURN_GRACE_DAYS * DAY_MS;
     for row in uses {
         if left == 0 {
             break;
         }
-        kind = GrantKind::parse(&row.try_get::<String, _>("kind")?);
         let (id, grant_id, used): (i64, i64, i64) = (
             row.try_get("id")?,
             row.try_get("grant_id")?,
@@ -425,18 +449,28 @@ pub(crate) async fn return_grant_units(
             .bind(id)
             .execute(&mut *conn)
             .await?;
-        // A package refunded to the buyer takes nothing back.
-        sqlx::query(
-            "UPDATE account_grants SET remaining = remaining + $1 WHERE id = $2 \
-             AND order_id NOT IN (SELECT id FROM orders WHERE status = 'refunded')",
+        // A package refunded to the buyer (in part or in full) takes nothing back: its money
+        // came back instead. One that expired meanwhile gets a few days to use what returns.
+        let refunded: i64 = sqlx::query_scalar(
+            "SELECT o.refunded_fen FROM orders o JOIN account_grants g ON g.order_id = o.id WHERE g.id = $1",
         )
-        .bind(back)
         .bind(grant_id)
-        .execute(&mut *conn)
+        .fetch_one(&mut *conn)
         .await?;
+        if refunded == 0 {
+            sqlx::query(
+                "UPDATE account_grants SET remaining = remaining + $1, \
+                 expires_at = CASE WHEN expires_at < $3 THEN $3 ELSE expires_at END WHERE id = $2",
+            )
+            .bind(back)
+            .bind(grant_id)
+            .bind(grace_until)
+            .execute(&mut *conn)
+            .await?;
+        }
         left -= back;
     }
-    Ok(kind)
+    Ok(())
 }
 
 /// A new order number: "WJ", the time in milliseconds and six random digits — 21 characters
@@ -833,14 +867,7 @@ impl Store {
                 // The grant in proportion, rounded up: what was refunded is no longer usable.
                 let taken = (order.grant_amount * amount_fen).div_euclid(order.amount_fen)
                     + i64::from((order.grant_amount * amount_fen) % order.amount_fen != 0);
-                sqlx::query(
-                    "UPDATE account_grants SET remaining = CASE WHEN remaining > $1 THEN remaining - $1 ELSE 0 END \
-                     WHERE order_id = $2",
-                )
-                .bind(taken)
-                .bind(order.id)
-                .execute(&mut *tx)
-                .await?;
+                // The account row before the grants, as on every path that takes both.
                 apply_movement(
                     &mut tx,
                     Movement {
@@ -852,6 +879,14 @@ impl Store {
                         reference: Some(("order", &id)),
                     },
                 )
+                .await?;
+                sqlx::query(
+                    "UPDATE account_grants SET remaining = CASE WHEN remaining > $1 THEN remaining - $1 ELSE 0 END \
+                     WHERE order_id = $2",
+                )
+                .bind(taken)
+                .bind(order.id)
+                .execute(&mut *tx)
                 .await?;
             }
         }

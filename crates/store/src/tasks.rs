@@ -180,7 +180,9 @@ async fn refund_task(
     } else {
         (task.charged_fen - kept(task.charged_fen), 0)
     };
-    let units = task.charged_units - kept(task.charged_units);
+    // Package units are kept rounded up: a one-paper package pays for a paper stopped at 99 %.
+    let kept_units = (task.charged_units * delivered_permille + 999) / 1000;
+    let units = task.charged_units - kept_units;
     if fen == 0 && free == 0 && units <= 0 {
         return Ok(());
     }
@@ -197,14 +199,18 @@ async fn refund_task(
     };
     let mut reason = reason;
     if units > 0 {
-        let kind = crate::orders::return_grant_units(conn, task.id, units).await?;
-        reason.push_str(&format!(
-            "；套餐退回 {units} {}",
-            kind.map_or("", GrantKind::unit)
-        ));
+        let (kind, restorable) = crate::orders::returnable_units(conn, task.id).await?;
+        let unit = kind.map_or("", GrantKind::unit);
+        reason.push_str(&if restorable >= units {
+            format!("；套餐退回 {units} {unit}")
+        } else {
+            format!("；{units} {unit}所属套餐已退款，额度不再退回")
+        });
     }
     if fen != 0 || free != 0 || units > 0 {
         let id = task.id.to_string();
+        // The account row first, then the grants, as when the task was charged: the same lock
+        // order on every path (PostgreSQL would otherwise deadlock two of one user's tasks).
         apply_movement(
             conn,
             Movement {
@@ -217,6 +223,9 @@ async fn refund_task(
             },
         )
         .await?;
+    }
+    if units > 0 {
+        crate::orders::return_grant_units(conn, task.id, units).await?;
     }
     // What stays charged: a record never shows money or units that came back.
     sqlx::query(

@@ -253,3 +253,91 @@ store_test!(
         assert_eq!(remaining(&store, u).await, Vec::<i64>::new());
     }
 );
+
+store_test!(
+    a_stopped_paper_keeps_its_use_and_a_refunded_package_takes_nothing_back,
+    |store: Store| async move {
+        let u = user(&store, "pkg_edges").await;
+        bought(&store, u, GrantKind::Paper, 2, 30).await;
+
+        // Stopped at 99 %: a package use is kept rounded up (money would keep 99 %).
+        let paper = store.create_task(u, "paper", "论文", "{}").await.unwrap();
+        store
+            .submit_task(paper.id, u, "paper", &from_package(GrantKind::Paper, 1), 1)
+            .await
+            .unwrap();
+        store
+            .claim_job("paper", "w1", 30_000)
+            .await
+            .unwrap()
+            .unwrap();
+        store.task_draft(paper.id, "{}", 990).await.unwrap();
+        assert!(store.cancel_task(paper.id, u).await.unwrap());
+        assert_eq!(remaining(&store, u).await, vec![1]);
+        assert_eq!(store.task(paper.id, u).await.unwrap().charged_units, 1);
+
+        // Stopped before anything was written: the use comes back.
+        let early = store.create_task(u, "paper", "另一篇", "{}").await.unwrap();
+        store
+            .submit_task(early.id, u, "paper", &from_package(GrantKind::Paper, 1), 1)
+            .await
+            .unwrap();
+        assert_eq!(remaining(&store, u).await, Vec::<i64>::new());
+        assert!(store.cancel_task(early.id, u).await.unwrap());
+        assert_eq!(remaining(&store, u).await, vec![1]);
+
+        // Expired while the task ran: what comes back gets days to be used.
+        let late = store.create_task(u, "paper", "第三篇", "{}").await.unwrap();
+        store
+            .submit_task(late.id, u, "paper", &from_package(GrantKind::Paper, 1), 1)
+            .await
+            .unwrap();
+        store
+            .age_grants_for_tests(u, 31 * 86_400_000)
+            .await
+            .unwrap();
+        let job = store
+            .claim_job("paper", "w1", 30_000)
+            .await
+            .unwrap()
+            .unwrap();
+        store
+            .fail_job(job.job_id, "w1", "模型出错", false)
+            .await
+            .unwrap();
+        let grants = store.active_grants(u, store::now_ms()).await.unwrap();
+        assert_eq!(grants.len(), 1, "{grants:?}");
+        let days = (grants[0].expires_at - store::now_ms()) as f64 / 86_400_000.0;
+        assert!((6.9..=7.1).contains(&days), "{days}");
+
+        // The package refunded to the buyer: a failed task's use does not come back to it.
+        let v = user(&store, "pkg_refunded").await;
+        bought(&store, v, GrantKind::Check, 2, 30).await;
+        let t = store.create_task(v, "check", "查重", "{}").await.unwrap();
+        store
+            .submit_task(t.id, v, "check", &from_package(GrantKind::Check, 1), 1)
+            .await
+            .unwrap();
+        let order = store.orders_of(v, 1, 0).await.unwrap().remove(0);
+        store
+            .refund_order(order.id, "RF-EDGE", 500, "用户申请")
+            .await
+            .unwrap();
+        assert_eq!(remaining(&store, v).await, vec![0_i64; 0]);
+        let job = store
+            .claim_job("check", "w1", 30_000)
+            .await
+            .unwrap()
+            .unwrap();
+        store
+            .fail_job(job.job_id, "w1", "解析失败", false)
+            .await
+            .unwrap();
+        assert_eq!(remaining(&store, v).await, vec![0_i64; 0]);
+        let ledger = store.ledger(v, 10).await.unwrap();
+        assert!(
+            ledger[0].reason.contains("已退款，额度不再退回"),
+            "{ledger:?}"
+        );
+    }
+);

@@ -455,10 +455,19 @@ pub async fn quote(
     let account = state.store.account(user_id).await?;
     let price_fen = (chars as u64).div_ceil(1000).max(1) as i64 * tariff.fen_per_thousand;
     let free_cap = state.config.free_check_max_chars;
-    let package = match tariff.package {
+    let mut package = match tariff.package {
         Some(units) => package_payment(state, user_id, units, chars).await?,
         None => None,
     };
+    let most = state.config.package_task_max_chars;
+    if let (Some(PackageUnits::PerTask(_)), Some(p)) = (tariff.package, package.as_mut())
+        && chars > most
+    {
+        p.covers = false;
+        p.note = Some(format!(
+            "套餐每次适用于 {most} 字以内的论文，本文 {chars} 字由余额支付"
+        ));
+    }
     let pays_with = if tariff.free_checks_apply && account.free_checks > 0 && chars <= free_cap {
         "free_check"
     } else if package.as_ref().is_some_and(|p| p.covers) {

@@ -77,7 +77,7 @@ export default function PayOrderModal({ order, onClose, onPaid }: { order: Order
         <Result
           status="success"
           title="支付成功"
-          subTitle={current.kind === 'task' ? `已到账：${granted(current)}，正在用余额提交任务…` : `已到账：${granted(current)}`}
+          subTitle={current.kind === 'task' ? `已到账：${granted(current)}。任务随即用余额提交；若提交未成功，关闭本窗口后再点一次提交即可` : `已到账：${granted(current)}`}
           extra={[
             <Button key="account" type="primary" onClick={() => navigate('/order/account')} data-testid="order-go-account">
               查看账户

@@ -92,7 +92,7 @@ export default function PaperOutlinePage() {
     const price = (await detail.refetch()).data?.price ?? data?.price
     if (!price || !data) return
     const short = price.paysWith === 'insufficient'
-    const dialog = modal.confirm({
+    modal.confirm({
       title: '确认大纲并开始写作',
       content: (
         <div>
@@ -103,17 +103,7 @@ export default function PaperOutlinePage() {
           )}
           <PackageNotice cost={price} />
           {price.paidFen > 0 && <p>上次写作中止时已为写出的部分支付 {formatFen(price.paidFen)}，本次从中断处继续写，只需补齐差额。</p>}
-          {short && <p className="text-danger">余额不足：可扫码补足差额后立即开始写作，或先充值、购买论文生成套餐。</p>}
-          {short && (
-            <ScanToPay
-              taskId={id}
-              shortFen={price.priceFen - price.balanceFen}
-              onPaid={() => {
-                dialog.destroy()
-                void commit(undefined)
-              }}
-            />
-          )}
+          {short && <p className="text-danger">余额不足：请先充值或购买论文生成套餐；本站开通在线支付时，也可在大纲下方扫码补足差额，付款后立即开始写作。</p>}
           <p className="muted">写作失败全额退款（套餐支付的退回套餐），已写出的内容保留，重新提交时从中断处继续写；写作中删除论文，退还尚未写出部分的费用。</p>
         </div>
       ),
@@ -255,6 +245,10 @@ export default function PaperOutlinePage() {
               )}
               <Button loading={replanning} onClick={() => void replan(undefined)} data-testid="outline-replan">重新生成大纲</Button>
             </Space>
+            {/* On the page, not in the confirmation: antd renders those outside the query and router providers. */}
+            {outline && data.price.paysWith === 'insufficient' && (
+              <ScanToPay taskId={id} shortFen={data.price.priceFen - data.price.balanceFen} onPaid={() => void commit(undefined)} />
+            )}
           </div>
         )}
         {!outline && record.state === 'outline_ready' && <Empty description="大纲为空" />}

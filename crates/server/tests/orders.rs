@@ -32,16 +32,15 @@ async fn pay_on_phone(s: &TestServer, pay_url: &str, switches: &[(&str, &str)]) 
     res.text().await.unwrap()
 }
 
-async fn order(s: &TestServer, token: &str, id: i64) -> Value {
-    let (status, body) = s
-        .post(
-            "/api/order/order_info_api/load_by_id",
-            Some(token),
-            json!({"id": id}),
-        )
-        .await;
+/// The `result` of a POST of `{"id": id}` to `path`, which must answer 200.
+async fn load(s: &TestServer, token: &str, path: &str, id: i64) -> Value {
+    let (status, body) = s.post(path, Some(token), json!({"id": id})).await;
     assert_eq!(status, StatusCode::OK, "{body}");
     body["result"].clone()
+}
+
+async fn order(s: &TestServer, token: &str, id: i64) -> Value {
+    load(s, token, "/api/order/order_info_api/load_by_id", id).await
 }
 
 async fn balance(s: &TestServer, token: &str) -> i64 {
@@ -358,15 +357,7 @@ async fn user_with_a_check(
 }
 
 async fn check_cost(s: &TestServer, token: &str, id: i64) -> Value {
-    let (status, cost) = s
-        .post(
-            "/api/base/check_api/check_cost",
-            Some(token),
-            json!({"id": id}),
-        )
-        .await;
-    assert_eq!(status, StatusCode::OK, "{cost}");
-    cost["result"].clone()
+    load(s, token, "/api/base/check_api/check_cost", id).await
 }
 
 api_test!(

@@ -50,6 +50,8 @@ export interface GrantRow {
   label: string
   total: number
   remaining: number
+  /** 次, 字, 篇 or 份. */
+  unit: string
   expiresAt: number
 }
 

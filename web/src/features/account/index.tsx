@@ -99,7 +99,7 @@ export default function AccountCenter() {
               <span>{g.label}</span>
               <span>
                 剩余 <strong>{g.remaining.toLocaleString('zh-CN')}</strong> / {g.total.toLocaleString('zh-CN')}
-                {' '}{({ rewrite_chars: '字', paper: '篇', ppt: '份' } as Record<string, string>)[g.kind] ?? '次'}
+                {' '}{g.unit}
               </span>
               <span className="muted">有效期至 {formatDateTime(g.expiresAt)}</span>
             </div>

@@ -35,6 +35,8 @@ pub struct GrantRow {
     pub label: String,
     pub total: i64,
     pub remaining: i64,
+    /// "次", "字", "篇" or "份".
+    pub unit: String,
     /// Unix milliseconds; unused uses lapse then.
     pub expires_at: i64,
 }
@@ -112,6 +114,7 @@ pub async fn account(
             label: crate::api::order::product_package_api::grant_label(g.kind, g.total),
             total: g.total,
             remaining: g.remaining,
+            unit: g.kind.unit().into(),
             expires_at: g.expires_at,
         })
         .collect();

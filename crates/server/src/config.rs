@@ -59,6 +59,12 @@ pub struct Config {
     pub database_url: Option<String>,
     /// Where uploaded and generated files live; defaults to `<data_dir>/files`.
     pub files_dir: Option<PathBuf>,
+    /// `folder` (files under `files_dir`, the embedded default) or `database` (the `files`
+    /// table of the configured database, which every node of a deployment reaches).
+    pub files_backend: String,
+    /// When set, `/api/metrics` answers only `Authorization: Bearer <metrics_token>`; when not,
+    /// it is open (keep the path off the public proxy).
+    pub metrics_token: Option<String>,
     /// The embedded similarity library (index segments); defaults to `<data_dir>/library`.
     pub library_dir: Option<PathBuf>,
     /// Price of a similarity check per started 1,000 characters, in fen.
@@ -211,6 +217,8 @@ impl Default for Config {
             data_dir: PathBuf::from("./data"),
             database_url: None,
             files_dir: None,
+            files_backend: "folder".into(),
+            metrics_token: None,
             library_dir: None,
             library_backend: "embedded".into(),
             models_dir: None,
@@ -353,6 +361,10 @@ impl Config {
             .extract()?;
         config.clock().map_err(anyhow::Error::msg)?;
         anyhow::ensure!(
+            matches!(config.files_backend.as_str(), "folder" | "database"),
+            "files_backend 只能是 folder（本机文件夹）或 database（存入数据库，多机部署用）"
+        );
+        anyhow::ensure!(
             matches!(config.payment.as_str(), "off" | "sandbox"),
             "payment 只能是 off（不开通在线支付）或 sandbox（支付沙箱）；接入真实商户号的配置尚未开放"
         );
@@ -377,6 +389,14 @@ impl Config {
         self.files_dir
             .clone()
             .unwrap_or_else(|| self.data_dir.join("files"))
+    }
+
+    /// Where this deployment's files live (`files_backend`).
+    pub fn file_store(&self, store: &store::Store) -> store::FileStore {
+        match self.files_backend.as_str() {
+            "database" => store::FileStore::Database(store.clone()),
+            _ => store::FileStore::Folder(self.files_dir()),
+        }
     }
 
     pub fn library_dir(&self) -> PathBuf {

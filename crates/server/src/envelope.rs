@@ -113,6 +113,7 @@ impl From<StoreError> for ApiError {
                 "insufficient_balance",
                 "账户余额或免费次数不足",
             ),
+            StoreError::Invalid(message) => ApiError::bad_request("invalid_file", message),
             other => ApiError::internal(other),
         }
     }

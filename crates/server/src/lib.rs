@@ -7,6 +7,7 @@ pub mod config;
 pub mod envelope;
 pub mod extraction;
 pub mod http;
+pub mod metrics;
 pub mod models;
 pub mod official;
 pub mod openapi;
@@ -183,7 +184,9 @@ pub fn private_files(config: &Config) {
 /// serves until Ctrl-C or SIGTERM, finishing requests and jobs in flight.
 pub async fn run(config: Config) -> anyhow::Result<()> {
     private_files(&config);
-    std::fs::create_dir_all(config.files_dir())?;
+    if config.files_backend == "folder" {
+        std::fs::create_dir_all(config.files_dir())?;
+    }
     if config.public_url.is_none() {
         tracing::warn!(
             "public_url 未设置：报告中的核验链接只写页面名称，二维码使用请求的 Host；生产环境请设置 WENJIAN_PUBLIC_URL"

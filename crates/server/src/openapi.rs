@@ -23,6 +23,7 @@ Parameters documented as query are also accepted as a form or JSON body.",
     ),
     paths(
         site_api::health,
+        site_api::metrics,
         site_api::config,
         login_api::login,
         login_api::register,

@@ -23,6 +23,8 @@ pub struct AppState {
     pub clock: report::SiteClock,
     /// The payment providers (or the sandbox), when configured.
     pub payments: Arc<crate::payments::Payments>,
+    /// Uploaded and generated files (`Config::files_backend`).
+    pub files: store::FileStore,
 }
 
 impl AppState {
@@ -34,6 +36,7 @@ impl AppState {
         let clock = config.clock().unwrap_or_default();
         let payments = Arc::new(crate::payments::Payments::new(&config));
         AppState {
+            files: config.file_store(&store),
             payments,
             clock,
             extractor,

@@ -6,7 +6,7 @@ use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::time::Duration;
-use store::{ClaimedJob, Store};
+use store::{ClaimedJob, Store, now_ms};
 use tokio::sync::watch;
 
 /// Why a task could not be done: a Chinese sentence for the user, and whether trying again may help.
@@ -166,6 +166,11 @@ pub trait TaskHandler: Send + Sync {
     fn run(&self, ctx: TaskContext) -> TaskFuture<'_>;
 }
 
+/// How often a worker process reports that it is alive.
+pub const PRESENCE_INTERVAL: Duration = Duration::from_secs(10);
+/// A worker not seen for this long is taken for dead.
+pub const PRESENCE_STALE: Duration = Duration::from_secs(35);
+
 /// How often an idle worker looks for new jobs.
 pub const IDLE_POLL: Duration = Duration::from_millis(500);
 
@@ -207,6 +212,7 @@ impl WorkerPool {
     /// Runs `per_queue` workers for every handler until `shutdown` turns true; jobs in hand are
     /// finished first.
     pub async fn run(self, per_queue: usize, shutdown: watch::Receiver<bool>) {
+        let presence = tokio::spawn(self.clone().report_presence(per_queue, shutdown.clone()));
         let mut tasks = Vec::new();
         for handler in &self.handlers {
             for n in 0..per_queue.max(1) {
@@ -221,6 +227,32 @@ impl WorkerPool {
         }
         for t in tasks {
             let _ = t.await;
+        }
+        presence.abort();
+        let stale = now_ms() - PRESENCE_STALE.as_millis() as i64;
+        if let Err(e) = self.store.worker_gone(&self.name, stale).await {
+            tracing::warn!(worker = %self.name, error = %e, "worker presence not removed");
+        }
+    }
+
+    /// Tells the store every `PRESENCE_INTERVAL` that this process works its queues, so the
+    /// health endpoint, the metrics and the console see live workers on every host.
+    async fn report_presence(self, per_queue: usize, mut shutdown: watch::Receiver<bool>) {
+        let queues: Vec<&str> = self.handlers.iter().map(|h| h.kind()).collect();
+        let queues = queues.join(",");
+        let host = hostname();
+        while !*shutdown.borrow() {
+            if let Err(e) = self
+                .store
+                .worker_seen(&self.name, &host, &queues, per_queue.max(1) as i64)
+                .await
+            {
+                tracing::warn!(worker = %self.name, error = %e, "worker presence not recorded");
+            }
+            tokio::select! {
+                _ = tokio::time::sleep(PRESENCE_INTERVAL) => {}
+                _ = shutdown.changed() => {}
+            }
         }
     }
 

@@ -344,6 +344,7 @@ api_test!(
         paths.sort();
         let mut expected = vec![
             "/api/health",
+            "/api/metrics",
             "/api/base/site_api/f/config",
             "/api/base/login_api/f/login",
             "/api/base/login_api/f/register",

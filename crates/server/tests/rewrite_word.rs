@@ -218,10 +218,12 @@ async fn download(s: &TestServer, token: &str, id: i64) -> Download {
     }
 }
 
-async fn journey(db: TestDb) {
+/// The journey with files kept under `files_backend` (`folder` or `database`).
+async fn journey(db: TestDb, files_backend: &str) {
     let dir = tempfile::tempdir().unwrap();
     let config = Config {
         files_dir: Some(dir.path().join("files")),
+        files_backend: files_backend.into(),
         // Rewriting is offered when a model is configured; none is called here.
         llm_base_url: Some("http://127.0.0.1:9/v1".into()),
         llm_model: Some("stub".into()),
@@ -333,13 +335,21 @@ async fn journey(db: TestDb) {
 
     // Without the kept upload: a new document in thesis styles, still named after the upload,
     // and the header says why.
-    let kept = dir
-        .path()
-        .join("files")
-        .join("rewrite")
-        .join(id.to_string())
-        .join(UPLOAD_NAME);
-    std::fs::remove_file(&kept).unwrap();
+    let kept = format!("rewrite/{id}");
+    let files: Vec<String> = s
+        .state
+        .files
+        .list(&kept)
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|f| f.key)
+        .collect();
+    assert_eq!(files, vec![format!("{kept}/{UPLOAD_NAME}")]);
+    // Only the configured backend holds it.
+    let on_disk = dir.path().join("files").join(&kept).join(UPLOAD_NAME);
+    assert_eq!(on_disk.exists(), files_backend == "folder");
+    assert_eq!(s.state.files.remove_under(&kept).await.unwrap(), 1);
     let word = download(&s, &token, id).await;
     assert_eq!(word.form, "clean; fallback=original_missing");
     assert!(
@@ -441,15 +451,33 @@ async fn journey(db: TestDb) {
         vec!["第一章 绪论", NEW_FIRST, THIRD]
     );
 
+    // Deleting the check removes the upload kept with it, and nothing else.
+    let check_files = format!("check/{check_id}");
+    assert_eq!(s.state.files.list(&check_files).await.unwrap().len(), 1);
+    let (status, body) = s
+        .post(
+            "/api/base/check_api/delete",
+            Some(&token),
+            json!({"id": check_id}),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert!(s.state.files.list(&check_files).await.unwrap().is_empty());
+
     s.stop().await;
 }
 
 #[tokio::test]
 async fn sqlite() {
-    journey(TestDb::sqlite().await).await;
+    journey(TestDb::sqlite().await, "folder").await;
 }
 
 #[tokio::test]
-async fn postgres() {
-    journey(TestDb::postgres().await).await;
+async fn postgres_with_files_in_the_database() {
+    journey(TestDb::postgres().await, "database").await;
+}
+
+#[tokio::test]
+async fn sqlite_with_files_in_the_database() {
+    journey(TestDb::sqlite().await, "database").await;
 }

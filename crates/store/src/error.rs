@@ -16,6 +16,13 @@ pub enum StoreError {
     InsufficientFunds,
     #[error("password hashing: {0}")]
     Hash(String),
+    /// A request the store refuses as it stands (a file key that would leave its folder, a
+    /// file over the caller's limit); the message is Chinese, for the user.
+    #[error("{0}")]
+    Invalid(String),
+    /// The file system under a folder-backed store failed.
+    #[error("file system: {0}")]
+    Io(String),
 }
 
 impl StoreError {

@@ -5,7 +5,10 @@
 
 mod accounts;
 mod error;
+mod files;
 mod library;
+mod moving;
+mod ops;
 mod orders;
 mod qr;
 mod reports;
@@ -18,7 +21,10 @@ mod users;
 
 pub use accounts::{Account, LedgerEntry, LedgerKind, MAX_ACCOUNT_AMOUNT};
 pub use error::StoreError;
+pub use files::{FileStore, StoredFile};
 pub use library::SqlLibrary;
+pub use moving::CopiedTable;
+pub use ops::{QueueDepth, TaskLatency, WorkerPresence};
 pub use orders::{
     Grant, GrantKind, GrantUse, NewOrder, NewProduct, Order, OrderKind, OrderStatus, PaymentNotice,
     PaymentOutcome, Product, Refund,

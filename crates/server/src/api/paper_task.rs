@@ -599,40 +599,36 @@ pub async fn charge_and_queue_with(
     }
 }
 
-/// Where a task's files live: `<files_dir>/<family>/<id>`.
-pub fn task_dir(state: &AppState, family: &str, id: i64) -> std::path::PathBuf {
-    state.config.files_dir().join(family).join(id.to_string())
+/// The folder of a task's files in the file store: `<family>/<id>`.
+fn task_folder(family: &str, id: i64) -> String {
+    format!("{family}/{id}")
 }
 
 /// Keeps the original upload beside the task, for the report, for the rewritten paper's Word
-/// file and for deletion (private to this process's user, as all its files: see
-/// `crate::private_files`).
-pub fn keep_upload(state: &AppState, family: &str, task_id: i64, upload: &Upload) {
-    let Some(path) = kept_upload(state, family, task_id, &upload.file_name) else {
+/// file and for deletion. A failure is logged, not the user's: the task runs on the text
+/// already read, and only the Word file in the upload's own form is lost.
+pub async fn keep_upload(state: &AppState, family: &str, task_id: i64, upload: &Upload) {
+    let Some(key) = kept_upload(family, task_id, &upload.file_name) else {
         return;
     };
-    let written = path
-        .parent()
-        .map_or(Ok(()), std::fs::create_dir_all)
-        .and_then(|_| std::fs::write(&path, &upload.bytes));
-    if let Err(e) = written {
+    if let Err(e) = state.files.put(&key, &upload.bytes).await {
         tracing::warn!(task = task_id, error = %e, "original upload not kept");
     }
 }
 
-/// Where `keep_upload` keeps a task's upload named `file_name` (none for pasted text): in the
-/// task's folder, under the name without path separators.
-pub fn kept_upload(
-    state: &AppState,
-    family: &str,
-    task_id: i64,
-    file_name: &str,
-) -> Option<std::path::PathBuf> {
+/// The key under which `keep_upload` keeps a task's upload named `file_name` (none for pasted
+/// text): in the task's folder, under the name without path separators.
+pub fn kept_upload(family: &str, task_id: i64, file_name: &str) -> Option<String> {
     let safe: String = file_name
         .chars()
         .filter(|c| !matches!(c, '/' | '\\' | '\0'))
         .collect();
-    (!file_name.is_empty()).then(|| task_dir(state, family, task_id).join(safe))
+    let safe = match safe.as_str() {
+        "" => return None,
+        "." | ".." => format!("_{safe}"),
+        _ => safe,
+    };
+    Some(format!("{}/{safe}", task_folder(family, task_id)))
 }
 
 /// Deletes a user's task (cancelled and refunded first when unfinished) and its files.
@@ -643,7 +639,9 @@ pub async fn delete_task(
     user_id: i64,
 ) -> Result<(), ApiError> {
     state.store.delete_task(id, user_id).await?;
-    let _ = std::fs::remove_dir_all(task_dir(state, family, id));
+    if let Err(e) = state.files.remove_under(&task_folder(family, id)).await {
+        tracing::warn!(task = id, error = %e, "files of a deleted task not removed");
+    }
     Ok(())
 }
 

@@ -213,7 +213,7 @@ pub async fn machine_init(
             &serde_json::to_string(&input).map_err(ApiError::internal)?,
         )
         .await?;
-    paper_task::keep_upload(&state, FILES, task.id, &upload);
+    paper_task::keep_upload(&state, FILES, task.id, &upload).await;
     Ok(Success(record(&task)))
 }
 

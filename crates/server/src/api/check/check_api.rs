@@ -215,7 +215,7 @@ pub async fn check_init(
         upload.file_name.clone(),
     )
     .await?;
-    paper_task::keep_upload(&state, FILES, task.id, &upload);
+    paper_task::keep_upload(&state, FILES, task.id, &upload).await;
     Ok(Success(record(&task)))
 }
 

@@ -337,7 +337,7 @@ pub async fn machine_init(
     input.owner = Some(session.user.id);
     input.file_name = upload.file_name.clone();
     let task = create_draft(&state, session.user.id, &title, input).await?;
-    paper_task::keep_upload(&state, FILES, task.id, &upload);
+    paper_task::keep_upload(&state, FILES, task.id, &upload).await;
     Ok(Success(record(&task)))
 }
 
@@ -1153,7 +1153,7 @@ pub async fn download(
         .filter(|stem| !stem.is_empty())
         .unwrap_or_else(|| task.title.clone());
     let edited = match original {
-        Some((file_name, path)) => {
+        Some((file_name, key)) => {
             let lines: Vec<String> = result.lines.iter().map(|l| l.text.clone()).collect();
             let replacements: Vec<(usize, String)> = result
                 .lines
@@ -1167,11 +1167,14 @@ pub async fn download(
                 max_chars: state.config.max_paper_chars,
                 ..docio::Limits::default()
             };
-            tokio::task::spawn_blocking(move || {
-                edit_original(&path, &file_name, &lines, &replacements, &limits)
-            })
-            .await
-            .map_err(ApiError::internal)?
+            match state.files.get(&key, limits.max_bytes).await {
+                Ok(Some(bytes)) => tokio::task::spawn_blocking(move || {
+                    edit_original(&bytes, &file_name, &lines, &replacements, &limits)
+                })
+                .await
+                .map_err(ApiError::internal)?,
+                _ => Err(Some("original_missing")),
+            }
         }
         None => Err(None),
     };
@@ -1226,18 +1229,14 @@ fn file_stem(file_name: &str) -> String {
         .collect()
 }
 
-/// The paper a rewrite came from, as uploaded: its file name and where it is kept. A rewrite of
+/// The paper a rewrite came from, as uploaded: its file name and its key in the file store. A rewrite of
 /// an uploaded paper has its own; one made from a check's or a detection's report uses that
 /// task's upload (the same text, read by the same reader). Pasted text has none.
-async fn original_upload(
-    state: &AppState,
-    task: &Task,
-    user_id: i64,
-) -> Option<(String, std::path::PathBuf)> {
+async fn original_upload(state: &AppState, task: &Task, user_id: i64) -> Option<(String, String)> {
     let input = input_of(task)?;
     if !input.file_name.is_empty() {
-        let path = paper_task::kept_upload(state, FILES, task.id, &input.file_name)?;
-        return Some((input.file_name, path));
+        let key = paper_task::kept_upload(FILES, task.id, &input.file_name)?;
+        return Some((input.file_name, key));
     }
     let source = state.store.task(input.source_task?, user_id).await.ok()?;
     let family = match source.kind.as_str() {
@@ -1247,30 +1246,25 @@ async fn original_upload(
     };
     let stored: serde_json::Value = serde_json::from_str(&source.input).ok()?;
     let name = stored["file_name"].as_str().filter(|n| !n.is_empty())?;
-    let path = paper_task::kept_upload(state, family, source.id, name)?;
-    Some((name.to_string(), path))
+    let key = paper_task::kept_upload(family, source.id, name)?;
+    Some((name.to_string(), key))
 }
 
 /// The uploaded file with the rewritten lines in place, or why not: `None` when it is not a
 /// .docx (a .pdf or .txt upload), else the reason's code.
 fn edit_original(
-    path: &std::path::Path,
+    bytes: &[u8],
     file_name: &str,
     lines: &[String],
     replacements: &[(usize, String)],
     limits: &docio::Limits,
 ) -> Result<Vec<u8>, Option<&'static str>> {
-    use std::io::Read;
-    let mut bytes = Vec::new();
-    std::fs::File::open(path)
-        .and_then(|f| f.take(limits.max_bytes as u64 + 1).read_to_end(&mut bytes))
-        .map_err(|_| Some("original_missing"))?;
-    match docio::detect(&bytes, file_name) {
+    match docio::detect(bytes, file_name) {
         Ok(docio::Format::Docx) => {}
         _ => return Err(None),
     }
     let lines: Vec<&str> = lines.iter().map(String::as_str).collect();
-    docio::replace_paragraph_texts(&bytes, &lines, replacements, limits).map_err(|e| Some(e.code()))
+    docio::replace_paragraph_texts(bytes, &lines, replacements, limits).map_err(|e| Some(e.code()))
 }
 
 /// Sends the rewritten paper to a new similarity check: a draft check of the text the paper now

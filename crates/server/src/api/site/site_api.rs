@@ -1,8 +1,9 @@
 //! Public facts the web app needs before anyone signs in, and a health probe.
 
-use crate::envelope::{ApiResult, Success};
+use crate::envelope::{ApiError, ApiResult, Success};
 use crate::state::AppState;
 use axum::extract::State;
+use axum::http::StatusCode;
 use serde::Serialize;
 use utoipa::ToSchema;
 
@@ -49,26 +50,186 @@ pub async fn config(State(state): State<AppState>) -> ApiResult<SiteConfig> {
 }
 
 #[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
 pub struct Health {
+    /// `ok`, or `degraded` when this node serves but work is not being done (no live worker
+    /// while jobs wait).
     #[schema(example = "ok")]
     pub status: String,
     /// `sqlite` or `postgres`.
     pub database: String,
+    /// Where files live: `folder` or `database`.
+    pub files: String,
+    /// Each dependency this deployment needs, and whether it answered.
+    pub dependencies: Vec<Dependency>,
+    /// Worker processes seen in the last `PRESENCE_STALE`, on any host.
+    pub live_workers: usize,
+    /// Queues with unfinished jobs.
+    pub queues: Vec<QueueHealth>,
 }
 
-/// Liveness and database reachability.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Dependency {
+    /// `database`, `files` or `workers`.
+    pub name: String,
+    pub ok: bool,
+    /// What was found, in Chinese (the error when it did not answer).
+    pub detail: String,
+    /// How long the probe took.
+    pub millis: u64,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct QueueHealth {
+    pub queue: String,
+    pub waiting: i64,
+    pub running: i64,
+    /// Age of the oldest job waiting to start, in seconds.
+    pub oldest_waiting_seconds: i64,
+}
+
+/// Times one probe of a dependency.
+async fn probe<F>(name: &str, check: F) -> Dependency
+where
+    F: std::future::Future<Output = Result<String, String>>,
+{
+    let began = std::time::Instant::now();
+    let outcome = check.await;
+    Dependency {
+        name: name.into(),
+        ok: outcome.is_ok(),
+        detail: outcome.unwrap_or_else(|e| e),
+        millis: began.elapsed().as_millis() as u64,
+    }
+}
+
+/// Liveness and the dependencies a load balancer or an operator needs: the database, the file
+/// store and the workers. 503 when this node cannot serve (database or files down).
 #[utoipa::path(get, path = "/api/health", tag = "site_api",
     responses(
         (status = 200, body = inline(crate::envelope::Envelope<Health>)),
-        (status = 500, description = "database unreachable", body = crate::envelope::ErrorBody),
+        (status = 503, description = "database or file store unreachable", body = crate::envelope::ErrorBody),
     ))]
 pub async fn health(State(state): State<AppState>) -> ApiResult<Health> {
-    state.store.ping().await?;
+    let database = probe("database", async {
+        state
+            .store
+            .ping()
+            .await
+            .map(|_| "可连接".to_string())
+            .map_err(|e| format!("无法连接：{e}"))
+    })
+    .await;
+    let files = probe("files", async {
+        state
+            .files
+            .ping()
+            .await
+            .map(|_| "可读写".to_string())
+            .map_err(|e| format!("无法写入：{e}"))
+    })
+    .await;
+    let down: Vec<&str> = [&database, &files]
+        .into_iter()
+        .filter(|d| !d.ok)
+        .map(|d| d.detail.as_str())
+        .collect();
+    if !down.is_empty() {
+        return Err(ApiError::new(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "dependency_unavailable",
+            format!("服务依赖不可用：{}", down.join("；")),
+        ));
+    }
+    let since = store::now_ms() - crate::worker::PRESENCE_STALE.as_millis() as i64;
+    let workers = state.store.live_workers(since).await?;
+    let queues = state.store.queue_depths().await?;
+    let waiting: i64 = queues.iter().map(|q| q.waiting).sum();
+    let worker_check = Dependency {
+        name: "workers".into(),
+        ok: !workers.is_empty() || waiting == 0,
+        detail: if workers.is_empty() {
+            format!("没有在线的工作进程（{waiting} 个任务在等待）")
+        } else {
+            format!("{} 个工作进程在线", workers.len())
+        },
+        millis: 0,
+    };
     Ok(Success(Health {
-        status: "ok".into(),
+        status: if worker_check.ok { "ok" } else { "degraded" }.into(),
         database: match state.store.backend() {
             store::Backend::Sqlite => "sqlite".into(),
             store::Backend::Postgres => "postgres".into(),
         },
+        files: state.files.backend_name().into(),
+        dependencies: vec![database, files, worker_check],
+        live_workers: workers.len(),
+        queues: queues
+            .into_iter()
+            .map(|q| QueueHealth {
+                queue: q.queue,
+                waiting: q.waiting,
+                running: q.running,
+                oldest_waiting_seconds: q.oldest_waiting_ms / 1000,
+            })
+            .collect(),
     }))
 }
+
+/// The Prometheus text exposition of queue depth, waiting age, live workers and task
+/// latency. Open when `metrics_token` is not set (keep the path off the public proxy then);
+/// otherwise the scraper sends `Authorization: Bearer <metrics_token>`.
+#[utoipa::path(get, path = "/api/metrics", tag = "site_api",
+    responses(
+        (status = 200, description = "Prometheus text format 0.0.4", content_type = "text/plain", body = String),
+        (status = 401, description = "metrics_token set and not given", body = crate::envelope::ErrorBody),
+    ))]
+pub async fn metrics(
+    State(state): State<AppState>,
+    headers: axum::http::HeaderMap,
+) -> Result<axum::response::Response, ApiError> {
+    use axum::response::IntoResponse;
+    if let Some(token) = state
+        .config
+        .metrics_token
+        .as_deref()
+        .filter(|t| !t.is_empty())
+    {
+        let given = headers
+            .get(axum::http::header::AUTHORIZATION)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.strip_prefix("Bearer "))
+            .unwrap_or_default();
+        if !crate::metrics::same_secret(given, token) {
+            return Err(ApiError::new(
+                StatusCode::UNAUTHORIZED,
+                "metrics_token_required",
+                "读取指标需要 metrics_token",
+            ));
+        }
+    }
+    let now = store::now_ms();
+    let queues = state.store.queue_depths().await?;
+    let workers = state
+        .store
+        .live_workers(now - crate::worker::PRESENCE_STALE.as_millis() as i64)
+        .await?;
+    let latencies = state
+        .store
+        .task_latencies(now - METRICS_LATENCY_WINDOW_MS)
+        .await?;
+    let body = crate::metrics::exposition(&queues, &workers, &latencies, now);
+    Ok((
+        [(
+            axum::http::header::CONTENT_TYPE,
+            "text/plain; version=0.0.4; charset=utf-8",
+        )],
+        body,
+    )
+        .into_response())
+}
+
+/// Task latency is summarised over the last hour.
+const METRICS_LATENCY_WINDOW_MS: i64 = 3_600_000;

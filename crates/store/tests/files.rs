@@ -1,0 +1,102 @@
+//! The file store behaves the same on every backend: a folder, and the database on SQLite and
+//! on PostgreSQL.
+
+use store::{FileStore, StoreError, StoredFile, store_test};
+
+/// Everything callers rely on, run against one backend.
+async fn behaves_like_a_file_store(files: FileStore) {
+    files.ping().await.expect("ping");
+    assert_eq!(files.get("check/1/论文.docx", 1 << 20).await.unwrap(), None);
+
+    // Any bytes come back unchanged, and a second put replaces the first.
+    let binary: Vec<u8> = (0..=255u8).cycle().take(70_000).collect();
+    files.put("check/1/论文.docx", &binary).await.unwrap();
+    assert_eq!(
+        files.get("check/1/论文.docx", 1 << 20).await.unwrap(),
+        Some(binary.clone())
+    );
+    files.put("check/1/论文.docx", b"second").await.unwrap();
+    assert_eq!(
+        files
+            .get("check/1/论文.docx", 1 << 20)
+            .await
+            .unwrap()
+            .as_deref(),
+        Some(&b"second"[..])
+    );
+    files.put("check/1/empty.txt", b"").await.unwrap();
+    assert_eq!(
+        files.get("check/1/empty.txt", 10).await.unwrap(),
+        Some(Vec::new())
+    );
+
+    // A file over the caller's limit is refused, not read.
+    let refused = files.get("check/1/论文.docx", 3).await.unwrap_err();
+    assert!(matches!(refused, StoreError::Invalid(_)), "{refused:?}");
+
+    // Keys that would leave their folder are refused before anything is written.
+    for bad in ["../escape", "/abs", "a//b", "a\\b", ""] {
+        let err = files.put(bad, b"x").await.unwrap_err();
+        assert!(matches!(err, StoreError::Invalid(_)), "{bad:?}: {err:?}");
+    }
+
+    // Wildcards in a prefix are literal: check/1_ is not check/12.
+    files.put("check/12/a.pdf", b"12").await.unwrap();
+    files.put("check/1_/a.pdf", b"1_").await.unwrap();
+    files.put("paper/1/refs.bib", b"bib").await.unwrap();
+    assert_eq!(
+        files.list("check/1").await.unwrap(),
+        vec![
+            StoredFile {
+                key: "check/1/empty.txt".into(),
+                bytes: 0
+            },
+            StoredFile {
+                key: "check/1/论文.docx".into(),
+                bytes: 6
+            },
+        ]
+    );
+    assert_eq!(files.list("").await.unwrap().len(), 5);
+
+    // Removing a task's folder removes its files and nothing else.
+    assert_eq!(files.remove_under("check/1").await.unwrap(), 2);
+    assert_eq!(files.get("check/1/论文.docx", 100).await.unwrap(), None);
+    assert_eq!(files.remove_under("check/1").await.unwrap(), 0);
+    let left: Vec<String> = files
+        .list("")
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|f| f.key)
+        .collect();
+    let mut expected = vec!["check/12/a.pdf", "check/1_/a.pdf", "paper/1/refs.bib"];
+    let mut left_sorted = left.clone();
+    left_sorted.sort();
+    expected.sort();
+    assert_eq!(left_sorted, expected);
+}
+
+store_test!(database_backend, async |store: store::Store| {
+    behaves_like_a_file_store(FileStore::Database(store)).await;
+});
+
+#[tokio::test]
+async fn folder_backend() {
+    let dir = tempfile::tempdir().unwrap();
+    behaves_like_a_file_store(FileStore::Folder(dir.path().join("files"))).await;
+    // No partial files are left beside the kept ones.
+    let names: Vec<String> = std::fs::read_dir(dir.path().join("files/check/12"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(names, vec!["a.pdf"]);
+}
+
+#[tokio::test]
+async fn a_folder_store_on_a_missing_folder_lists_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let files = FileStore::Folder(dir.path().join("not-yet"));
+    assert!(files.list("").await.unwrap().is_empty());
+    assert_eq!(files.remove_under("check/1").await.unwrap(), 0);
+}

@@ -67,6 +67,85 @@ impl SqlLibrary {
     pub fn new(store: Store, params: FingerprintParams) -> Self {
         SqlLibrary { store, params }
     }
+
+    /// Adds documents under the ids they had in another library (moving an embedded library
+    /// into the database: reports name their sources by id), each with the time it was added.
+    pub async fn add_keeping_ids(&self, docs: Vec<(DocId, i64, NewDoc)>) -> LibraryResult<()> {
+        self.insert(
+            docs.into_iter()
+                .map(|(id, added_at, doc)| (Some((id, added_at)), doc))
+                .collect(),
+        )
+        .await?;
+        Ok(())
+    }
+
+    /// Inserts documents and their postings in one transaction; an id and time given (moving
+    /// another library in) are kept.
+    async fn insert(&self, docs: Vec<(Option<(DocId, i64)>, NewDoc)>) -> LibraryResult<Vec<DocId>> {
+        let mut ids = Vec::with_capacity(docs.len());
+        let mut tx = self.store.pool.begin().await.map_err(backend)?;
+        let now = now_ms();
+        let kept_any = docs.iter().any(|(kept, _)| kept.is_some());
+        for (kept, doc) in &docs {
+            let sql = match kept {
+                None => {
+                    "INSERT INTO library_docs (title, author, year, source, owner, scope, chars, body, added_at, bib) \
+                     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING id"
+                }
+                Some(_) => {
+                    "INSERT INTO library_docs (title, author, year, source, owner, scope, chars, body, added_at, bib, id) \
+                     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) RETURNING id"
+                }
+            };
+            let mut query = sqlx::query(sql)
+                .bind(&doc.title)
+                .bind(&doc.author)
+                .bind(doc.year.map(i64::from))
+                .bind(&doc.source)
+                .bind(doc.owner)
+                .bind(scope_name(doc.scope))
+                .bind(count_chars(&doc.text) as i64)
+                .bind(&doc.text)
+                .bind(kept.map_or(now, |(_, added_at)| added_at))
+                .bind(match doc.bib.is_empty() {
+                    true => String::new(),
+                    false => serde_json::to_string(&doc.bib).unwrap_or_default(),
+                });
+            if let Some((id, _)) = kept {
+                query = query.bind(*id as i64);
+            }
+            let id: i64 = query
+                .fetch_one(&mut *tx)
+                .await
+                .map_err(backend)?
+                .try_get("id")
+                .map_err(backend)?;
+            let prints = fingerprints(&normalize(&doc.text).chars, self.params);
+            for chunk in prints.chunks(ROWS_PER_INSERT) {
+                let mut sql =
+                    String::from("INSERT INTO library_postings (hash, doc_id, pos) VALUES ");
+                for (i, fp) in chunk.iter().enumerate() {
+                    let sep = if i == 0 { "" } else { "," };
+                    let _ = write!(sql, "{sep}({},{id},{})", fp.hash as i64, fp.pos);
+                }
+                sqlx::query(&sql).execute(&mut *tx).await.map_err(backend)?;
+            }
+            ids.push(id as u64);
+        }
+        if kept_any && self.store.backend == crate::Backend::Postgres {
+            // Later imports take ids after the kept ones.
+            sqlx::query(
+                "SELECT setval(pg_get_serial_sequence('library_docs', 'id'), \
+                 COALESCE(MAX(id), 1), MAX(id) IS NOT NULL) FROM library_docs",
+            )
+            .execute(&mut *tx)
+            .await
+            .map_err(backend)?;
+        }
+        tx.commit().await.map_err(backend)?;
+        Ok(ids)
+    }
 }
 
 /// Hashes as a comma-separated SQL list of signed 64-bit integers (how they are stored).
@@ -84,46 +163,8 @@ impl Library for SqlLibrary {
     }
 
     async fn add(&self, docs: Vec<NewDoc>) -> LibraryResult<Vec<DocId>> {
-        let mut ids = Vec::with_capacity(docs.len());
-        let mut tx = self.store.pool.begin().await.map_err(backend)?;
-        let now = now_ms();
-        for doc in &docs {
-            let id: i64 = sqlx::query(
-                "INSERT INTO library_docs (title, author, year, source, owner, scope, chars, body, added_at, bib) \
-                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING id",
-            )
-            .bind(&doc.title)
-            .bind(&doc.author)
-            .bind(doc.year.map(i64::from))
-            .bind(&doc.source)
-            .bind(doc.owner)
-            .bind(scope_name(doc.scope))
-            .bind(count_chars(&doc.text) as i64)
-            .bind(&doc.text)
-            .bind(now)
-            .bind(match doc.bib.is_empty() {
-                true => String::new(),
-                false => serde_json::to_string(&doc.bib).unwrap_or_default(),
-            })
-            .fetch_one(&mut *tx)
+        self.insert(docs.into_iter().map(|d| (None, d)).collect())
             .await
-            .map_err(backend)?
-            .try_get("id")
-            .map_err(backend)?;
-            let prints = fingerprints(&normalize(&doc.text).chars, self.params);
-            for chunk in prints.chunks(ROWS_PER_INSERT) {
-                let mut sql =
-                    String::from("INSERT INTO library_postings (hash, doc_id, pos) VALUES ");
-                for (i, fp) in chunk.iter().enumerate() {
-                    let sep = if i == 0 { "" } else { "," };
-                    let _ = write!(sql, "{sep}({},{id},{})", fp.hash as i64, fp.pos);
-                }
-                sqlx::query(&sql).execute(&mut *tx).await.map_err(backend)?;
-            }
-            ids.push(id as u64);
-        }
-        tx.commit().await.map_err(backend)?;
-        Ok(ids)
     }
 
     async fn remove(&self, id: DocId) -> LibraryResult<bool> {

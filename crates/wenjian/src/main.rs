@@ -3,6 +3,7 @@
 mod corpus;
 mod detect;
 mod models;
+mod move_cmd;
 mod paper_cmd;
 mod rewrite_cmd;
 
@@ -32,8 +33,20 @@ enum Command {
     Serve,
     /// Run task workers only, against the configured database (scale-out).
     Worker,
-    /// Create or upgrade the database schema, then exit.
-    Migrate,
+    /// Create or upgrade the database schema, then exit. With --to, move this embedded
+    /// deployment (SQLite, files, library) into an empty PostgreSQL database.
+    Migrate {
+        /// A new, empty PostgreSQL database (postgres://…) to move everything into.
+        #[arg(long)]
+        to: Option<String>,
+    },
+    /// Ask a running server's `/api/health` and print the answer; exit status 0 only when it
+    /// serves (for container health checks and monitoring scripts).
+    Health {
+        /// The server's address; defaults to the configured listen address.
+        #[arg(long)]
+        url: Option<String>,
+    },
     /// Manage user accounts.
     User {
         #[command(subcommand)]
@@ -513,7 +526,24 @@ async fn run() -> anyhow::Result<()> {
             println!("{}", server::openapi::document_json());
             Ok(())
         }
-        Command::Migrate => {
+        Command::Health { url } => {
+            let base = url.unwrap_or_else(|| {
+                format!("http://{}", config.listen.replace("0.0.0.0", "127.0.0.1"))
+            });
+            let response = reqwest::Client::builder()
+                .timeout(std::time::Duration::from_secs(5))
+                .build()?
+                .get(format!("{}/api/health", base.trim_end_matches('/')))
+                .send()
+                .await
+                .map_err(|e| anyhow::anyhow!("无法连接 {base}：{e}"))?;
+            let status = response.status();
+            println!("{}", response.text().await.unwrap_or_default());
+            anyhow::ensure!(status.is_success(), "服务不健康（HTTP {status}）");
+            Ok(())
+        }
+        Command::Migrate { to: Some(url) } => move_cmd::run(&config, &url).await,
+        Command::Migrate { to: None } => {
             let store = store::Store::open(&config.database_url()).await?;
             println!("数据库已是最新结构（{:?}）", store.backend());
             Ok(())

@@ -353,6 +353,29 @@ async fn mark_common_phrases<L: Library>(
             span.docs = used[used.len() / 2];
         }
     }
+    // A match over characters a common phrase already covers (found against another source,
+    // often with no fingerprint of its own inside it) is that phrase again, not a copy.
+    let common_ranges: Vec<(usize, usize, u32)> = spans
+        .iter()
+        .filter(|s| s.class == SpanClass::Common)
+        .map(|s| (s.start, s.end, s.docs))
+        .collect();
+    for span in spans
+        .iter_mut()
+        .filter(|s| matches!(s.class, SpanClass::Copy | SpanClass::LightEdit))
+    {
+        let on: Vec<&(usize, usize, u32)> = common_ranges
+            .iter()
+            .filter(|c| c.0 < span.end && span.start < c.1)
+            .collect();
+        let covered = (span.start..span.end)
+            .filter(|&i| on.iter().any(|c| c.0 <= i && i < c.1))
+            .count();
+        if !on.is_empty() && covered * 5 >= (span.end - span.start) * 4 {
+            span.class = SpanClass::Common;
+            span.docs = on.iter().map(|c| c.2).max().unwrap_or(0);
+        }
+    }
     // One entry per common passage: the longest span stands for those it mostly overlaps.
     let mut order: Vec<usize> = (0..spans.len()).collect();
     order.sort_by_key(|&i| {

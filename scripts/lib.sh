@@ -71,6 +71,8 @@ ensure_postgres() {
     log "installing PostgreSQL"
     apt_install postgresql
   fi
+  # pg_dump / pg_restore: the backup test restores a dump into a fresh database.
+  command -v pg_restore >/dev/null || { log "installing postgresql-client"; apt_install postgresql-client; }
   if ! pg_isready -h 127.0.0.1 -p 5432 -q; then
     log "starting PostgreSQL"
     local version

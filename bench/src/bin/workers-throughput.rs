@@ -14,7 +14,7 @@
 
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
-use store::{Charge, Store};
+use store::Store;
 
 fn abstracts(data: &std::path::Path) -> Vec<(String, String)> {
     let bytes = std::fs::read(data.join("corpus/csl-abstracts-a.json")).expect("CSL abstracts");
@@ -120,32 +120,22 @@ async fn main() {
             while text.chars().count() < paper_chars {
                 text.push_str(own[next % own.len()]);
                 text.push('\n');
-                if next % 4 == 0 {
+                if next.is_multiple_of(4) {
                     text.push_str(library[next * 7 % library.len()]);
                     text.push('\n');
                 }
                 next += 1;
             }
             let input = serde_json::json!({"text": text, "owner": user, "title": "基准论文"});
-            let task = store
-                .create_task(user, "check", "基准论文", &input.to_string())
-                .await
-                .expect("task");
-            store
-                .submit_task(
-                    task.id,
-                    user,
-                    "check",
-                    &Charge {
-                        fen: 1_000,
-                        free_checks: 0,
-                        grant: None,
-                        reason: "基准测试".into(),
-                    },
-                    3,
-                )
-                .await
-                .expect("submit");
+            let task = store::testing::queued_task(
+                store,
+                user,
+                "check",
+                "基准论文",
+                &input.to_string(),
+                1_000,
+            )
+            .await;
             ids.push(task.id);
         }
         let began = Instant::now();

@@ -10,7 +10,6 @@ use common::*;
 use server::worker::{TaskContext, TaskFuture, TaskHandler, WorkerPool};
 use std::sync::Arc;
 use std::time::Duration;
-use store::Charge;
 
 fn operations_config() -> Config {
     Config {
@@ -23,25 +22,7 @@ fn operations_config() -> Config {
 async fn waiting_check(s: &TestServer, user: i64) -> i64 {
     let store = s.store();
     store.operator_credit(user, 1_000, 0, "测试").await.unwrap();
-    let task = store
-        .create_task(user, "check", "论文", "{}")
-        .await
-        .unwrap();
-    store
-        .submit_task(
-            task.id,
-            user,
-            "check",
-            &Charge {
-                fen: 100,
-                free_checks: 0,
-                grant: None,
-                reason: "查重".into(),
-            },
-            3,
-        )
-        .await
-        .unwrap();
+    let task = store::testing::queued_task(store, user, "check", "论文", "{}", 100).await;
     task.id
 }
 

@@ -114,3 +114,51 @@ macro_rules! store_test {
         }
     };
 }
+
+/// A task of `user_id` paid with `fen` from the balance and queued on the `kind` queue, as a
+/// submission leaves it: for tests and benchmarks that need queued or finished work.
+pub async fn queued_task(
+    store: &Store,
+    user_id: i64,
+    kind: &str,
+    title: &str,
+    input: &str,
+    fen: i64,
+) -> crate::Task {
+    let task = store
+        .create_task(user_id, kind, title, input)
+        .await
+        .expect("create task");
+    store
+        .submit_task(
+            task.id,
+            user_id,
+            kind,
+            &crate::Charge {
+                fen,
+                free_checks: 0,
+                grant: None,
+                reason: title.into(),
+            },
+            3,
+        )
+        .await
+        .expect("submit task")
+}
+
+/// Claims the next job of the `kind` queue and completes it with `result`, as a worker would;
+/// returns the finished task's id.
+pub async fn finish_next_job(store: &Store, kind: &str, result: &str) -> i64 {
+    let job = store
+        .claim_job(kind, "test-worker", 60_000)
+        .await
+        .expect("claim")
+        .expect("a job waits");
+    assert!(
+        store
+            .complete_job(job.job_id, "test-worker", result)
+            .await
+            .expect("complete")
+    );
+    job.task_id
+}

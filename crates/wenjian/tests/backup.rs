@@ -30,31 +30,8 @@ async fn a_dump_restored_into_a_fresh_database_keeps_reports_verifiable() {
         .operator_credit(user, 4_321, 1, "测试充值")
         .await
         .unwrap();
-    let task = store
-        .create_task(user, "check", "毕业论文", "{}")
-        .await
-        .unwrap();
-    store
-        .submit_task(
-            task.id,
-            user,
-            "check",
-            &store::Charge {
-                fen: 300,
-                free_checks: 0,
-                grant: None,
-                reason: "查重".into(),
-            },
-            3,
-        )
-        .await
-        .unwrap();
-    let job = store
-        .claim_job("check", "w", 60_000)
-        .await
-        .unwrap()
-        .unwrap();
-    assert!(store.complete_job(job.job_id, "w", "{}").await.unwrap());
+    let task = store::testing::queued_task(store, user, "check", "毕业论文", "{}", 300).await;
+    store::testing::finish_next_job(store, "check", "{}").await;
     let snapshot = store
         .take_report_snapshot(&NewSnapshot {
             task_id: task.id,

@@ -5,7 +5,6 @@
 
 use simcheck::Library;
 use std::process::Command;
-use store::Charge;
 
 const SOURCE: &str = "本研究采用问卷调查与深度访谈相结合的方法考察了高校学生的课外阅读习惯及其影响因素结果表明阅读时间与学业成绩存在显著的正相关关系";
 const OTHER: &str = "城市轨道交通的客流预测是线网规划与运营组织的基础工作本文提出一种融合时空特征的组合预测模型并在多个站点进行了验证";
@@ -72,32 +71,11 @@ async fn an_embedded_deployment_moves_into_postgres() {
     let url = format!("sqlite://{}?mode=rwc", data.join("wenjian.db").display());
     let source = store::Store::open(&url).await.unwrap();
     let user = source.user_by_login("movinguser").await.unwrap().id;
-    let task = source
-        .create_task(user, "check", "毕业论文", r#"{"text":"…"}"#)
-        .await
-        .unwrap();
-    source
-        .submit_task(
-            task.id,
-            user,
-            "check",
-            &Charge {
-                fen: 300,
-                free_checks: 0,
-                grant: None,
-                reason: "查重".into(),
-            },
-            3,
-        )
-        .await
-        .unwrap();
-    let job = source
-        .claim_job("check", "w", 60_000)
-        .await
-        .unwrap()
-        .unwrap();
+    let task =
+        store::testing::queued_task(&source, user, "check", "毕业论文", r#"{"text":"…"}"#, 300)
+            .await;
     let report = r#"{"ratio_total":12.34,"spans":[{"start":0,"end":20}]}"#;
-    assert!(source.complete_job(job.job_id, "w", report).await.unwrap());
+    store::testing::finish_next_job(&source, "check", report).await;
     let upload: Vec<u8> = (0..5_000u32).map(|i| (i % 251) as u8).collect();
     let key = format!("check/{}/论文.docx", task.id);
     store::FileStore::Folder(data.join("files"))

@@ -599,6 +599,9 @@ pub async fn charge_and_queue_with(
     }
 }
 
+/// The longest kept upload name, in characters (file systems take 255 bytes; CJK is 3 each).
+const KEPT_NAME_CHARS: usize = 80;
+
 /// The folder of a task's files in the file store: `<family>/<id>`.
 fn task_folder(family: &str, id: i64) -> String {
     format!("{family}/{id}")
@@ -617,12 +620,27 @@ pub async fn keep_upload(state: &AppState, family: &str, task_id: i64, upload: &
 }
 
 /// The key under which `keep_upload` keeps a task's upload named `file_name` (none for pasted
-/// text): in the task's folder, under the name without path separators.
+/// text): in the task's folder, under the name without path separators, a long name cut to
+/// `KEPT_NAME_CHARS` with its extension kept (the full name stays in the task's input).
 pub fn kept_upload(family: &str, task_id: i64, file_name: &str) -> Option<String> {
-    let safe: String = file_name
+    let safe: Vec<char> = file_name
         .chars()
         .filter(|c| !matches!(c, '/' | '\\' | '\0'))
         .collect();
+    let safe: String = if safe.len() > KEPT_NAME_CHARS {
+        let dot = safe
+            .iter()
+            .rposition(|&c| c == '.')
+            .filter(|&at| safe.len() - at <= 10)
+            .unwrap_or(safe.len());
+        let extension = &safe[dot..];
+        safe[..KEPT_NAME_CHARS - extension.len()]
+            .iter()
+            .chain(extension)
+            .collect()
+    } else {
+        safe.into_iter().collect()
+    };
     let safe = match safe.as_str() {
         "" => return None,
         "." | ".." => format!("_{safe}"),
@@ -746,6 +764,27 @@ pub fn outline(extracted: &docio::Extracted) -> Vec<(usize, u8)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn kept_upload_keys_stay_short_and_inside_the_task_folder() {
+        assert_eq!(kept_upload("check", 7, ""), None);
+        assert_eq!(
+            kept_upload("check", 7, "../论文.docx").as_deref(),
+            Some("check/7/..论文.docx")
+        );
+        assert_eq!(
+            kept_upload("check", 7, "..").as_deref(),
+            Some("check/7/_..")
+        );
+        let long = format!("{}.docx", "长".repeat(300));
+        let key = kept_upload("check", 7, &long).unwrap();
+        assert!(key.ends_with(".docx"), "{key}");
+        assert_eq!(
+            key.trim_start_matches("check/7/").chars().count(),
+            KEPT_NAME_CHARS
+        );
+        assert!(key.len() < 255);
+    }
 
     #[test]
     fn the_title_typed_wins_then_the_documents_own_then_the_file_name() {

@@ -171,6 +171,11 @@ pub const PRESENCE_INTERVAL: Duration = Duration::from_secs(10);
 /// A worker not seen for this long is taken for dead.
 pub const PRESENCE_STALE: Duration = Duration::from_secs(35);
 
+/// The time (Unix ms) before which a worker last seen is taken for dead, at `now`.
+pub fn presence_cutoff(now: i64) -> i64 {
+    now - PRESENCE_STALE.as_millis() as i64
+}
+
 /// How often an idle worker looks for new jobs.
 pub const IDLE_POLL: Duration = Duration::from_millis(500);
 
@@ -229,8 +234,11 @@ impl WorkerPool {
             let _ = t.await;
         }
         presence.abort();
-        let stale = now_ms() - PRESENCE_STALE.as_millis() as i64;
-        if let Err(e) = self.store.worker_gone(&self.name, stale).await {
+        if let Err(e) = self
+            .store
+            .worker_gone(&self.name, presence_cutoff(now_ms()))
+            .await
+        {
             tracing::warn!(worker = %self.name, error = %e, "worker presence not removed");
         }
     }

@@ -90,17 +90,22 @@ pub struct QueueHealth {
     pub oldest_waiting_seconds: i64,
 }
 
-/// Times one probe of a dependency.
-async fn probe<F>(name: &str, check: F) -> Dependency
-where
-    F: std::future::Future<Output = Result<String, String>>,
-{
+/// Times one probe of a dependency; `ok` and `failed` word its outcome.
+async fn probe(
+    name: &str,
+    ok: &str,
+    failed: &str,
+    check: impl std::future::Future<Output = store::Result<()>>,
+) -> Dependency {
     let began = std::time::Instant::now();
     let outcome = check.await;
     Dependency {
         name: name.into(),
         ok: outcome.is_ok(),
-        detail: outcome.unwrap_or_else(|e| e),
+        detail: match outcome {
+            Ok(()) => ok.into(),
+            Err(e) => format!("{failed}：{e}"),
+        },
         millis: began.elapsed().as_millis() as u64,
     }
 }
@@ -113,24 +118,8 @@ where
         (status = 503, description = "database or file store unreachable", body = crate::envelope::ErrorBody),
     ))]
 pub async fn health(State(state): State<AppState>) -> ApiResult<Health> {
-    let database = probe("database", async {
-        state
-            .store
-            .ping()
-            .await
-            .map(|_| "可连接".to_string())
-            .map_err(|e| format!("无法连接：{e}"))
-    })
-    .await;
-    let files = probe("files", async {
-        state
-            .files
-            .ping()
-            .await
-            .map(|_| "可读写".to_string())
-            .map_err(|e| format!("无法写入：{e}"))
-    })
-    .await;
+    let database = probe("database", "可连接", "无法连接", state.store.ping()).await;
+    let files = probe("files", "可读写", "无法写入", state.files.ping()).await;
     let down: Vec<&str> = [&database, &files]
         .into_iter()
         .filter(|d| !d.ok)
@@ -143,8 +132,10 @@ pub async fn health(State(state): State<AppState>) -> ApiResult<Health> {
             format!("服务依赖不可用：{}", down.join("；")),
         ));
     }
-    let since = store::now_ms() - crate::worker::PRESENCE_STALE.as_millis() as i64;
-    let workers = state.store.live_workers(since).await?;
+    let workers = state
+        .store
+        .live_workers(crate::worker::presence_cutoff(store::now_ms()))
+        .await?;
     let queues = state.store.queue_depths().await?;
     let waiting: i64 = queues.iter().map(|q| q.waiting).sum();
     let worker_check = Dependency {
@@ -214,7 +205,7 @@ pub async fn metrics(
     let queues = state.store.queue_depths().await?;
     let workers = state
         .store
-        .live_workers(now - crate::worker::PRESENCE_STALE.as_millis() as i64)
+        .live_workers(crate::worker::presence_cutoff(now))
         .await?;
     let latencies = state
         .store

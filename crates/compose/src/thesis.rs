@@ -176,6 +176,7 @@ mod tests {
                 text: format!("{}的正文[1]。", node.title),
                 cited: vec![],
                 removed_citations: 0,
+                placed_citations: 0,
                 weak: false,
             })
             .collect();

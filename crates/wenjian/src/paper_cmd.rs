@@ -35,6 +35,8 @@ struct Output<'a> {
     chars: usize,
     /// Citations the model wrote that named no offered record, removed.
     removed_citations: usize,
+    /// Citations the engine placed on sentences that share an offered record's specific wording.
+    placed_citations: usize,
     /// Sections still shorter than a third of their budget after every attempt.
     weak_sections: usize,
     minutes: f64,
@@ -119,6 +121,7 @@ pub async fn run<L: simcheck::Library + 'static>(
         references: draft.references(),
         chars: draft.chars(),
         removed_citations: draft.sections.iter().map(|s| s.removed_citations).sum(),
+        placed_citations: draft.sections.iter().map(|s| s.placed_citations).sum(),
         weak_sections: draft.sections.iter().filter(|s| s.weak).count(),
         minutes: started.elapsed().as_secs_f64() / 60.0,
     };

@@ -1,5 +1,5 @@
 import { useState } from 'react'
-import { Alert, App, Button, Card, Collapse, Dropdown, Empty, Form, Input, Modal, Progress, Result, Space, Spin, Tag } from 'antd'
+import { Alert, App, Button, Card, Collapse, Dropdown, Empty, Form, Input, Modal, Progress, Result, Space, Spin, Tag, Tooltip } from 'antd'
 import { useQuery, useQueryClient } from '@tanstack/react-query'
 import { useNavigate, useParams } from 'react-router'
 import { paperAsFile, paperContent, paperDeleteSection, paperDownload, paperLoad, paperReloadSection, paperUpdateSection, type CoverForm } from './api'
@@ -44,6 +44,11 @@ function SectionCard({ paperId, section, reloading, editable, onChanged }: { pap
       <div className={`paper-heading level-${section.level}`}>
         {heading}
         {section.weak && <Tag color="orange" style={{ marginLeft: 8 }}>偏短：模型未能写足字数</Tag>}
+        {section.placedCitations > 0 && (
+          <Tooltip title="模型用到了这些文献却没有标注，系统在与文献用词对应最多的句子后补注了引用。请核对引用位置是否恰当。">
+            <Tag color="blue" style={{ marginLeft: 8 }} data-testid="placed-citations">{section.placedCitations} 处引用由系统补注</Tag>
+          </Tooltip>
+        )}
         {reloading && <Tag color="processing" style={{ marginLeft: 8 }}>重写中</Tag>}
       </div>
       {editing !== null ? (

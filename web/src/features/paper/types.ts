@@ -67,6 +67,8 @@ export interface SectionView {
   chars: number
   weak: boolean
   cited: number[]
+  /** Citation marks the engine placed where a sentence shares a record's wording. */
+  placedCitations: number
   versions: number
 }
 

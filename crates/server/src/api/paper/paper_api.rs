@@ -248,6 +248,9 @@ pub struct SectionView {
     pub weak: bool,
     /// Library record ids cited, in order.
     pub cited: Vec<u64>,
+    /// Citation marks the engine placed on sentences sharing a record's specific wording (the
+    /// model used the record without marking it); the page asks the user to check them.
+    pub placed_citations: usize,
     /// Earlier versions kept (restore one with `update_content` and `version`).
     pub versions: usize,
 }
@@ -889,6 +892,7 @@ fn content(task: &Task, reloads: Vec<ReloadView>) -> Result<PaperContent, ApiErr
             chars: generate::counted_chars(&s.text),
             weak: s.weak,
             cited: s.cited.clone(),
+            placed_citations: s.placed_citations,
             versions: doc.versions.get(&index).map_or(0, Vec::len),
         })
         .collect();

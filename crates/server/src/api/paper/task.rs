@@ -110,6 +110,8 @@ impl PaperDoc {
         };
         let earlier = std::mem::replace(&mut section.text, text);
         section.weak = false;
+        // The marks in a text the user wrote are the user's.
+        section.placed_citations = 0;
         let versions = self.versions.entry(index).or_default();
         versions.push(earlier);
         // A long editing session keeps the latest versions.
@@ -427,6 +429,7 @@ impl ReloadHandler {
                 return Err(TaskError::permanent("该节已不存在"));
             }
             now.draft.sections[input.index].weak = new.weak;
+            now.draft.sections[input.index].placed_citations = new.placed_citations;
             let read = task.result.as_deref().unwrap_or_default();
             let stored = ctx
                 .store

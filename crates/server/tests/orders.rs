@@ -516,3 +516,81 @@ api_test!(
         assert!(ledger[1].reason.contains("扫码支付的论文"), "{ledger:?}");
     }
 );
+
+/// Submits check `id` with the `X-Confirmed-Payment` header a price dialog sends.
+async fn submit_confirmed(s: &TestServer, token: &str, id: i64, confirmed: &str) -> (StatusCode, Value) {
+    let res = s
+        .http
+        .post(format!("{}/api/base/check_api/check_submit", s.base))
+        .bearer_auth(token)
+        .header("X-Confirmed-Payment", confirmed)
+        .json(&json!({"id": id}))
+        .send()
+        .await
+        .unwrap();
+    let status = res.status();
+    (status, res.json().await.unwrap_or(Value::Null))
+}
+
+api_test!(
+    a_submission_pays_only_as_the_confirmed_dialog_said,
+    sandbox_config(),
+    async |s: &TestServer| {
+        server::payments::seed_packages(s.store(), &s.state.config)
+            .await
+            .unwrap();
+        let text = "第一章 引言\n这是作者独立完成的研究工作，本文讨论社区养老服务的供给。\n";
+        let (token, user_id, id) =
+            user_with_a_check(s, "confirm_pay_1", 5_000, "确认支付的论文", text).await;
+        // Buy 查重 3 次: the dialog for this check now says the package pays.
+        let (_, packages) = s
+            .post("/api/base/product_package_api/query_list", None, json!({}))
+            .await;
+        let (_, created) = s
+            .post(
+                "/api/order/order_info_api/create_order",
+                Some(&token),
+                json!({"kind": "package", "productId": packages["result"][0]["id"], "channel": "wechat"}),
+            )
+            .await;
+        pay_on_phone(s, created["result"]["payUrl"].as_str().unwrap(), &[]).await;
+        let shown = check_cost(s, &token, id).await;
+        assert_eq!(shown["paysWith"], "package", "{shown}");
+
+        // Meanwhile, in another tab, three other checks use the package up.
+        for n in 0..3 {
+            let (_, other) = s
+                .post(
+                    "/api/base/check_api/check_init",
+                    Some(&token),
+                    json!({"title": format!("另一篇{n}"), "text": text}),
+                )
+                .await;
+            let other = other["result"]["id"].as_i64().unwrap();
+            let (status, body) = submit_confirmed(s, &token, other, "package").await;
+            assert_eq!(status, StatusCode::OK, "{body}");
+        }
+        assert_eq!(balance(s, &token).await, 5_000);
+
+        // The dialog's promise no longer holds: nothing is charged, the check stays a draft.
+        let (status, body) = submit_confirmed(s, &token, id, "package").await;
+        assert_error(status, &body, 412, "payment_changed");
+        let message = body["message"].as_str().unwrap();
+        assert!(
+            message.contains("套餐抵扣") && message.contains("账户余额"),
+            "{message}"
+        );
+        assert_eq!(balance(s, &token).await, 5_000);
+        let task = s.store().task(id, user_id).await.unwrap();
+        assert_eq!(task.status, store::TaskStatus::Pending);
+        // A header that names no payment is refused as such.
+        let (status, body) = submit_confirmed(s, &token, id, "coupon").await;
+        assert_error(status, &body, 400, "invalid_confirmed_payment");
+
+        // Confirmed again with the new quote, it goes through and the balance pays.
+        let price = check_cost(s, &token, id).await["priceFen"].as_i64().unwrap();
+        let (status, body) = submit_confirmed(s, &token, id, "balance").await;
+        assert_eq!(status, StatusCode::OK, "{body}");
+        assert_eq!(balance(s, &token).await, 5_000 - price);
+    }
+);

@@ -25,6 +25,8 @@ export interface RequestOptions {
   timeout?: number
   /** Do not toast failures (e.g. background polling). */
   silent?: boolean
+  /** Extra request headers (e.g. X-Confirmed-Payment on a paid submission). */
+  headers?: Record<string, string>
 }
 
 export const DEFAULT_TIMEOUT_MS = 15000
@@ -79,7 +81,7 @@ function parseBody(text: string): unknown {
  */
 export async function send(options: Omit<RequestOptions, 'silent'> & { responseType?: 'json' | 'blob' }): Promise<Reply> {
   const { url = '', method = 'get', params, data, timeout = DEFAULT_TIMEOUT_MS, responseType = 'json' } = options
-  const headers: Record<string, string> = { Accept: 'application/json, text/plain, */*' }
+  const headers: Record<string, string> = { ...options.headers, Accept: 'application/json, text/plain, */*' }
   const token = getToken()
   if (token) headers.Authorization = `Bearer ${token}`
   let body: BodyInit | undefined

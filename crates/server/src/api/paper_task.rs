@@ -491,6 +491,65 @@ pub async fn quote(
     })
 }
 
+/// The header a page sends with a submission: how the price dialog the user confirmed said the
+/// task would be paid (`free_check`, `package` or `balance`). Like `If-Match`, it makes the
+/// charge conditional: when something changed in between (the package used up elsewhere, the
+/// last free check spent, a package bought), nothing is charged and the page asks again.
+pub const CONFIRMED_PAYMENT_HEADER: &str = "x-confirmed-payment";
+
+/// What the user confirmed would pay, when the page said (older clients do not).
+pub struct ConfirmedPayment(pub Option<String>);
+
+impl<S: Send + Sync> axum::extract::FromRequestParts<S> for ConfirmedPayment {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(
+        parts: &mut axum::http::request::Parts,
+        _state: &S,
+    ) -> Result<Self, ApiError> {
+        let Some(value) = parts.headers.get(CONFIRMED_PAYMENT_HEADER) else {
+            return Ok(ConfirmedPayment(None));
+        };
+        match value.to_str().map(str::trim) {
+            Ok(v @ ("free_check" | "package" | "balance")) => {
+                Ok(ConfirmedPayment(Some(v.to_string())))
+            }
+            Ok("") => Ok(ConfirmedPayment(None)),
+            _ => Err(ApiError::bad_request(
+                "invalid_confirmed_payment",
+                "X-Confirmed-Payment 只能是 free_check、package 或 balance",
+            )),
+        }
+    }
+}
+
+impl ConfirmedPayment {
+    /// Refuses (412 `payment_changed`, nothing charged) when `cost` would pay otherwise than the
+    /// user confirmed. Too little to pay at all is left to the charge's own 402.
+    pub fn check(&self, cost: &TaskCost) -> Result<(), ApiError> {
+        let Some(confirmed) = self.0.as_deref() else {
+            return Ok(());
+        };
+        if confirmed == cost.pays_with || cost.pays_with == "insufficient" {
+            return Ok(());
+        }
+        let said = |pays_with: &str| match pays_with {
+            "free_check" => "使用免费查重次数".to_string(),
+            "package" => "由套餐抵扣".to_string(),
+            _ => format!("从账户余额支付 {:.2} 元", cost.price_fen as f64 / 100.0),
+        };
+        Err(ApiError::new(
+            StatusCode::PRECONDITION_FAILED,
+            "payment_changed",
+            format!(
+                "支付方式已变化：确认时本次将{}，现在将{}。未扣费，请重新确认后提交",
+                said(confirmed),
+                said(&cost.pays_with)
+            ),
+        ))
+    }
+}
+
 /// Charges for a draft task as `cost` says and queues it, in one transaction. Not enough → 402
 /// and nothing is charged; already submitted → 409.
 pub async fn charge_and_queue(

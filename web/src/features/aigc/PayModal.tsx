@@ -3,7 +3,7 @@ import { useQuery } from '@tanstack/react-query'
 import { useNavigate } from 'react-router'
 import { aigcOrder, aigcReload, aigcSubmit } from './api'
 import { formatFen } from '../../utils/format'
-import { PackageNotice, paysWithText } from '../order/paysWith'
+import { PackageNotice, confirmedPayment, payAsShown, paysWithText } from '../order/paysWith'
 import ScanToPay from '../order/ScanToPay'
 import { useSubmit } from '../../utils/useSubmit'
 
@@ -12,8 +12,10 @@ export default function PayModal({ id, rerun = false, onClose, onPaid }: { id: n
   const navigate = useNavigate()
   const order = useQuery({ queryKey: ['aigc-order', id], queryFn: () => aigcOrder(id ?? 0), enabled: id !== null, staleTime: 0 })
   const [paying, pay] = useSubmit(async () => {
-    if (id === null) return
-    await (rerun ? aigcReload(id) : aigcSubmit(id))
+    const shown = order.data?.cost
+    if (id === null || !shown) return
+    const headers = confirmedPayment(shown)
+    await payAsShown(() => (rerun ? aigcReload(id, headers) : aigcSubmit(id, headers)), () => order.refetch())
     onPaid()
   })
   const c = order.data?.cost

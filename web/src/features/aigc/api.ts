@@ -11,9 +11,9 @@ export const aigcInit = (source: PaperSource) => post<AigcRecord>(`${BASE}/machi
 
 export const aigcOrder = (id: number) => post<OrderState>(`${BASE}/check_order_id`, { data: { id } })
 
-export const aigcSubmit = (id: number) => post<AigcRecord>(`${BASE}/submit_check`, { data: { id } })
+export const aigcSubmit = (id: number, headers?: Record<string, string>) => post<AigcRecord>(`${BASE}/submit_check`, { data: { id }, headers })
 
-export const aigcReload = (id: number) => post<AigcRecord>(`${BASE}/reload`, { data: { id } })
+export const aigcReload = (id: number, headers?: Record<string, string>) => post<AigcRecord>(`${BASE}/reload`, { data: { id }, headers })
 
 export const aigcList = (page: number, size: number) => post<AigcPage>(`${BASE}/query_list`, { data: { page, size }, silent: true })
 

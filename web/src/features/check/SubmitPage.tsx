@@ -4,7 +4,7 @@ import { useQuery } from '@tanstack/react-query'
 import { useNavigate, useParams, useSearchParams } from 'react-router'
 import { checkCost, checkSubmit, loadById } from './api'
 import { formatFen } from '../../utils/format'
-import { PackageNotice, paysWithText } from '../order/paysWith'
+import { PackageNotice, confirmedPayment, payAsShown, paysWithText } from '../order/paysWith'
 import ScanToPay from '../order/ScanToPay'
 import { useSubmit } from '../../utils/useSubmit'
 
@@ -19,7 +19,9 @@ export default function SubmitPage() {
   const cost = useQuery({ queryKey: ['check-cost', taskId], queryFn: () => checkCost(taskId), enabled: taskId > 0 })
   const [keepDraft, setKeepDraft] = useState(false)
   const [submitting, submit] = useSubmit(async () => {
-    await checkSubmit(taskId, excludeBibliography, keepDraft)
+    if (!cost.data) return
+    const headers = confirmedPayment(cost.data)
+    await payAsShown(() => checkSubmit(taskId, excludeBibliography, keepDraft, headers), () => cost.refetch())
     navigate('/paper/report')
   })
 

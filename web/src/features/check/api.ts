@@ -16,9 +16,10 @@ export const checkCost = (id: number) => post<CheckCost>(`${BASE}/check_cost`, {
 
 /** The official report always counts matches of 13 characters or more (printed on it); longer
  * minimums are report options of the on-screen view. */
-export const checkSubmit = (id: number, excludeBibliography: boolean, addToPrivateLibrary: boolean) =>
+export const checkSubmit = (id: number, excludeBibliography: boolean, addToPrivateLibrary: boolean, headers?: Record<string, string>) =>
   post<CheckRecord>(`${BASE}/check_submit`, {
     data: { id, exclude_bibliography: excludeBibliography, add_to_private_library: addToPrivateLibrary },
+    headers,
   })
 
 export const queryList = (page: number, size: number) =>

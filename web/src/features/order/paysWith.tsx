@@ -1,4 +1,5 @@
 import { Alert } from 'antd'
+import { ApiError } from '../../api/client'
 import { formatDateTime, formatFen } from '../../utils/format'
 
 /** The user's packages of the kind that may pay for a task, as every price answer carries them. */
@@ -21,6 +22,26 @@ interface Priced {
   priceFen: number
   freeChecks?: number
   package?: PackagePayment | null
+}
+
+/**
+ * The header that makes a paid submission conditional on what the dialog showed: the server
+ * charges nothing and answers 412 `payment_changed` when something else would pay now. After a
+ * scan-to-pay top-up the balance pays.
+ */
+export function confirmedPayment(c: { paysWith: PaysWith }): Record<string, string> {
+  return { 'X-Confirmed-Payment': c.paysWith === 'insufficient' ? 'balance' : c.paysWith }
+}
+
+/** Runs a paid submission; when the payment changed since the dialog was shown, the dialog
+ * fetches the new quote (the server's message says what changed) before the error goes on. */
+export async function payAsShown<T>(submit: () => Promise<T>, refresh: () => unknown): Promise<T> {
+  try {
+    return await submit()
+  } catch (e) {
+    if (e instanceof ApiError && e.code === 'payment_changed') void refresh()
+    throw e
+  }
 }
 
 const count = (n: number) => n.toLocaleString('zh-CN')

@@ -8,7 +8,7 @@ import { STATE_LABEL, type Outline, type OutlineNode } from './types'
 import { DISCLAIMER, WriterNotice } from './PaperStartPage'
 import { useSubmit } from '../../utils/useSubmit'
 import { formatFen } from '../../utils/format'
-import { PackageNotice, paysWithText } from '../order/paysWith'
+import { PackageNotice, confirmedPayment, payAsShown, paysWithText, type PaysWith } from '../order/paysWith'
 import ScanToPay from '../order/ScanToPay'
 
 const sum = (nodes: OutlineNode[]): number => nodes.reduce((n, c) => n + (c.children.length ? sum(c.children) : c.budget), 0)
@@ -82,9 +82,10 @@ export default function PaperOutlinePage() {
     }, 800)
     return () => clearTimeout(timer)
   }, [outline, editable, id])
-  const [committing, commit] = useSubmit(async () => {
+  // `shown` is the price the user confirmed; after a scan-to-pay top-up the balance pays.
+  const [committing, commit] = useSubmit(async (shown: PaysWith) => {
     if (!outline || !data) return
-    await paperCommit(id, outline)
+    await payAsShown(() => paperCommit(id, outline, confirmedPayment({ paysWith: shown })), () => detail.refetch())
     navigate(`/aipaper/content/${id}`)
   })
   // The price dialog reads the balance afresh (it may have been topped up meanwhile).
@@ -109,7 +110,7 @@ export default function PaperOutlinePage() {
       ),
       okText: short ? '知道了' : '确认支付',
       okCancel: !short,
-      onOk: () => (short ? undefined : commit(undefined)),
+      onOk: () => (short ? undefined : commit(price.paysWith)),
     })
   }
   const [replanning, replan] = useSubmit(async () => {
@@ -247,7 +248,7 @@ export default function PaperOutlinePage() {
             </Space>
             {/* On the page, not in the confirmation: antd renders those outside the query and router providers. */}
             {outline && data.price.paysWith === 'insufficient' && (
-              <ScanToPay taskId={id} shortFen={data.price.priceFen - data.price.balanceFen} onPaid={() => void commit(undefined)} />
+              <ScanToPay taskId={id} shortFen={data.price.priceFen - data.price.balanceFen} onPaid={() => void commit('balance')} />
             )}
           </div>
         )}

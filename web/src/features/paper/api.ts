@@ -47,7 +47,7 @@ export const paperList = (page: number, size: number) => post<PaperPage>(`${AI}/
 /** Keeps the outline as edited so far (before it is committed). */
 export const paperSaveOutline = (id: number, outline: Outline) => post<boolean>(`${AI}/update_outline`, { data: { id, outline }, silent: true })
 
-export const paperCommit = (id: number, outline: Outline) => post<PaperDetail>(`${AI}/commit_paper`, { data: { id, outline } })
+export const paperCommit = (id: number, outline: Outline, headers?: Record<string, string>) => post<PaperDetail>(`${AI}/commit_paper`, { data: { id, outline }, headers })
 
 export const paperContent = (id: number) => post<PaperContent>(`${AI}/query_content_list`, { data: { id }, silent: true })
 

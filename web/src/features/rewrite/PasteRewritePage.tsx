@@ -205,7 +205,7 @@ export default function PasteRewritePage({ kind }: { kind: PasteKind }) {
       </Card>
       <RewritePayModal
         id={draft}
-        submit={(id) => machineSubmit(kind, id)}
+        submit={(id, headers) => machineSubmit(kind, id, headers)}
         onClose={() => setDraft(null)}
         onPaid={() => {
           setRunning(draft)

@@ -5,7 +5,7 @@ import { useNavigate } from 'react-router'
 import { rewriteOrder, rewriteReload, rewriteSubmit } from './api'
 import type { Goal, Strength } from './types'
 import { formatFen } from '../../utils/format'
-import { PackageNotice, paysWithText } from '../order/paysWith'
+import { PackageNotice, confirmedPayment, payAsShown, paysWithText } from '../order/paysWith'
 import ScanToPay from '../order/ScanToPay'
 import { useSubmit } from '../../utils/useSubmit'
 
@@ -17,14 +17,18 @@ export interface RewriteChoice {
 
 /** Confirms the price of a rewrite (or of running an ended one again) and pays from the balance. */
 /** `submit` pays for a draft made elsewhere (paragraph and smart rewriting) instead of the paper call; `line` runs one paragraph again. */
-export default function RewritePayModal({ id, choice, rerun = false, line, submit, onClose, onPaid }: { id: number | null; choice?: RewriteChoice; rerun?: boolean; line?: number; submit?: (id: number) => Promise<unknown>; onClose: () => void; onPaid: () => void }) {
+export default function RewritePayModal({ id, choice, rerun = false, line, submit, onClose, onPaid }: { id: number | null; choice?: RewriteChoice; rerun?: boolean; line?: number; submit?: (id: number, headers: Record<string, string>) => Promise<unknown>; onClose: () => void; onPaid: () => void }) {
   const navigate = useNavigate()
   const order = useQuery({ queryKey: ['rewrite-order', id, line], queryFn: () => rewriteOrder(id ?? 0, line), enabled: id !== null, staleTime: 0 })
   const [paying, pay] = useSubmit(async () => {
-    if (id === null) return
-    if (submit && !rerun) await submit(id)
-    else if (rerun || !choice) await rewriteReload(id, line)
-    else await rewriteSubmit(id, choice.goal, choice.strength, choice.frozen)
+    const shown = order.data?.cost
+    if (id === null || !shown) return
+    const headers = confirmedPayment(shown)
+    await payAsShown(async () => {
+      if (submit && !rerun) await submit(id, headers)
+      else if (rerun || !choice) await rewriteReload(id, line, headers)
+      else await rewriteSubmit(id, choice.goal, choice.strength, choice.frozen, headers)
+    }, () => order.refetch())
     onPaid()
   })
   const c = order.data?.cost

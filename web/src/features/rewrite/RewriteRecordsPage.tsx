@@ -162,7 +162,7 @@ export default function RewriteRecordsPage({
       <RewritePayModal
         id={paying?.id ?? null}
         rerun={paying?.rerun}
-        submit={paste ? (id) => machineSubmit(paste, id) : undefined}
+        submit={paste ? (id, headers) => machineSubmit(paste, id, headers) : undefined}
         onClose={() => setPaying(null)}
         onPaid={() => {
           setPaying(null)

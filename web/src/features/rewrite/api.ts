@@ -21,11 +21,11 @@ export const rewriteFromDetection = (id: number) => post<RewriteRecord>(`${BASE}
 /** The price of a rewrite; with `line`, of running that one paragraph again. */
 export const rewriteOrder = (id: number, line?: number) => post<RewriteOrder>('api/base/machine_api/check_order_id', { data: { id, index: line } })
 
-export const rewriteSubmit = (id: number, goal: Goal, strength: Strength, frozen: string) =>
-  post<RewriteRecord>(`${BASE}/machine_submit`, { data: { id, goal, strength, frozen } })
+export const rewriteSubmit = (id: number, goal: Goal, strength: Strength, frozen: string, headers?: Record<string, string>) =>
+  post<RewriteRecord>(`${BASE}/machine_submit`, { data: { id, goal, strength, frozen }, headers })
 
 /** Runs an ended rewrite again: every paragraph, or `line` alone. */
-export const rewriteReload = (id: number, line?: number) => post<RewriteRecord>(`${BASE}/reload`, { data: { id, index: line } })
+export const rewriteReload = (id: number, line?: number, headers?: Record<string, string>) => post<RewriteRecord>(`${BASE}/reload`, { data: { id, index: line }, headers })
 
 /** Which menu's records: 降重 (similarity) or 降AIGC / AI率降低 (aigc); both kinds when absent. */
 export type RecordGoal = 'similarity' | 'aigc'
@@ -56,8 +56,8 @@ export const machineWordCount = (text: string) => post<WordCount>(`${MACHINE}/wo
 export const machineInit = (kind: PasteKind, text: string, goal: Goal, strength: Strength, frozen: string) =>
   post<RewriteRecord>(`${MACHINE}/${kind === 'cnki' ? 'machine_cnki_init' : 'machine_init'}`, { data: { text, goal, strength, frozen } })
 
-export const machineSubmit = (kind: PasteKind, id: number) =>
-  post<RewriteRecord>(`${MACHINE}/${kind === 'cnki' ? 'machine_cnki_submit' : 'machine_submit'}`, { data: { id } })
+export const machineSubmit = (kind: PasteKind, id: number, headers?: Record<string, string>) =>
+  post<RewriteRecord>(`${MACHINE}/${kind === 'cnki' ? 'machine_cnki_submit' : 'machine_submit'}`, { data: { id }, headers })
 
 export const machineList = (kind: PasteKind, page: number, size: number) =>
   post<RewritePage>(`${MACHINE}/query_list`, { data: { type: kind, page, size }, silent: true })

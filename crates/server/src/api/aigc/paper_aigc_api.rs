@@ -244,10 +244,11 @@ pub async fn check_order_id(
 /// Charges the balance and queues the detection, in one transaction. Not enough → 402, nothing
 /// charged.
 #[utoipa::path(post, path = "/api/base/paper_aigc_api/submit_check", tag = "paper_aigc_api", security(("bearer" = [])),
-    params(IdForm), request_body = IdForm,
+    params(IdForm, ("X-Confirmed-Payment" = Option<String>, Header, description = "What the confirmed price dialog said would pay: free_check, package or balance; the charge is refused (412) when that changed")), request_body = IdForm,
     responses(
         (status = 200, body = inline(crate::envelope::Envelope<AigcRecord>)),
         (status = 402, description = "insufficient_balance", body = crate::envelope::ErrorBody),
+        (status = 412, description = "payment_changed: X-Confirmed-Payment no longer says what would pay; nothing charged", body = crate::envelope::ErrorBody),
         (status = 404, description = "aigc_not_found", body = crate::envelope::ErrorBody),
         (status = 409, description = "already_submitted", body = crate::envelope::ErrorBody),
         (status = 503, description = "aigc_model_missing", body = crate::envelope::ErrorBody),
@@ -255,18 +256,20 @@ pub async fn check_order_id(
 pub async fn submit_check(
     State(state): State<AppState>,
     AuthUser(session): AuthUser,
+    confirmed: paper_task::ConfirmedPayment,
     Params(form): Params<IdForm>,
 ) -> ApiResult<AigcRecord> {
-    pay_and_queue(&state, form.id, session.user.id, Queueing::Submit(None)).await
+    pay_and_queue(&state, form.id, session.user.id, Queueing::Submit(None), &confirmed).await
 }
 
 /// Runs an ended detection again with the current model and calibration, charged like a new
 /// one. Not enough → 402 and the earlier result stays.
 #[utoipa::path(post, path = "/api/base/paper_aigc_api/reload", tag = "paper_aigc_api", security(("bearer" = [])),
-    params(IdForm), request_body = IdForm,
+    params(IdForm, ("X-Confirmed-Payment" = Option<String>, Header, description = "What the confirmed price dialog said would pay: free_check, package or balance; the charge is refused (412) when that changed")), request_body = IdForm,
     responses(
         (status = 200, body = inline(crate::envelope::Envelope<AigcRecord>)),
         (status = 402, description = "insufficient_balance", body = crate::envelope::ErrorBody),
+        (status = 412, description = "payment_changed: X-Confirmed-Payment no longer says what would pay; nothing charged", body = crate::envelope::ErrorBody),
         (status = 404, description = "aigc_not_found", body = crate::envelope::ErrorBody),
         (status = 409, description = "not_finished: still pending, queued or running", body = crate::envelope::ErrorBody),
         (status = 503, description = "aigc_model_missing", body = crate::envelope::ErrorBody),
@@ -274,9 +277,10 @@ pub async fn submit_check(
 pub async fn reload(
     State(state): State<AppState>,
     AuthUser(session): AuthUser,
+    confirmed: paper_task::ConfirmedPayment,
     Params(form): Params<IdForm>,
 ) -> ApiResult<AigcRecord> {
-    pay_and_queue(&state, form.id, session.user.id, Queueing::Rerun(None)).await
+    pay_and_queue(&state, form.id, session.user.id, Queueing::Rerun(None), &confirmed).await
 }
 
 /// Prices a detection, charges the balance and queues it (its first run, or again once ended).
@@ -285,6 +289,7 @@ async fn pay_and_queue(
     id: i64,
     user_id: i64,
     queueing: Queueing,
+    confirmed: &paper_task::ConfirmedPayment,
 ) -> ApiResult<AigcRecord> {
     require_model(state)?;
     let task = owned(state, id, user_id).await?;
@@ -309,6 +314,7 @@ async fn pay_and_queue(
         &tariff(state),
     )
     .await?;
+    confirmed.check(&cost)?;
     let task = paper_task::charge_and_queue_with(state, &task, &cost, service, queueing).await?;
     Ok(Success(record(&task)))
 }

@@ -293,16 +293,18 @@ pub struct SubmitForm {
 
 /// Charges (a free check, else the balance) and queues the check, in one transaction. Not enough → 402, nothing charged.
 #[utoipa::path(post, path = "/api/base/check_api/check_submit", tag = "check_api", security(("bearer" = [])),
-    params(SubmitForm), request_body = SubmitForm,
+    params(SubmitForm, ("X-Confirmed-Payment" = Option<String>, Header, description = "What the confirmed price dialog said would pay: free_check, package or balance; the charge is refused (412) when that changed")), request_body = SubmitForm,
     responses(
         (status = 200, body = inline(crate::envelope::Envelope<CheckRecord>)),
         (status = 402, description = "insufficient_balance", body = crate::envelope::ErrorBody),
+        (status = 412, description = "payment_changed: X-Confirmed-Payment no longer says what would pay; nothing charged", body = crate::envelope::ErrorBody),
         (status = 404, description = "check_not_found", body = crate::envelope::ErrorBody),
         (status = 409, description = "already_submitted", body = crate::envelope::ErrorBody),
     ))]
 pub async fn check_submit(
     State(state): State<AppState>,
     AuthUser(session): AuthUser,
+    confirmed: paper_task::ConfirmedPayment,
     Params(form): Params<SubmitForm>,
 ) -> ApiResult<CheckRecord> {
     let user = session.user.id;
@@ -319,6 +321,7 @@ pub async fn check_submit(
     }
     let input_json = serde_json::to_string(&input).map_err(ApiError::internal)?;
     let cost = paper_task::quote(&state, user, task.id, input.chars, &tariff(&state)).await?;
+    confirmed.check(&cost)?;
     let queueing = paper_task::Queueing::Submit(Some(input_json));
     let task =
         paper_task::charge_and_queue_with(&state, &task, &cost, "论文查重", queueing).await?;

@@ -741,16 +741,19 @@ pub struct CommitForm {
 /// Commits the outline (as edited) and starts the writing: the length tier's price is charged
 /// from the balance once; a failure refunds it.
 #[utoipa::path(post, path = "/api/base/ai_paper_info_api/commit_paper", tag = "ai_paper_info_api", security(("bearer" = [])),
+    params(("X-Confirmed-Payment" = Option<String>, Header, description = "What the confirmed price dialog said would pay: free_check, package or balance; the charge is refused (412) when that changed")),
     request_body = CommitForm,
     responses(
         (status = 200, body = inline(crate::envelope::Envelope<PaperDetail>)),
         (status = 400, description = "outline_empty, outline_too_many_sections, outline_empty_title…", body = crate::envelope::ErrorBody),
         (status = 402, description = "insufficient_balance", body = crate::envelope::ErrorBody),
+        (status = 412, description = "payment_changed: X-Confirmed-Payment no longer says what would pay; nothing charged", body = crate::envelope::ErrorBody),
         (status = 409, description = "paper_not_committable", body = crate::envelope::ErrorBody),
     ))]
 pub async fn commit_paper(
     State(state): State<AppState>,
     AuthUser(session): AuthUser,
+    confirmed: paper_task::ConfirmedPayment,
     Params(form): Params<CommitForm>,
 ) -> ApiResult<PaperDetail> {
     model_missing(&state)?;
@@ -797,6 +800,7 @@ pub async fn commit_paper(
         balance_fen: price.balance_fen,
         free_check_max_chars: None,
     };
+    confirmed.check(&cost)?;
     let input = PaperInput {
         request: input.request,
         stage: Stage::Write,

@@ -134,13 +134,14 @@ async fn submit(
     kind: &str,
     form: &SubmitForm,
     service: &str,
+    confirmed: &paper_task::ConfirmedPayment,
 ) -> Result<RewriteRecord, ApiError> {
     require_model(state)?;
     let task = paper_machine_api::owned(state, form.id, user_id).await?;
     if task.kind != kind {
         return Err(not_found());
     }
-    paper_machine_api::submit_draft(state, user_id, task, form, service).await
+    paper_machine_api::submit_draft(state, user_id, task, form, service, confirmed).await
 }
 
 /// Pasted text to count.
@@ -209,11 +210,12 @@ pub async fn machine_init(
 /// Charges the balance for a paragraph-rewriting draft and queues it (the goal, strength and
 /// frozen terms may be changed here).
 #[utoipa::path(post, path = "/api/base/machine_api/machine_cnki_submit", tag = "machine_api", security(("bearer" = [])),
-    params(SubmitForm), request_body = SubmitForm,
+    params(SubmitForm, ("X-Confirmed-Payment" = Option<String>, Header, description = "What the confirmed price dialog said would pay: free_check, package or balance; the charge is refused (412) when that changed")), request_body = SubmitForm,
     responses(
         (status = 200, body = inline(crate::envelope::Envelope<RewriteRecord>)),
         (status = 400, description = "invalid_goal / invalid_strength / too_many_frozen_terms", body = crate::envelope::ErrorBody),
         (status = 402, description = "insufficient_balance", body = crate::envelope::ErrorBody),
+        (status = 412, description = "payment_changed: X-Confirmed-Payment no longer says what would pay; nothing charged", body = crate::envelope::ErrorBody),
         (status = 404, description = "rewrite_not_found", body = crate::envelope::ErrorBody),
         (status = 409, description = "already_submitted", body = crate::envelope::ErrorBody),
         (status = 503, description = "rewrite_model_missing", body = crate::envelope::ErrorBody),
@@ -221,6 +223,7 @@ pub async fn machine_init(
 pub async fn machine_cnki_submit(
     axum::extract::State(state): axum::extract::State<AppState>,
     AuthUser(session): AuthUser,
+    confirmed: paper_task::ConfirmedPayment,
     Params(form): Params<SubmitForm>,
 ) -> ApiResult<RewriteRecord> {
     Ok(Success(
@@ -230,6 +233,7 @@ pub async fn machine_cnki_submit(
             rewrite_task::PARAGRAPH_KIND,
             &form,
             "段落改写",
+            &confirmed,
         )
         .await?,
     ))
@@ -237,11 +241,12 @@ pub async fn machine_cnki_submit(
 
 /// Charges the balance for a smart-rewriting draft and queues it.
 #[utoipa::path(post, path = "/api/base/machine_api/machine_submit", tag = "machine_api", security(("bearer" = [])),
-    params(SubmitForm), request_body = SubmitForm,
+    params(SubmitForm, ("X-Confirmed-Payment" = Option<String>, Header, description = "What the confirmed price dialog said would pay: free_check, package or balance; the charge is refused (412) when that changed")), request_body = SubmitForm,
     responses(
         (status = 200, body = inline(crate::envelope::Envelope<RewriteRecord>)),
         (status = 400, description = "invalid_goal / invalid_strength / too_many_frozen_terms", body = crate::envelope::ErrorBody),
         (status = 402, description = "insufficient_balance", body = crate::envelope::ErrorBody),
+        (status = 412, description = "payment_changed: X-Confirmed-Payment no longer says what would pay; nothing charged", body = crate::envelope::ErrorBody),
         (status = 404, description = "rewrite_not_found", body = crate::envelope::ErrorBody),
         (status = 409, description = "already_submitted", body = crate::envelope::ErrorBody),
         (status = 503, description = "rewrite_model_missing", body = crate::envelope::ErrorBody),
@@ -249,6 +254,7 @@ pub async fn machine_cnki_submit(
 pub async fn machine_submit(
     axum::extract::State(state): axum::extract::State<AppState>,
     AuthUser(session): AuthUser,
+    confirmed: paper_task::ConfirmedPayment,
     Params(form): Params<SubmitForm>,
 ) -> ApiResult<RewriteRecord> {
     Ok(Success(
@@ -258,6 +264,7 @@ pub async fn machine_submit(
             rewrite_task::SMART_KIND,
             &form,
             "智能改写",
+            &confirmed,
         )
         .await?,
     ))

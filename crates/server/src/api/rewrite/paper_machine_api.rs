@@ -576,11 +576,12 @@ pub fn parse_frozen(raw: &str) -> Result<Vec<String>, ApiError> {
 /// Sets the goal, strength and frozen terms of a draft, then charges the balance and queues
 /// it, in one transaction. Not enough → 402 and nothing is charged.
 #[utoipa::path(post, path = "/api/base/paper_machine_api/machine_submit", tag = "paper_machine_api", security(("bearer" = [])),
-    params(SubmitForm), request_body = SubmitForm,
+    params(SubmitForm, ("X-Confirmed-Payment" = Option<String>, Header, description = "What the confirmed price dialog said would pay: free_check, package or balance; the charge is refused (412) when that changed")), request_body = SubmitForm,
     responses(
         (status = 200, body = inline(crate::envelope::Envelope<RewriteRecord>)),
         (status = 400, description = "invalid_goal / invalid_strength / too_many_frozen_terms", body = crate::envelope::ErrorBody),
         (status = 402, description = "insufficient_balance", body = crate::envelope::ErrorBody),
+        (status = 412, description = "payment_changed: X-Confirmed-Payment no longer says what would pay; nothing charged", body = crate::envelope::ErrorBody),
         (status = 404, description = "rewrite_not_found", body = crate::envelope::ErrorBody),
         (status = 409, description = "already_submitted", body = crate::envelope::ErrorBody),
         (status = 503, description = "rewrite_model_missing", body = crate::envelope::ErrorBody),
@@ -588,6 +589,7 @@ pub fn parse_frozen(raw: &str) -> Result<Vec<String>, ApiError> {
 pub async fn machine_submit(
     State(state): State<AppState>,
     AuthUser(session): AuthUser,
+    confirmed: paper_task::ConfirmedPayment,
     Params(form): Params<SubmitForm>,
 ) -> ApiResult<RewriteRecord> {
     require_model(&state)?;
@@ -596,7 +598,15 @@ pub async fn machine_submit(
         return Err(not_found());
     }
     Ok(Success(
-        submit_draft(&state, session.user.id, task, &form, "降重改写").await?,
+        submit_draft(
+            &state,
+            session.user.id,
+            task,
+            &form,
+            "降重改写",
+            &confirmed
+        )
+        .await?,
     ))
 }
 
@@ -652,6 +662,7 @@ pub async fn submit_draft(
     task: Task,
     form: &SubmitForm,
     service: &str,
+    confirmed: &paper_task::ConfirmedPayment,
 ) -> Result<RewriteRecord, ApiError> {
     require_model(state)?;
     if task.status != TaskStatus::Pending {
@@ -667,6 +678,7 @@ pub async fn submit_draft(
     )?;
     let input_json = serde_json::to_string(&input).map_err(ApiError::internal)?;
     let cost = paper_task::quote(state, user_id, task.id, input.chars, &tariff(state)).await?;
+    confirmed.check(&cost)?;
     let queueing = paper_task::Queueing::Submit(Some(input_json));
     // The ledger names what the student bought: a 降AIGC run is not a 降重.
     let service = match input.goal {
@@ -739,10 +751,11 @@ pub struct ReloadForm {
 /// Runs an ended rewrite again, charged like a new one for the characters it rewrites: every
 /// paragraph, or with `index` one paragraph alone (the others keep their outcome and choice).
 #[utoipa::path(post, path = "/api/base/paper_machine_api/reload", tag = "paper_machine_api", security(("bearer" = [])),
-    params(ReloadForm), request_body = ReloadForm,
+    params(ReloadForm, ("X-Confirmed-Payment" = Option<String>, Header, description = "What the confirmed price dialog said would pay: free_check, package or balance; the charge is refused (412) when that changed")), request_body = ReloadForm,
     responses(
         (status = 200, body = inline(crate::envelope::Envelope<RewriteRecord>)),
         (status = 402, description = "insufficient_balance", body = crate::envelope::ErrorBody),
+        (status = 412, description = "payment_changed: X-Confirmed-Payment no longer says what would pay; nothing charged", body = crate::envelope::ErrorBody),
         (status = 404, description = "rewrite_not_found", body = crate::envelope::ErrorBody),
         (status = 409, description = "not_finished (one paragraph: the rewrite must have completed)", body = crate::envelope::ErrorBody),
         (status = 422, description = "line_not_rewritten", body = crate::envelope::ErrorBody),
@@ -751,6 +764,7 @@ pub struct ReloadForm {
 pub async fn reload(
     State(state): State<AppState>,
     AuthUser(session): AuthUser,
+    confirmed: paper_task::ConfirmedPayment,
     Params(form): Params<ReloadForm>,
 ) -> ApiResult<RewriteRecord> {
     require_model(&state)?;
@@ -768,6 +782,7 @@ pub async fn reload(
     };
     let new_input = serde_json::to_string(&input).map_err(ApiError::internal)?;
     let cost = paper_task::quote(&state, session.user.id, task.id, chars, &tariff(&state)).await?;
+    confirmed.check(&cost)?;
     let service = if form.index.is_some() {
         "重新改写一段"
     } else {

@@ -10,14 +10,14 @@ use serde::{Deserialize, Serialize};
 use std::collections::{HashMap, HashSet};
 
 /// Bumped when a prompt changes, and recorded with every paper.
-pub const PROMPT_VERSION: &str = "v1";
+pub const PROMPT_VERSION: &str = "v2";
 
-const OUTLINE_PROMPT: &str = include_str!("../prompts/v1/outline.md");
-const SECTIONS_PROMPT: &str = include_str!("../prompts/v1/sections.md");
-const SECTION_PROMPT: &str = include_str!("../prompts/v1/section.md");
-const ABSTRACT_PROMPT: &str = include_str!("../prompts/v1/abstract.md");
-const TRANSLATE_PROMPT: &str = include_str!("../prompts/v1/translate.md");
-const DOCUMENT_PROMPT: &str = include_str!("../prompts/v1/document.md");
+const OUTLINE_PROMPT: &str = include_str!("../prompts/v2/outline.md");
+const SECTIONS_PROMPT: &str = include_str!("../prompts/v2/sections.md");
+const SECTION_PROMPT: &str = include_str!("../prompts/v2/section.md");
+const ABSTRACT_PROMPT: &str = include_str!("../prompts/v2/abstract.md");
+const TRANSLATE_PROMPT: &str = include_str!("../prompts/v2/translate.md");
+const DOCUMENT_PROMPT: &str = include_str!("../prompts/v2/document.md");
 
 /// Records retrieved for one section, offered to the model as `[ref:1]`…
 const REFERENCES_PER_SECTION: usize = 4;

@@ -27,6 +27,15 @@ describe('http client', () => {
     expect(new Headers(fetchMock.mock.calls[0][1]?.headers).get('Authorization')).toBe('Bearer tok')
   })
 
+  it('sends extra headers, which cannot replace the token', async () => {
+    localStorage.setItem('Admin-Token', 'tok')
+    const fetchMock = reply(200, { result: 1 })
+    await request({ url: 'x', method: 'post', data: {}, headers: { 'X-Confirmed-Payment': 'package', Authorization: 'Bearer other' } })
+    const sent = new Headers(fetchMock.mock.calls[0][1]?.headers)
+    expect(sent.get('X-Confirmed-Payment')).toBe('package')
+    expect(sent.get('Authorization')).toBe('Bearer tok')
+  })
+
   it('gives up after 15 s with the timeout message', async () => {
     expect(DEFAULT_TIMEOUT_MS).toBe(15000)
     vi.useFakeTimers()

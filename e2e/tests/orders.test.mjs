@@ -135,3 +135,38 @@ test('a bought 查重 package pays for the next check before the balance', async
   await page.screenshot({ path: 'artifacts/order-package-used.png', fullPage: true })
   await context.close()
 })
+
+test('a package used up in another tab: 提交 charges nothing, says what changed and shows the new price', async () => {
+  // buyer_e2e holds 2 of its 3 uses (the test above took one) and a balance of ¥120.
+  const api = (path, body, headers = {}) =>
+    fetch(`${env.server.base}/api/base/check_api/${path}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${env.token}`, 'content-type': 'application/json', ...headers },
+      body: JSON.stringify(body),
+    }).then((r) => r.json())
+  const text = '第一章 引言\n本文讨论社区居家养老服务的供给与需求匹配。\n'
+  const init = await api('check_init', { title: '确认后支付方式变化的论文', text })
+  const context = await env.browser.newContext(DESKTOP)
+  await context.addInitScript(signIn, env.token)
+  const page = await context.newPage()
+  await page.goto(`${env.server.base}/paper/submit/${init.result.id}`)
+  await page.getByTestId('pays-with').getByText('套餐抵扣 1 次').waitFor()
+  // Meanwhile two other checks, submitted elsewhere, take the last uses.
+  for (const n of [1, 2]) {
+    const other = await api('check_init', { title: `另一篇${n}`, text })
+    const done = await api('check_submit', { id: other.result.id }, { 'X-Confirmed-Payment': 'package' })
+    assert.equal(done.code, 200, JSON.stringify(done))
+  }
+  const before = (await fetch(`${env.server.base}/api/base/account_info_api/account`, { headers: { authorization: `Bearer ${env.token}` } }).then((r) => r.json())).result.balanceFen
+  await page.getByRole('button', { name: '确认并提交检测' }).click()
+  await page.getByText('支付方式已变化').first().waitFor()
+  await page.getByTestId('pays-with').getByText('账户余额').waitFor()
+  assert.ok(page.url().includes('/paper/submit/'), 'still on the dialog, nothing submitted')
+  await page.screenshot({ path: 'artifacts/order-payment-changed.png', fullPage: true })
+  const after = (await fetch(`${env.server.base}/api/base/account_info_api/account`, { headers: { authorization: `Bearer ${env.token}` } }).then((r) => r.json())).result.balanceFen
+  assert.equal(after, before, 'nothing was charged')
+  // Confirmed again with the new price, it goes through.
+  await page.getByRole('button', { name: '确认并提交检测' }).click()
+  await page.waitForURL('**/paper/report')
+  await context.close()
+})

@@ -12,14 +12,16 @@ export function setMessageApi(instance: MessageInstance) {
 export const TOAST_SECONDS = 2
 export const TOAST_TOP = 90
 
+// Keyed by their text: the same message raised twice (by the request and by the form that
+// made it) shows once.
 export function toastError(text: string) {
-  ;(api ?? staticMessage).error({ content: text, duration: TOAST_SECONDS })
+  ;(api ?? staticMessage).error({ key: text, content: text, duration: TOAST_SECONDS })
 }
 
 export function toastSuccess(text: string) {
-  ;(api ?? staticMessage).success({ content: text, duration: TOAST_SECONDS })
+  ;(api ?? staticMessage).success({ key: text, content: text, duration: TOAST_SECONDS })
 }
 
 export function toastWarning(text: string) {
-  ;(api ?? staticMessage).warning({ content: text, duration: TOAST_SECONDS })
+  ;(api ?? staticMessage).warning({ key: text, content: text, duration: TOAST_SECONDS })
 }

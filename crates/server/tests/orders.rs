@@ -356,6 +356,23 @@ async fn user_with_a_check(
     (token, user_id, draft["result"]["id"].as_i64().unwrap())
 }
 
+/// Buys the first package of the seeded catalogue, 查重 3 次, by WeChat Pay.
+async fn buy_check_package(s: &TestServer, token: &str) {
+    let (_, packages) = s
+        .post("/api/base/product_package_api/query_list", None, json!({}))
+        .await;
+    let checks = packages["result"][0].clone();
+    assert_eq!(checks["grantKind"], "check");
+    let (_, created) = s
+        .post(
+            "/api/order/order_info_api/create_order",
+            Some(token),
+            json!({"kind": "package", "productId": checks["id"], "channel": "wechat"}),
+        )
+        .await;
+    pay_on_phone(s, created["result"]["payUrl"].as_str().unwrap(), &[]).await;
+}
+
 async fn check_cost(s: &TestServer, token: &str, id: i64) -> Value {
     load(s, token, "/api/base/check_api/check_cost", id).await
 }
@@ -379,20 +396,7 @@ api_test!(
         assert_eq!(before["paysWith"], "balance");
         assert!(before["package"].is_null(), "{before}");
 
-        // Buy 查重 3 次 by WeChat Pay.
-        let (_, packages) = s
-            .post("/api/base/product_package_api/query_list", None, json!({}))
-            .await;
-        let checks = packages["result"][0].clone();
-        assert_eq!(checks["grantKind"], "check");
-        let (_, created) = s
-            .post(
-                "/api/order/order_info_api/create_order",
-                Some(&token),
-                json!({"kind": "package", "productId": checks["id"], "channel": "wechat"}),
-            )
-            .await;
-        pay_on_phone(s, created["result"]["payUrl"].as_str().unwrap(), &[]).await;
+        buy_check_package(s, &token).await;
 
         let after = check_cost(s, &token, id).await;
         assert_eq!(after["paysWith"], "package", "{after}");
@@ -518,7 +522,12 @@ api_test!(
 );
 
 /// Submits check `id` with the `X-Confirmed-Payment` header a price dialog sends.
-async fn submit_confirmed(s: &TestServer, token: &str, id: i64, confirmed: &str) -> (StatusCode, Value) {
+async fn submit_confirmed(
+    s: &TestServer,
+    token: &str,
+    id: i64,
+    confirmed: &str,
+) -> (StatusCode, Value) {
     let res = s
         .http
         .post(format!("{}/api/base/check_api/check_submit", s.base))
@@ -542,18 +551,8 @@ api_test!(
         let text = "第一章 引言\n这是作者独立完成的研究工作，本文讨论社区养老服务的供给。\n";
         let (token, user_id, id) =
             user_with_a_check(s, "confirm_pay_1", 5_000, "确认支付的论文", text).await;
-        // Buy 查重 3 次: the dialog for this check now says the package pays.
-        let (_, packages) = s
-            .post("/api/base/product_package_api/query_list", None, json!({}))
-            .await;
-        let (_, created) = s
-            .post(
-                "/api/order/order_info_api/create_order",
-                Some(&token),
-                json!({"kind": "package", "productId": packages["result"][0]["id"], "channel": "wechat"}),
-            )
-            .await;
-        pay_on_phone(s, created["result"]["payUrl"].as_str().unwrap(), &[]).await;
+        // The dialog for this check now says the package pays.
+        buy_check_package(s, &token).await;
         let shown = check_cost(s, &token, id).await;
         assert_eq!(shown["paysWith"], "package", "{shown}");
 
@@ -588,7 +587,9 @@ api_test!(
         assert_error(status, &body, 400, "invalid_confirmed_payment");
 
         // Confirmed again with the new quote, it goes through and the balance pays.
-        let price = check_cost(s, &token, id).await["priceFen"].as_i64().unwrap();
+        let price = check_cost(s, &token, id).await["priceFen"]
+            .as_i64()
+            .unwrap();
         let (status, body) = submit_confirmed(s, &token, id, "balance").await;
         assert_eq!(status, StatusCode::OK, "{body}");
         assert_eq!(balance(s, &token).await, 5_000 - price);

@@ -259,7 +259,14 @@ pub async fn submit_check(
     confirmed: paper_task::ConfirmedPayment,
     Params(form): Params<IdForm>,
 ) -> ApiResult<AigcRecord> {
-    pay_and_queue(&state, form.id, session.user.id, Queueing::Submit(None), &confirmed).await
+    pay_and_queue(
+        &state,
+        form.id,
+        session.user.id,
+        Queueing::Submit(None),
+        &confirmed,
+    )
+    .await
 }
 
 /// Runs an ended detection again with the current model and calibration, charged like a new
@@ -280,7 +287,14 @@ pub async fn reload(
     confirmed: paper_task::ConfirmedPayment,
     Params(form): Params<IdForm>,
 ) -> ApiResult<AigcRecord> {
-    pay_and_queue(&state, form.id, session.user.id, Queueing::Rerun(None), &confirmed).await
+    pay_and_queue(
+        &state,
+        form.id,
+        session.user.id,
+        Queueing::Rerun(None),
+        &confirmed,
+    )
+    .await
 }
 
 /// Prices a detection, charges the balance and queues it (its first run, or again once ended).

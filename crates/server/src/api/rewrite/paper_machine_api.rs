@@ -598,15 +598,7 @@ pub async fn machine_submit(
         return Err(not_found());
     }
     Ok(Success(
-        submit_draft(
-            &state,
-            session.user.id,
-            task,
-            &form,
-            "降重改写",
-            &confirmed
-        )
-        .await?,
+        submit_draft(&state, session.user.id, task, &form, "降重改写", &confirmed).await?,
     ))
 }
 

@@ -85,23 +85,12 @@ fn specific_trigrams(records: &[String], common: &str) -> Vec<HashSet<Trigram>> 
         .collect()
 }
 
-/// Byte ranges of the sentences of `text`: each ends after 。！？!? or a line break.
+/// Byte ranges of the sentences of `text` worth a citation (more than one visible character).
 fn sentences(text: &str) -> Vec<(usize, usize)> {
-    let mut out = Vec::new();
-    let mut start = 0;
-    for (i, c) in text.char_indices() {
-        if matches!(c, '。' | '！' | '？' | '!' | '?' | '\n') {
-            let end = i + c.len_utf8();
-            if text[start..end].trim().chars().count() > 1 {
-                out.push((start, end));
-            }
-            start = end;
-        }
-    }
-    if text[start..].trim().chars().count() > 1 {
-        out.push((start, text.len()));
-    }
-    out
+    sentences_with_gaps(text)
+        .into_iter()
+        .filter(|&(s, e)| text[s..e].trim().chars().count() > 1)
+        .collect()
 }
 
 fn has_marker(sentence: &str) -> bool {

@@ -60,10 +60,22 @@ ensure_pdftotext() {
   command -v pdftotext >/dev/null || { log "installing poppler-utils"; apt_install poppler-utils; }
 }
 
-# LibreOffice headless renders generated Word files to PDF in the tests (what a student's
-# LibreOffice shows: the table of contents, the headings).
+# LibreOffice headless renders generated Word files and slide decks to PDF in the tests (what a
+# student's LibreOffice shows: the table of contents, the headings, every slide's text).
 ensure_libreoffice() {
   command -v soffice >/dev/null || { log "installing LibreOffice Writer (headless)"; apt_install --no-install-recommends libreoffice-writer-nogui; }
+  dpkg -s libreoffice-impress-nogui >/dev/null 2>&1 || { log "installing LibreOffice Impress (headless)"; apt_install --no-install-recommends libreoffice-impress-nogui; }
+}
+
+# python-pptx and python-docx, in a virtual environment of the project's own: the tests open
+# generated decks and theses with them, as a second reader beside LibreOffice.
+ensure_office_python() {
+  local venv="$ROOT/target/office-python"
+  if ! "$venv/bin/python" -c 'import pptx, docx' 2>/dev/null; then
+    log "installing python-pptx and python-docx ($venv)"
+    python3 -m venv "$venv"
+    "$venv/bin/pip" install --quiet --disable-pip-version-check python-pptx python-docx
+  fi
 }
 
 ensure_postgres() {

@@ -8,6 +8,7 @@ ensure_postgres
 ensure_browser
 ensure_pdftotext
 ensure_libreoffice
+ensure_office_python
 npm_install "$ROOT/web"
 npm_install "$ROOT/e2e"
 

@@ -50,6 +50,15 @@ pub struct PaperRequest {
     pub own_references: Vec<Reference>,
 }
 
+impl PaperRequest {
+    /// What the paper is about as a retrieval query: its title and keywords.
+    pub fn topic(&self) -> String {
+        format!("{} {}", self.title, self.keywords.join(" "))
+            .trim()
+            .to_string()
+    }
+}
+
 /// Ids of the user's own references start here (library ids are far smaller, and these stay
 /// exact in JavaScript numbers).
 pub const OWN_REFERENCE_BASE: u64 = 1 << 40;

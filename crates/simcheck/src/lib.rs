@@ -11,6 +11,7 @@ pub mod fingerprint;
 pub mod library;
 pub mod normalize;
 pub mod paraphrase;
+pub mod related;
 pub mod report;
 pub mod segment;
 pub mod sentence_index;

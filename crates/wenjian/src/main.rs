@@ -6,6 +6,7 @@ mod models;
 mod move_cmd;
 mod paper_cmd;
 mod rewrite_cmd;
+mod slides_cmd;
 
 use anyhow::{Context, bail};
 use clap::{Parser, Subcommand};
@@ -106,6 +107,40 @@ enum Command {
     Paper {
         #[command(subcommand)]
         command: PaperCommand,
+    },
+    /// Defence slides (答辩PPT) from a paper, without the server.
+    Slides {
+        /// The paper: .docx, .pdf or .txt.
+        file: Option<PathBuf>,
+        /// Template id (see --templates).
+        #[arg(long, default_value = "academic-blue")]
+        template: String,
+        /// Slides: 10, 15, 20 or 30.
+        #[arg(long, default_value_t = 15)]
+        slides: usize,
+        /// defence (毕业答辩), proposal (开题报告) or course (课程汇报).
+        #[arg(long, default_value = "defence")]
+        kind: String,
+        #[arg(long, default_value = "")]
+        school: String,
+        #[arg(long, default_value = "")]
+        presenter: String,
+        #[arg(long, default_value = "")]
+        supervisor: String,
+        #[arg(long, default_value = "")]
+        date: String,
+        /// The school's logo (PNG or JPEG).
+        #[arg(long)]
+        logo: Option<PathBuf>,
+        /// Where to write the deck (default: beside the paper, .pptx).
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// Print the slides as JSON.
+        #[arg(long)]
+        json: bool,
+        /// List the templates.
+        #[arg(long)]
+        templates: bool,
     },
     /// Print the OpenAPI document (as served at /api/docs/openapi.json).
     Openapi,
@@ -522,6 +557,33 @@ async fn run() -> anyhow::Result<()> {
                 }
             }
         }
+        Command::Slides {
+            file,
+            template,
+            slides,
+            kind,
+            school,
+            presenter,
+            supervisor,
+            date,
+            logo,
+            out,
+            json,
+            templates,
+        } => slides_cmd::run(slides_cmd::Args {
+            file,
+            template,
+            slides,
+            kind,
+            school,
+            presenter,
+            supervisor,
+            date,
+            logo,
+            out,
+            json,
+            templates,
+        }),
         Command::Openapi => {
             println!("{}", server::openapi::document_json());
             Ok(())

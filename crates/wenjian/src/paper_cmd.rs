@@ -78,6 +78,7 @@ pub async fn run<L: simcheck::Library + 'static>(
         library,
         encoder as Arc<dyn simcheck::SentenceEmbedder>,
         None,
+        request.topic(),
     );
     let json = args.json;
     let started = std::time::Instant::now();

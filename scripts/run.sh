@@ -5,6 +5,8 @@ cd "$ROOT"
 require_toolchains
 ensure_pdftotext
 ensure_cjk_font
+# LibreOffice Impress converts defence decks to PDF for download; without it the .pptx still downloads.
+ensure_libreoffice || log "LibreOffice not installed: decks download as .pptx only"
 build_web
 log "building wenjian (release)"
 cargo build --release --locked -p wenjian

@@ -173,6 +173,9 @@ pub struct Config {
     /// Prices of a generated paper by length: a paper pays the first tier at least as long as
     /// the length asked for (the longest tier for anything longer). Shown before paying.
     pub paper_price_tiers: Vec<PriceTier>,
+    /// Price of one defence deck (答辩PPT), in fen, whatever its length; another template for a
+    /// finished deck is free.
+    pub ppt_price_fen: i64,
     /// Paragraphs of one task rewritten at the same time.
     pub rewrite_concurrency: usize,
     /// The local model that rewrites when no endpoint serves: `qwen2.5-0.5b` or `qwen2.5-1.5b`
@@ -262,6 +265,7 @@ impl Default for Config {
             rewrite_provider: "auto".into(),
             chat_provider: "auto".into(),
             paper_provider: "auto".into(),
+            ppt_price_fen: 1_990,
             paper_price_tiers: [
                 (5_000, 2_990),
                 (8_000, 3_990),

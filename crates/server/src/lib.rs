@@ -138,6 +138,9 @@ pub fn task_handlers(
     };
     handlers.push(aigc);
     handlers.push(chat);
+    handlers.push(Arc::new(api::ppt::task::PptHandler::new(
+        config.file_store(store),
+    )));
     handlers.push(reload);
     handlers.push(package);
     Ok(handlers)

@@ -7,6 +7,7 @@ use crate::api::check::check_api;
 use crate::api::login::login_api;
 use crate::api::order::{order_info_api, product_package_api};
 use crate::api::paper::{files, package, paper_api};
+use crate::api::ppt::ppt_api;
 use crate::api::rewrite::{from_reports, machine_api, paper_machine_api};
 use crate::api::site::site_api;
 use axum::Json;
@@ -64,6 +65,14 @@ Parameters documented as query are also accepted as a form or JSON body.",
         paper_aigc_api::load_content_by_id,
         paper_aigc_api::download_report,
         paper_aigc_api::delete,
+        ppt_api::get_template_list,
+        ppt_api::save_or_update,
+        ppt_api::load_by_id,
+        ppt_api::submit_by_id,
+        ppt_api::change_template,
+        ppt_api::query_list,
+        ppt_api::delete,
+        ppt_api::download,
         from_reports::aigc_machine_submit,
         from_reports::aigc_machine_submit_again,
         paper_machine_api::word_count,
@@ -122,6 +131,7 @@ Parameters documented as query are also accepted as a form or JSON body.",
         (name = "site_api", description = "站点信息与健康检查"),
         (name = "check_api", description = "论文查重：上传、计价、提交、进度与报告"),
         (name = "paper_aigc_api", description = "AIGC 检测：上传、计价、提交、逐段结果与报告"),
+        (name = "ai_ppt_info_api", description = "答辩PPT：草稿（论文来源、类型、页数、封面信息、校徽）、模板、付费生成、下载 PPTX/PDF、免费更换模板"),
         (name = "paper_machine_api", description = "降重 / 降AIGC：按查重或检测结果改写、逐段复测、对照、下载与再次查重"),
         (name = "chat_gpt_api", description = "对话改写：发送段落或修改要求，回答以服务器推送事件（SSE）逐字返回；可接着上一条继续修改"),
         (name = "ai_paper_info_api", description = "AI 论文生成：拟定大纲、编辑并确认大纲、逐节写作（可实时查看）、单节修改/重写/恢复历史版本、下载 Word 论文"),

@@ -444,6 +444,18 @@ api_test!(
         ] {
             expected.push(format!("/api/base/ai_paper_info_api/{call}").leak());
         }
+        for call in [
+            "get_template_list",
+            "save_or_update",
+            "load_by_id",
+            "submit_by_id",
+            "change_template",
+            "query_list",
+            "delete",
+            "download",
+        ] {
+            expected.push(format!("/api/base/ai_ppt_info_api/{call}").leak());
+        }
         expected.sort();
         assert_eq!(paths, expected);
         let (status, body) = s.post("/api/base/no_such_api/x", None, json!({})).await;

@@ -21,7 +21,7 @@ pub struct RelatedRule {
 /// The shipped rule (see docs/compose.md, "Which records are offered").
 pub const RELATED_RULE: RelatedRule = RelatedRule {
     min_section: 0.45,
-    min_topic: 0.0,
+    min_topic: 0.40,
 };
 
 /// Library sentences looked at for the topic query: enough that a record about the topic has

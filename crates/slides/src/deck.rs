@@ -287,6 +287,24 @@ fn without_citations(text: &str) -> String {
     out
 }
 
+/// The numbers a text holds: runs of digits with their decimal points ("86.4", "2023").
+pub fn numbers(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut current = String::new();
+    for c in text.chars() {
+        if c.is_ascii_digit() || c == '.' && !current.is_empty() {
+            current.push(c);
+        } else if !current.is_empty() {
+            out.push(current.trim_end_matches('.').to_string());
+            current.clear();
+        }
+    }
+    if !current.is_empty() {
+        out.push(current.trim_end_matches('.').to_string());
+    }
+    out
+}
+
 /// Longest bullet, in characters.
 const BULLET_MAX: usize = 60;
 /// Shortest sentence worth a bullet.
@@ -493,7 +511,7 @@ pub fn plan(paper: &Paper, request: &DeckRequest) -> Result<Deck, SlidesError> {
         .filter(|(_, s)| s.iter().any(|s| !s.paragraphs.is_empty()))
         .collect();
     if parts.is_empty() {
-        return Err(SlidesError::NoHeadings);
+        return Err(SlidesError::NoContent);
     }
 
     let route_steps = route_steps(&chapters, &placed);
@@ -826,6 +844,41 @@ fn fit_time(deck: &mut Deck) {
 
 fn chinese_number(n: usize) -> String {
     docio::thesis::chinese_number(n as u32)
+}
+
+/// A deck of two slides (cover and a content slide) that shows a template's look in the
+/// gallery; its text says it is an example.
+pub fn sample() -> Deck {
+    Deck {
+        title: "示例：基于深度学习的图像识别方法研究".into(),
+        kind: DeckKind::Defence,
+        meta: DeckMeta {
+            school: "示例大学".into(),
+            presenter: "张同学".into(),
+            supervisor: "李老师".into(),
+            date: String::new(),
+        },
+        slides: vec![
+            Slide {
+                kind: SlideKind::Cover,
+                title: "示例：基于深度学习的图像识别方法研究".into(),
+                bullets: Vec::new(),
+                notes: String::new(),
+                seconds: 0,
+            },
+            Slide {
+                kind: SlideKind::Bullets,
+                title: "研究背景与意义".into(),
+                bullets: vec![
+                    "幻灯片的文字摘自您论文的原句".into(),
+                    "每页附讲稿，并估计讲解时间".into(),
+                    "文字按字体实际宽度排版，不会溢出文本框".into(),
+                ],
+                notes: String::new(),
+                seconds: 0,
+            },
+        ],
+    }
 }
 
 #[cfg(test)]

@@ -9,6 +9,7 @@ pub mod fit;
 mod metrics;
 pub mod paper;
 pub mod pptx;
+pub mod svg;
 pub mod template;
 
 pub use deck::{Deck, DeckKind, DeckMeta, DeckRequest, Slide, SlideKind, plan};
@@ -21,6 +22,10 @@ pub enum SlidesError {
         "论文中没有识别到章节标题：请在 Word 中为各章标题设置“标题 1”“标题 2”样式（或使用“1 绪论”“1.1 研究背景”式编号）后重新上传"
     )]
     NoHeadings,
+    #[error(
+        "论文各章节下没有可以写进幻灯片的文字：请上传完整的论文，或在提纲的每个标题下写几句要点"
+    )]
+    NoContent,
     #[error("页数只能选择 10、15、20 或 30 页（收到 {asked} 页）")]
     SlideCount { asked: usize },
     #[error(
@@ -40,6 +45,7 @@ impl SlidesError {
     pub fn code(&self) -> &'static str {
         match self {
             SlidesError::NoHeadings => "paper_without_headings",
+            SlidesError::NoContent => "paper_without_content",
             SlidesError::SlideCount { .. } => "invalid_slide_count",
             SlidesError::UnknownTemplate(_) => "unknown_template",
             SlidesError::BadLogo => "invalid_logo",

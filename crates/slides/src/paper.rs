@@ -102,8 +102,11 @@ impl Paper {
             }
         }
         sections.retain(|s| !s.heading.is_empty());
-        if sections.iter().all(|s| s.paragraphs.is_empty()) {
+        if sections.is_empty() {
             return Err(SlidesError::NoHeadings);
+        }
+        if sections.iter().all(|s| s.paragraphs.is_empty()) {
+            return Err(SlidesError::NoContent);
         }
         let title = doc
             .title

@@ -229,18 +229,62 @@ const INCH: i64 = 914_400;
 const TITLE_PT: (f64, f64) = (20.0, 30.0);
 const BODY_PT: (f64, f64) = (16.0, 24.0);
 
+/// How a text frame is set besides its size.
+#[derive(Debug, Clone, Copy, Default)]
+struct Look {
+    colour: u32,
+    bold: bool,
+    centred: bool,
+    middle: bool,
+    bullets: bool,
+}
+
+impl Look {
+    fn plain(colour: u32) -> Look {
+        Look {
+            colour,
+            ..Look::default()
+        }
+    }
+
+    /// Bold, vertically centred: titles and labels.
+    fn strong(colour: u32) -> Look {
+        Look {
+            colour,
+            bold: true,
+            middle: true,
+            ..Look::default()
+        }
+    }
+
+    fn centred(self) -> Look {
+        Look {
+            centred: true,
+            ..self
+        }
+    }
+}
+
+/// `paragraphs` fitted in `rect` and set as `look`, or the reason they do not fit.
 fn text_or_fail(
     slide: usize,
     rect: Rect,
     paragraphs: Vec<String>,
     size: (f64, f64),
-    bullets: bool,
+    look: Look,
 ) -> Result<TextBox, SlidesError> {
     let what = paragraphs.join(" / ");
-    TextBox::fitted(rect, paragraphs, size, bullets).ok_or_else(|| SlidesError::DoesNotFit {
-        slide,
-        detail: what.chars().take(30).collect(),
-    })
+    let mut text = TextBox::fitted(rect, paragraphs, size, look.bullets).ok_or_else(|| {
+        SlidesError::DoesNotFit {
+            slide,
+            detail: what.chars().take(30).collect(),
+        }
+    })?;
+    text.colour = look.colour;
+    text.bold = look.bold;
+    text.centred = look.centred;
+    text.middle = look.middle;
+    Ok(text)
 }
 
 /// The template's decoration of a content slide (behind the title).
@@ -291,17 +335,16 @@ fn decoration(t: &Template, logo: Option<&Logo>, school: &str, shapes: &mut Vec<
                 ))));
                 name_x = INCH * 12 / 10;
             }
+            // A name too long for the strip is left off the strip (the cover still shows it).
             if !school.is_empty()
-                && let Some(mut name) = TextBox::fitted(
+                && let Ok(name) = text_or_fail(
+                    0,
                     Rect::new(name_x, INCH / 10, INCH * 6, INCH * 7 / 10),
                     vec![school.to_string()],
                     (12.0, 20.0),
-                    false,
+                    Look::strong(t.on_primary),
                 )
             {
-                name.colour = t.on_primary;
-                name.bold = true;
-                name.middle = true;
                 shapes.push(Shape::Text(name));
             }
             shapes.push(Shape::Fill {
@@ -331,9 +374,12 @@ pub fn layout(deck: &Deck, t: &Template, logo: Option<&Logo>) -> Result<Vec<Laid
             SlideKind::Bullets => {
                 decoration(t, logo, &deck.meta.school, &mut shapes);
                 shapes.push(title_box(t, number, &slide.title)?);
-                let mut body =
-                    text_or_fail(number, t.body_frame(), slide.bullets.clone(), BODY_PT, true)?;
-                body.colour = t.body_colour();
+                let look = Look {
+                    bullets: true,
+                    ..Look::plain(t.body_colour())
+                };
+                let body =
+                    text_or_fail(number, t.body_frame(), slide.bullets.clone(), BODY_PT, look)?;
                 shapes.push(Shape::Text(body));
             }
             SlideKind::Route => {
@@ -354,21 +400,24 @@ pub fn layout(deck: &Deck, t: &Template, logo: Option<&Logo>) -> Result<Vec<Laid
 }
 
 fn title_box(t: &Template, number: usize, title: &str) -> Result<Shape, SlidesError> {
-    let mut title = text_or_fail(
+    let title = text_or_fail(
         number,
         t.title_frame(),
         vec![title.to_string()],
         TITLE_PT,
-        false,
+        Look::strong(t.title_colour()),
     )?;
-    title.colour = t.title_colour();
-    title.bold = true;
-    title.middle = true;
     Ok(Shape::Text(title))
 }
 
 fn page_number(t: &Template, number: usize, shapes: &mut Vec<Shape>) {
-    if let Some(mut n) = TextBox::fitted(
+    let colour = if t.style == Style::Dark {
+        t.text
+    } else {
+        t.accent
+    };
+    if let Ok(n) = text_or_fail(
+        number,
         Rect::new(
             SLIDE_W - INCH * 11 / 10,
             SLIDE_H - INCH / 2,
@@ -377,14 +426,8 @@ fn page_number(t: &Template, number: usize, shapes: &mut Vec<Shape>) {
         ),
         vec![number.to_string()],
         (10.0, 12.0),
-        false,
+        Look::plain(colour).centred(),
     ) {
-        n.colour = if t.style == Style::Dark {
-            t.text
-        } else {
-            t.accent
-        };
-        n.centred = true;
         shapes.push(Shape::Text(n));
     }
 }
@@ -429,19 +472,16 @@ fn cover(
     }
     if !deck.meta.school.is_empty() {
         let x = if logo.is_some() { INCH * 26 / 10 } else { INCH };
-        let mut school = text_or_fail(
+        let school = text_or_fail(
             number,
             Rect::new(x, INCH / 2, SLIDE_W - x - INCH, INCH),
             vec![deck.meta.school.clone()],
             (16.0, 24.0),
-            false,
+            Look::strong(t.primary),
         )?;
-        school.colour = t.primary;
-        school.bold = true;
-        school.middle = true;
         shapes.push(Shape::Text(school));
     }
-    let mut title = text_or_fail(
+    let title = text_or_fail(
         number,
         Rect::new(
             INCH,
@@ -451,11 +491,8 @@ fn cover(
         ),
         vec![deck.title.clone()],
         (24.0, 40.0),
-        false,
+        Look::strong(if dark_band { t.on_primary } else { t.primary }),
     )?;
-    title.colour = if dark_band { t.on_primary } else { t.primary };
-    title.bold = true;
-    title.middle = true;
     shapes.push(Shape::Text(title));
     let mut lines = vec![deck.kind.label().to_string()];
     for (label, value) in [
@@ -468,14 +505,13 @@ fn cover(
         }
     }
     let top = band.y + band.h + INCH / 3;
-    let mut meta = text_or_fail(
+    let meta = text_or_fail(
         number,
         Rect::new(INCH, top, SLIDE_W - 2 * INCH, SLIDE_H - top - INCH / 3),
         lines,
         (14.0, 20.0),
-        false,
+        Look::plain(t.text),
     )?;
-    meta.colour = t.text;
     shapes.push(Shape::Text(meta));
     Ok(())
 }
@@ -498,20 +534,16 @@ fn title_page(
     }
     let colour = if on_panel { t.on_primary } else { t.primary };
     if let Some(label) = slide.bullets.first() {
-        let mut tag = text_or_fail(
+        let tag = text_or_fail(
             number,
             Rect::new(INCH, INCH * 12 / 10, SLIDE_W - 2 * INCH, INCH),
             vec![label.clone()],
             (18.0, 24.0),
-            false,
+            Look::strong(t.accent).centred(),
         )?;
-        tag.colour = t.accent;
-        tag.bold = true;
-        tag.centred = true;
-        tag.middle = true;
         shapes.push(Shape::Text(tag));
     }
-    let mut title = text_or_fail(
+    let title = text_or_fail(
         number,
         Rect::new(
             INCH,
@@ -521,12 +553,8 @@ fn title_page(
         ),
         vec![slide.title.clone()],
         (24.0, 40.0),
-        false,
+        Look::strong(colour).centred(),
     )?;
-    title.colour = colour;
-    title.bold = true;
-    title.centred = true;
-    title.middle = true;
     shapes.push(Shape::Text(title));
     Ok(())
 }
@@ -543,17 +571,13 @@ fn contents(
     for (i, item) in slide.bullets.iter().enumerate() {
         let y = body.y + row * i as i64;
         let badge = Rect::new(body.x + INCH / 2, y + row / 10, row * 8 / 10, row * 8 / 10);
-        let mut digit = text_or_fail(
+        let digit = text_or_fail(
             number,
             badge,
             vec![format!("{:02}", i + 1)],
             (10.0, 20.0),
-            false,
+            Look::strong(t.on_primary).centred(),
         )?;
-        digit.colour = t.on_primary;
-        digit.bold = true;
-        digit.centred = true;
-        digit.middle = true;
         // An ellipse sets text in its inscribed rectangle, which viewers size differently: the
         // number is a text box of its own over the disc.
         shapes.push(Shape::Fill {
@@ -564,15 +588,16 @@ fn contents(
         });
         shapes.push(Shape::Text(digit));
         let x = badge.x + badge.w + INCH / 4;
-        let mut label = text_or_fail(
+        let label = text_or_fail(
             number,
             Rect::new(x, y, body.x + body.w - x, row),
             vec![item.clone()],
             (14.0, 24.0),
-            false,
+            Look {
+                middle: true,
+                ..Look::plain(t.text)
+            },
         )?;
-        label.colour = t.text;
-        label.middle = true;
         shapes.push(Shape::Text(label));
     }
     Ok(())
@@ -609,11 +634,8 @@ fn route(
             col
         };
         let rect = Rect::new(body.x + col * (w + gap), top + row * (h + gap), w, h);
-        let mut label = text_or_fail(number, rect, vec![step.clone()], (11.0, 18.0), false)?;
-        label.colour = t.on_primary;
-        label.bold = true;
-        label.centred = true;
-        label.middle = true;
+        let look = Look::strong(t.on_primary).centred();
+        let label = text_or_fail(number, rect, vec![step.clone()], (11.0, 18.0), look)?;
         boxes.push(shapes.len());
         shapes.push(Shape::Fill {
             geometry: "roundRect",
@@ -646,7 +668,7 @@ fn route(
 }
 
 /// Connection site `site` of a rectangle, in EMU.
-fn site(rect: Rect, site: u8) -> (i64, i64) {
+pub(crate) fn site(rect: Rect, site: u8) -> (i64, i64) {
     match site {
         0 => (rect.x + rect.w / 2, rect.y),
         1 => (rect.x, rect.y + rect.h / 2),

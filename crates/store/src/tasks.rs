@@ -814,6 +814,29 @@ impl Store {
         Ok(())
     }
 
+    /// Replaces the title and input of a user's task that has not been submitted yet (a draft
+    /// being edited). Returns false when it was submitted meanwhile (or is another user's).
+    pub async fn update_pending_task(
+        &self,
+        task_id: i64,
+        user_id: i64,
+        title: &str,
+        input_json: &str,
+    ) -> Result<bool> {
+        let updated = sqlx::query(
+            "UPDATE tasks SET title = $1, input = $2, updated_at = $3 \
+             WHERE id = $4 AND user_id = $5 AND status = 'pending'",
+        )
+        .bind(title)
+        .bind(input_json)
+        .bind(now_ms())
+        .bind(task_id)
+        .bind(user_id)
+        .execute(&self.pool)
+        .await?;
+        Ok(updated.rows_affected() == 1)
+    }
+
     /// Deletes a user's task; an unfinished one is cancelled (and refunded) first.
     pub async fn delete_task(&self, task_id: i64, user_id: i64) -> Result<()> {
         self.cancel_task(task_id, user_id).await?;

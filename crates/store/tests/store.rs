@@ -325,6 +325,48 @@ mod tasks {
             .unwrap()
     }
 
+    store_test!(
+        a_draft_is_edited_until_it_is_submitted,
+        |store: Store| async move {
+            let user = funded_user(&store, "draft_editor", 500, 0).await;
+            let other = funded_user(&store, "draft_other", 0, 0).await;
+            let t = store
+                .create_task(user, "ppt", "初稿", r#"{"v":1}"#)
+                .await
+                .unwrap();
+            assert!(
+                store
+                    .update_pending_task(t.id, user, "改过", r#"{"v":2}"#)
+                    .await
+                    .unwrap()
+            );
+            let read = store.task(t.id, user).await.unwrap();
+            assert_eq!(
+                (read.title.as_str(), read.input.as_str()),
+                ("改过", r#"{"v":2}"#)
+            );
+            // Another user's draft is not theirs to edit.
+            assert!(
+                !store
+                    .update_pending_task(t.id, other, "别人", "{}")
+                    .await
+                    .unwrap()
+            );
+            // Once submitted, what was paid for stays as it was.
+            store
+                .submit_task(t.id, user, "ppt", &charge(100, 0), 3)
+                .await
+                .unwrap();
+            assert!(
+                !store
+                    .update_pending_task(t.id, user, "晚了", r#"{"v":3}"#)
+                    .await
+                    .unwrap()
+            );
+            assert_eq!(store.task(t.id, user).await.unwrap().input, r#"{"v":2}"#);
+        }
+    );
+
     async fn ledger_sum(store: &Store, user: i64) -> (i64, i64) {
         let rows = store.ledger(user, 100).await.unwrap();
         (

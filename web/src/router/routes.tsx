@@ -14,7 +14,6 @@ import { lazy } from 'react'
 // Each screen is its own chunk, loaded when first opened (AppMain shows a spinner meanwhile), so
 // the first route downloads only the shell and its own page.
 // The honest "not built yet" page of the services that are not open.
-const FeatureUnavailable = lazy(() => import('../components/FeatureUnavailable'))
 const AccountCenter = lazy(() => import('../features/account'))
 const PackagesPage = lazy(() => import('../features/order/PackagesPage'))
 const RechargePage = lazy(() => import('../features/order/RechargePage'))
@@ -33,12 +32,13 @@ const SmartRewriteHub = lazy(() => import('../features/chat/SmartRewriteHub'))
 const SmartRecordsHub = lazy(() => import('../features/chat/SmartRewriteHub').then((m) => ({ default: m.SmartRecordsHub })))
 
 const PaperStartPage = lazy(() => import('../features/paper/PaperStartPage'))
+const PptStartPage = lazy(() => import('../features/ppt/PptStartPage'))
+const PptTypePage = lazy(() => import('../features/ppt/PptTypePage'))
+const PptRecordsPage = lazy(() => import('../features/ppt/PptRecordsPage'))
 const PaperOutlinePage = lazy(() => import('../features/paper/PaperOutlinePage'))
 const PaperContentPage = lazy(() => import('../features/paper/PaperContentPage'))
 const PaperPackagePage = lazy(() => import('../features/paper/PaperPackagePage'))
 const PaperRecordsPage = lazy(() => import('../features/paper/PaperRecordsPage'))
-
-const soon = (feature: string, detail: string) => <FeatureUnavailable feature={feature} detail={detail} />
 
 /** Every product screen of spec §2, grouped as the sidebar shows them. */
 export const menuGroups: MenuGroup[] = [
@@ -101,9 +101,9 @@ export const menuGroups: MenuGroup[] = [
     title: '答辩PPT',
     icon: <FundProjectionScreenOutlined />,
     pages: [
-      { path: '/aippt/ppt', meta: { title: '答辩PPT' }, element: soon('答辩PPT生成', '根据论文生成答辩演示文稿。') },
-      { path: '/aippt/list', meta: { title: 'PPT记录' }, element: soon('PPT记录', '生成的答辩 PPT 将在这里列出。') },
-      { path: '/aippt/ppttype/:id', meta: { title: '确认生成', hidden: true, noCache: true, activeMenu: '/aippt/ppt' }, element: soon('PPT生成确认', '选择模板并确认生成。') },
+      { path: '/aippt/ppt', meta: { title: '答辩PPT' }, element: <PptStartPage /> },
+      { path: '/aippt/list', meta: { title: 'PPT记录' }, element: <PptRecordsPage /> },
+      { path: '/aippt/ppttype/:id', meta: { title: '确认生成', hidden: true, noCache: true, activeMenu: '/aippt/ppt' }, element: <PptTypePage /> },
     ],
   },
   {

@@ -10,6 +10,7 @@ pub mod login;
 pub mod order;
 pub mod paper;
 pub mod paper_task;
+pub mod ppt;
 pub mod rewrite;
 pub mod site;
 
@@ -31,6 +32,7 @@ pub fn routes() -> Router<AppState> {
         .merge(rewrite::routes())
         .merge(chat::routes())
         .merge(paper::routes())
+        .merge(ppt::routes())
         .merge(order::routes())
         .route("/api/docs/openapi.json", get(crate::openapi::document))
 }

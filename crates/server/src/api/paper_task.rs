@@ -88,7 +88,10 @@ pub async fn read_upload(state: &AppState, req: Request) -> Result<Upload, ApiEr
 }
 
 /// A multipart read that failed: too large (413), or malformed or cut off (400).
-fn upload_error(state: &AppState, error: axum::extract::multipart::MultipartError) -> ApiError {
+pub(crate) fn upload_error(
+    state: &AppState,
+    error: axum::extract::multipart::MultipartError,
+) -> ApiError {
     if error.status() == StatusCode::PAYLOAD_TOO_LARGE {
         return upload_too_large(state);
     }

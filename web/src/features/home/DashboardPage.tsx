@@ -91,9 +91,11 @@ const services: Service[] = [
   {
     title: '答辩PPT',
     icon: <FundProjectionScreenOutlined />,
-    description: '根据论文生成答辩演示文稿。',
-    links: [{ to: '/aippt/ppt', label: '了解详情' }],
-    soon: true,
+    description: '根据论文生成答辩演示文稿（.pptx），要点摘自论文原句，每页附讲稿；六种模板，生成后可免费更换。',
+    links: [
+      { to: '/aippt/ppt', label: '生成PPT' },
+      { to: '/aippt/list', label: 'PPT记录' },
+    ],
   },
   {
     title: '论文生成',

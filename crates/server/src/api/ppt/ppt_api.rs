@@ -1,0 +1,1033 @@
+//! `ai_ppt_info_api`: defence slides (答辩PPT). A draft is saved with its source (an uploaded
+//! paper, a paper generated or checked here, or a title and outline typed in), kind, slide
+//! count, cover details and logo (`save_or_update`); the paper is read then, so a scanned PDF or
+//! a paper without headings is refused before anything is paid. A template is chosen
+//! (`get_template_list`, thumbnails drawn from each template) and the deck is paid for and
+//! queued (`submit_by_id`). A finished deck is downloaded as .pptx or PDF, and written again
+//! with another template for free (`change_template`).
+
+use super::task::{self as ppt_task, FILES, KIND, PptInput, PptResult};
+use crate::api::paper_task::{
+    self, Caller, IdForm, ListForm, Queueing, RecordPage, TaskCost, Upload, extract, plain_line,
+};
+use crate::auth::AuthUser;
+use crate::envelope::{ApiError, ApiResult, Success};
+use crate::params::{Params, lenient};
+use crate::state::AppState;
+use axum::extract::{FromRequest, Multipart, Request, State};
+use axum::http::{StatusCode, header};
+use axum::response::Response;
+use serde::{Deserialize, Serialize};
+use slides::deck::{DeckKind, DeckMeta, DeckRequest, SLIDE_COUNTS};
+use slides::{Paper, SlidesError};
+use store::{Task, TaskStatus};
+use utoipa::{IntoParams, ToSchema};
+
+fn not_found() -> ApiError {
+    ApiError::not_found("ppt_not_found", "PPT 记录不存在或已删除")
+}
+
+fn slides_error(e: SlidesError) -> ApiError {
+    let status = match e {
+        SlidesError::Write(_) => StatusCode::INTERNAL_SERVER_ERROR,
+        SlidesError::NoHeadings | SlidesError::NoContent | SlidesError::DoesNotFit { .. } => {
+            StatusCode::UNPROCESSABLE_ENTITY
+        }
+        _ => StatusCode::BAD_REQUEST,
+    };
+    ApiError::new(status, e.code(), e.to_string())
+}
+
+async fn owned(state: &AppState, id: i64, user_id: i64) -> Result<Task, ApiError> {
+    paper_task::owned_task(state, id, user_id, KIND, not_found).await
+}
+
+fn input_of(task: &Task) -> Result<PptInput, ApiError> {
+    serde_json::from_str(&task.input).map_err(ApiError::internal)
+}
+
+fn result_of(task: &Task) -> Option<PptResult> {
+    task.result
+        .as_deref()
+        .and_then(|r| serde_json::from_str(r).ok())
+}
+
+/// A template as the gallery shows it.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct TemplateView {
+    pub id: String,
+    pub name: String,
+    pub description: String,
+    /// The template's colours (#RRGGBB).
+    pub primary: String,
+    pub accent: String,
+    pub background: String,
+    /// Its cover and a content slide, drawn from the template itself (SVG documents).
+    pub thumbnails: Vec<String>,
+    /// The price of a deck, in fen (the same for every template).
+    pub price_fen: i64,
+}
+
+/// The templates, each with thumbnails drawn from it.
+#[utoipa::path(post, path = "/api/base/ai_ppt_info_api/get_template_list", tag = "ai_ppt_info_api",
+    responses((status = 200, body = inline(crate::envelope::Envelope<Vec<TemplateView>>))))]
+pub async fn get_template_list(State(state): State<AppState>) -> ApiResult<Vec<TemplateView>> {
+    let sample = slides::deck::sample();
+    let mut out = Vec::new();
+    for t in &slides::TEMPLATES {
+        let laid = slides::pptx::layout(&sample, t, None).map_err(slides_error)?;
+        out.push(TemplateView {
+            id: t.id.into(),
+            name: t.name.into(),
+            description: t.description.into(),
+            primary: format!("#{:06X}", t.primary),
+            accent: format!("#{:06X}", t.accent),
+            background: format!("#{:06X}", t.background),
+            thumbnails: laid.iter().map(|s| slides::svg::render(s, t)).collect(),
+            price_fen: state.config.ppt_price_fen,
+        });
+    }
+    Ok(Success(out))
+}
+
+/// A deck draft or record.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct PptRecord {
+    pub id: i64,
+    pub title: String,
+    /// pending (a draft), queued, running, done, failed or cancelled.
+    pub status: String,
+    pub progress: i64,
+    pub phase: String,
+    pub error: Option<String>,
+    /// defence (毕业答辩), proposal (开题报告) or course (课程汇报).
+    pub kind: String,
+    pub kind_label: String,
+    /// Slides asked for.
+    pub slides: usize,
+    /// Slides the deck has, once made (fewer than asked when the paper is thin).
+    pub delivered: Option<usize>,
+    pub template: String,
+    pub template_name: String,
+    /// upload, paper, check or outline.
+    pub source: String,
+    pub source_id: Option<i64>,
+    pub file_name: String,
+    /// Counted characters of the paper's body.
+    pub chars: usize,
+    /// Headings read from the paper.
+    pub sections: usize,
+    pub school: String,
+    pub presenter: String,
+    pub supervisor: String,
+    pub date: String,
+    pub has_logo: bool,
+    /// Estimated speaking time of the script, in seconds, once made.
+    pub seconds: Option<u32>,
+    pub charged_fen: i64,
+    pub charged_units: i64,
+    pub created_at: i64,
+    pub updated_at: i64,
+    /// The first slides (SVG), once made.
+    pub previews: Vec<String>,
+}
+
+fn template_name(id: &str) -> String {
+    slides::template::by_id(id).map_or_else(|| id.to_string(), |t| t.name.to_string())
+}
+
+/// The first `previews` slides of a finished deck as SVG.
+fn previews(result: &PptResult, count: usize) -> Vec<String> {
+    let Some(t) = slides::template::by_id(&result.template) else {
+        return Vec::new();
+    };
+    let head = slides::Deck {
+        slides: result.deck.slides.iter().take(count).cloned().collect(),
+        ..result.deck.clone()
+    };
+    slides::pptx::layout(&head, t, None)
+        .map(|laid| laid.iter().map(|s| slides::svg::render(s, t)).collect())
+        .unwrap_or_default()
+}
+
+fn record(task: &Task, preview_count: usize) -> PptRecord {
+    let input = input_of(task).ok();
+    let result = result_of(task);
+    let template = result
+        .as_ref()
+        .map(|r| r.template.clone())
+        .or_else(|| input.as_ref().map(|i| i.template.clone()))
+        .unwrap_or_default();
+    let meta = input.as_ref().map(|i| i.meta.clone()).unwrap_or_default();
+    PptRecord {
+        id: task.id,
+        title: task.title.clone(),
+        status: task.status.as_str().into(),
+        progress: task.progress,
+        phase: task.phase.clone(),
+        error: task.error.clone(),
+        kind: input
+            .as_ref()
+            .map(|i| {
+                serde_json::to_value(i.kind)
+                    .ok()
+                    .and_then(|v| v.as_str().map(str::to_string))
+                    .unwrap_or_default()
+            })
+            .unwrap_or_default(),
+        kind_label: input
+            .as_ref()
+            .map(|i| i.kind.label().to_string())
+            .unwrap_or_default(),
+        slides: input.as_ref().map_or(0, |i| i.slides),
+        delivered: result.as_ref().map(|r| r.deck.slides.len()),
+        template_name: template_name(&template),
+        template,
+        source: input.as_ref().map(|i| i.source.clone()).unwrap_or_default(),
+        source_id: input.as_ref().and_then(|i| i.source_id),
+        file_name: input
+            .as_ref()
+            .map(|i| i.file_name.clone())
+            .unwrap_or_default(),
+        chars: input.as_ref().map_or(0, |i| i.paper.chars()),
+        sections: input.as_ref().map_or(0, |i| i.paper.sections.len()),
+        school: meta.school,
+        presenter: meta.presenter,
+        supervisor: meta.supervisor,
+        date: meta.date,
+        has_logo: input.as_ref().is_some_and(|i| i.logo.is_some()),
+        seconds: result.as_ref().map(|r| r.deck.seconds()),
+        charged_fen: task.charged_fen,
+        charged_units: task.charged_units,
+        created_at: task.created_at,
+        updated_at: task.updated_at,
+        previews: result
+            .as_ref()
+            .map(|r| previews(r, preview_count))
+            .unwrap_or_default(),
+    }
+}
+
+/// What a draft is saved with: JSON, a form, or multipart/form-data with the paper as `file`
+/// and the school's logo as `logo` (PNG or JPEG, at most 2 MB).
+#[derive(Debug, Default, Deserialize, ToSchema, IntoParams)]
+#[into_params(parameter_in = Query)]
+#[serde(rename_all = "camelCase")]
+pub struct SaveForm {
+    /// The draft to change; absent for a new one.
+    #[serde(default, deserialize_with = "lenient::opt_i64")]
+    pub id: Option<i64>,
+    /// The deck's title (default: the paper's).
+    #[serde(default)]
+    pub title: String,
+    /// upload (with `file`), paper (`sourceId`: a paper generated here), check (`sourceId`: a
+    /// paper checked here) or outline (`outline`: headings "1 绪论", "1.1 …" and lines of text).
+    #[serde(default)]
+    pub source: String,
+    #[serde(default, deserialize_with = "lenient::opt_i64")]
+    pub source_id: Option<i64>,
+    #[serde(default)]
+    pub outline: String,
+    /// defence (毕业答辩, default), proposal (开题报告) or course (课程汇报).
+    #[serde(default)]
+    pub kind: String,
+    /// 10, 15 (default), 20 or 30.
+    #[serde(default, deserialize_with = "lenient::opt_i64")]
+    pub slides: Option<i64>,
+    #[serde(default)]
+    pub school: String,
+    #[serde(default)]
+    pub presenter: String,
+    #[serde(default)]
+    pub supervisor: String,
+    #[serde(default)]
+    pub date: String,
+    /// A template id (see get_template_list); it may also be chosen at submission.
+    #[serde(default)]
+    pub template: String,
+    /// Remove the logo kept with the draft.
+    #[serde(default)]
+    pub remove_logo: bool,
+}
+
+struct Received {
+    form: SaveForm,
+    file: Option<Upload>,
+    logo: Option<Vec<u8>>,
+}
+
+async fn read_save(state: &AppState, req: Request) -> Result<Received, ApiError> {
+    let is_multipart = req
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.starts_with("multipart/form-data"));
+    if !is_multipart {
+        let Params(form) = Params::<SaveForm>::from_request(req, state).await?;
+        return Ok(Received {
+            form,
+            file: None,
+            logo: None,
+        });
+    }
+    let mut multipart = Multipart::from_request(req, state)
+        .await
+        .map_err(|_| ApiError::bad_request("bad_upload", "上传内容格式错误"))?;
+    let mut fields = serde_json::Map::new();
+    let mut file = None;
+    let mut logo = None;
+    while let Some(field) = multipart
+        .next_field()
+        .await
+        .map_err(|e| paper_task::upload_error(state, e))?
+    {
+        let name = field.name().unwrap_or("").to_string();
+        match name.as_str() {
+            "file" => {
+                let file_name = field.file_name().unwrap_or("").to_string();
+                let bytes = field
+                    .bytes()
+                    .await
+                    .map_err(|e| paper_task::upload_error(state, e))?;
+                if !bytes.is_empty() {
+                    file = Some(Upload {
+                        title: String::new(),
+                        author: String::new(),
+                        file_name,
+                        bytes: bytes.to_vec(),
+                    });
+                }
+            }
+            "logo" => {
+                let bytes = field
+                    .bytes()
+                    .await
+                    .map_err(|e| paper_task::upload_error(state, e))?;
+                if !bytes.is_empty() {
+                    logo = Some(bytes.to_vec());
+                }
+            }
+            _ => {
+                let value = field.text().await.unwrap_or_default();
+                fields.insert(name, serde_json::Value::String(value));
+            }
+        }
+    }
+    let form = serde_json::from_value(serde_json::Value::Object(fields))
+        .map_err(|e| ApiError::bad_request("invalid_form", format!("表单内容有误：{e}")))?;
+    Ok(Received { form, file, logo })
+}
+
+/// A field typed in, as one plain line of at most `max` characters.
+fn line(text: &str, max: usize) -> String {
+    plain_line(text).chars().take(max).collect()
+}
+
+/// The paper a generated paper (论文生成) is: its chapters and sections as written.
+fn paper_of_generated(doc: &crate::api::paper::task::PaperDoc) -> Paper {
+    let outline = &doc.draft.outline;
+    let mut sections = Vec::new();
+    for (index, chapter) in outline.chapters.iter().enumerate() {
+        sections.push(slides::paper::Section {
+            heading: chapter.title.clone(),
+            level: 1,
+            paragraphs: Vec::new(),
+        });
+        for written in doc
+            .draft
+            .sections
+            .iter()
+            .filter(|s| s.path.first() == Some(&index))
+        {
+            let lines: Vec<String> = written
+                .text
+                .lines()
+                .map(str::trim)
+                .filter(|l| !l.is_empty())
+                .map(str::to_string)
+                .collect();
+            if written.path.len() == 1 {
+                if let Some(first) = sections.last_mut() {
+                    first.paragraphs.extend(lines);
+                }
+            } else {
+                let heading = written
+                    .heading
+                    .split_once(' ')
+                    .map_or(written.heading.as_str(), |(_, h)| h)
+                    .to_string();
+                sections.push(slides::paper::Section {
+                    heading,
+                    level: written.path.len().min(4) as u8,
+                    paragraphs: lines,
+                });
+            }
+        }
+    }
+    Paper {
+        title: doc.request.title.clone(),
+        summary: doc
+            .draft
+            .abstract_zh
+            .lines()
+            .filter(|l| !l.trim().is_empty())
+            .map(str::to_string)
+            .collect(),
+        sections,
+    }
+}
+
+/// Reads the paper the form names.
+async fn read_paper(
+    state: &AppState,
+    user_id: i64,
+    form: &SaveForm,
+    file: Option<&Upload>,
+) -> Result<(Paper, String), ApiError> {
+    match form.source.as_str() {
+        "upload" | "" => {
+            let upload = file.ok_or_else(|| {
+                ApiError::bad_request("file_required", "请上传论文文件（.docx、.pdf 或 .txt）")
+            })?;
+            let extracted = extract(state, upload, &Caller::user(user_id)).await?;
+            let paper = Paper::from_extracted(&extracted).map_err(slides_error)?;
+            Ok((paper, upload.file_name.clone()))
+        }
+        "paper" => {
+            let id = form.source_id.ok_or_else(|| {
+                ApiError::bad_request("source_required", "请选择一篇已生成的论文")
+            })?;
+            let task =
+                paper_task::owned_task(state, id, user_id, crate::api::paper::task::KIND, || {
+                    ApiError::not_found("paper_not_found", "论文不存在或已删除")
+                })
+                .await?;
+            let doc = crate::api::paper::task::PaperDoc::of_task(&task)
+                .filter(|d| !d.draft.sections.is_empty())
+                .ok_or_else(|| {
+                    ApiError::conflict(
+                        "paper_not_written",
+                        "这篇论文还没有写完正文，写完后再生成 PPT",
+                    )
+                })?;
+            Ok((paper_of_generated(&doc), String::new()))
+        }
+        "check" => {
+            let id = form.source_id.ok_or_else(|| {
+                ApiError::bad_request("source_required", "请选择一篇查重过的论文")
+            })?;
+            let task =
+                paper_task::owned_task(state, id, user_id, crate::api::check::task::KIND, || {
+                    ApiError::not_found("check_not_found", "查重记录不存在或已删除")
+                })
+                .await?;
+            let input: crate::api::check::task::CheckInput =
+                serde_json::from_str(&task.input).map_err(ApiError::internal)?;
+            let extracted = docio::Extracted {
+                text: input.text,
+                format: docio::Format::Text,
+                reader: "check".into(),
+                headings: input
+                    .headings
+                    .iter()
+                    .map(|&(line, level)| docio::Heading { line, level })
+                    .collect(),
+                title: Some(task.title.clone()),
+            };
+            let paper = Paper::from_extracted(&extracted).map_err(slides_error)?;
+            Ok((paper, String::new()))
+        }
+        "outline" => {
+            if form.outline.chars().count() > 20_000 {
+                return Err(ApiError::bad_request(
+                    "outline_too_long",
+                    "提纲过长：请控制在 20000 字以内，或直接上传论文",
+                ));
+            }
+            let paper = Paper::from_outline(&line(&form.title, 200), &form.outline)
+                .map_err(slides_error)?;
+            Ok((paper, String::new()))
+        }
+        _ => Err(ApiError::bad_request(
+            "invalid_source",
+            "来源只能是 upload（上传论文）、paper（本站生成的论文）、check（本站查重的论文）或 outline（填写提纲）",
+        )),
+    }
+}
+
+/// Saves a deck draft: a new one, or the changes to one not yet submitted. The paper is read
+/// now; a paper the deck cannot be made from is refused with its reason. Nothing is charged.
+#[utoipa::path(post, path = "/api/base/ai_ppt_info_api/save_or_update", tag = "ai_ppt_info_api", security(("bearer" = [])),
+    params(SaveForm), request_body(content = SaveForm, description = "JSON, a form, or multipart/form-data with `file` (the paper) and `logo`"),
+    responses(
+        (status = 200, body = inline(crate::envelope::Envelope<PptRecord>)),
+        (status = 400, description = "invalid_slide_count, invalid_deck_kind, unknown_template, invalid_logo, invalid_source, file_required, source_required, outline_too_long, unsupported_file_type, corrupt_file…", body = crate::envelope::ErrorBody),
+        (status = 404, description = "ppt_not_found, paper_not_found, check_not_found", body = crate::envelope::ErrorBody),
+        (status = 409, description = "already_submitted: the draft was paid for; paper_not_written", body = crate::envelope::ErrorBody),
+        (status = 413, description = "file_too_large, too_many_characters", body = crate::envelope::ErrorBody),
+        (status = 422, description = "paper_without_headings, paper_without_content, garbled_text_layer (a scanned PDF), empty_document", body = crate::envelope::ErrorBody),
+    ))]
+pub async fn save_or_update(
+    State(state): State<AppState>,
+    AuthUser(session): AuthUser,
+    req: Request,
+) -> ApiResult<PptRecord> {
+    let user_id = session.user.id;
+    let Received { form, file, logo } = read_save(&state, req).await?;
+    let existing = match form.id {
+        Some(id) => {
+            let task = owned(&state, id, user_id).await?;
+            if task.status != TaskStatus::Pending {
+                return Err(ApiError::conflict(
+                    "already_submitted",
+                    "该 PPT 已提交生成，不能再修改；可在记录中更换模板",
+                ));
+            }
+            Some((task.clone(), input_of(&task)?))
+        }
+        None => None,
+    };
+    let kind = match form.kind.trim() {
+        "" => existing.as_ref().map_or(DeckKind::Defence, |(_, i)| i.kind),
+        k => DeckKind::parse(k).ok_or_else(|| {
+            ApiError::bad_request(
+                "invalid_deck_kind",
+                "类型只能是 defence（毕业答辩）、proposal（开题报告）或 course（课程汇报）",
+            )
+        })?,
+    };
+    let slides = match form.slides {
+        Some(n) => usize::try_from(n).unwrap_or(0),
+        None => existing.as_ref().map_or(15, |(_, i)| i.slides),
+    };
+    if !SLIDE_COUNTS.contains(&slides) {
+        return Err(slides_error(SlidesError::SlideCount { asked: slides }));
+    }
+    let template = match form.template.trim() {
+        "" => existing.as_ref().map_or_else(
+            || slides::TEMPLATES[0].id.to_string(),
+            |(_, i)| i.template.clone(),
+        ),
+        t => slides::template::by_id(t)
+            .ok_or_else(|| slides_error(SlidesError::UnknownTemplate(t.into())))?
+            .id
+            .to_string(),
+    };
+    let logo = match logo {
+        Some(bytes) => Some(slides::pptx::Logo::from_bytes(&bytes).map_err(slides_error)?),
+        None => None,
+    };
+    // The paper: read anew when a source is given, else the draft's own.
+    let changes_source = file.is_some()
+        || existing.is_none()
+        || !form.source.is_empty()
+            && existing
+                .as_ref()
+                .is_some_and(|(_, i)| i.source != form.source || i.source_id != form.source_id);
+    let (paper, file_name, source, source_id) = match (&existing, changes_source) {
+        (Some((_, input)), false) => (
+            input.paper.clone(),
+            input.file_name.clone(),
+            input.source.clone(),
+            input.source_id,
+        ),
+        _ => {
+            let (paper, file_name) = read_paper(&state, user_id, &form, file.as_ref()).await?;
+            let source = match form.source.as_str() {
+                "" => "upload".to_string(),
+                s => s.to_string(),
+            };
+            (paper, file_name, source, form.source_id)
+        }
+    };
+    let meta = DeckMeta {
+        school: line(&form.school, 60),
+        presenter: line(&form.presenter, 40),
+        supervisor: line(&form.supervisor, 40),
+        date: line(&form.date, 40),
+    };
+    // A deck that cannot be made is refused now, not after paying.
+    let request = DeckRequest {
+        kind,
+        slides,
+        meta: meta.clone(),
+    };
+    slides::plan(&paper, &request).map_err(slides_error)?;
+    let title = match line(&form.title, 200) {
+        t if !t.is_empty() => t,
+        _ if !paper.title.is_empty() => line(&paper.title, 200),
+        _ => existing
+            .as_ref()
+            .map_or_else(|| "未命名答辩PPT".to_string(), |(t, _)| t.title.clone()),
+    };
+    let mut input = PptInput {
+        kind,
+        slides,
+        meta,
+        template,
+        source,
+        source_id,
+        file_name,
+        paper,
+        logo: existing.as_ref().and_then(|(_, i)| i.logo.clone()),
+    };
+    if form.remove_logo {
+        input.logo = None;
+    }
+    let json = |input: &PptInput| serde_json::to_string(input).map_err(ApiError::internal);
+    let task = match &existing {
+        Some((task, _)) => task.clone(),
+        None => {
+            state
+                .store
+                .create_task(user_id, KIND, &title, &json(&input)?)
+                .await?
+        }
+    };
+    if let Some(logo) = &logo {
+        let key = format!("{FILES}/{}/logo.{}", task.id, logo.ext);
+        state
+            .files
+            .put(&key, &logo.bytes)
+            .await
+            .map_err(|e| ApiError::internal(format!("保存校徽失败：{e}")))?;
+        input.logo = Some(key);
+    }
+    if let Some(upload) = &file {
+        paper_task::keep_upload(&state, FILES, task.id, upload).await;
+    }
+    if existing.is_some() || logo.is_some() {
+        let stored = state
+            .store
+            .update_pending_task(task.id, user_id, &title, &json(&input)?)
+            .await?;
+        if !stored {
+            return Err(ApiError::conflict(
+                "already_submitted",
+                "该 PPT 已提交生成，不能再修改",
+            ));
+        }
+    }
+    let task = state.store.task(task.id, user_id).await?;
+    Ok(Success(record(&task, 0)))
+}
+
+/// What a deck costs this user now: one use of a 答辩PPT package, else the balance.
+async fn cost(state: &AppState, task: &Task, chars: usize) -> Result<TaskCost, ApiError> {
+    let account = state.store.account(task.user_id).await?;
+    let package = paper_task::package_payment(
+        state,
+        task.user_id,
+        paper_task::PackageUnits::PerTask(store::GrantKind::Ppt),
+        chars,
+    )
+    .await?;
+    let price_fen = state.config.ppt_price_fen;
+    let pays_with = if package.as_ref().is_some_and(|p| p.covers) {
+        "package"
+    } else if account.balance_fen >= price_fen {
+        "balance"
+    } else {
+        "insufficient"
+    };
+    Ok(TaskCost {
+        id: task.id,
+        chars,
+        rule: format!(
+            "每份答辩PPT {:.2} 元，与页数和模板无关；生成后更换模板不再收费",
+            price_fen as f64 / 100.0
+        ),
+        price_per_thousand_fen: 0,
+        price_fen,
+        pays_with: pays_with.into(),
+        package,
+        free_checks: account.free_checks,
+        balance_fen: account.balance_fen,
+        free_check_max_chars: None,
+    })
+}
+
+/// A deck with its price (a draft) or its slides (a finished deck).
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct PptDetail {
+    pub record: PptRecord,
+    /// What submitting would cost, while a draft.
+    pub cost: Option<TaskCost>,
+    /// Every slide with its script, once made.
+    pub slides: Vec<SlideView>,
+    /// How the deck's text was made, for the page to say plainly.
+    pub method: String,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct SlideView {
+    /// cover, contents, section, bullets, route or thanks.
+    pub kind: String,
+    pub title: String,
+    pub bullets: Vec<String>,
+    /// The speaker's script (讲稿).
+    pub notes: String,
+    pub seconds: u32,
+    /// The slide drawn (SVG).
+    pub svg: String,
+}
+
+/// How the text of every deck is made (shown on the pages).
+pub const METHOD: &str = "幻灯片文字全部摘自您论文的原句（按章节提炼要点，长句在分句处截断），讲稿由相应段落的原句组成；未使用大模型改写，不会出现论文中没有的数字或结论。请在答辩前通读并按需修改。";
+
+/// One deck: a draft with its price, or a finished deck with every slide.
+#[utoipa::path(post, path = "/api/base/ai_ppt_info_api/load_by_id", tag = "ai_ppt_info_api", security(("bearer" = [])),
+    params(IdForm), request_body = IdForm,
+    responses(
+        (status = 200, body = inline(crate::envelope::Envelope<PptDetail>)),
+        (status = 404, description = "ppt_not_found (also for another user's)", body = crate::envelope::ErrorBody),
+    ))]
+pub async fn load_by_id(
+    State(state): State<AppState>,
+    AuthUser(session): AuthUser,
+    Params(form): Params<IdForm>,
+) -> ApiResult<PptDetail> {
+    let task = owned(&state, form.id, session.user.id).await?;
+    let input = input_of(&task)?;
+    let cost = match task.status {
+        TaskStatus::Pending => Some(cost(&state, &task, input.paper.chars()).await?),
+        _ => None,
+    };
+    let slides = match result_of(&task) {
+        Some(result) => {
+            let t = slides::template::by_id(&result.template)
+                .ok_or_else(|| ApiError::internal("模板已不存在"))?;
+            let laid = slides::pptx::layout(&result.deck, t, None).map_err(slides_error)?;
+            result
+                .deck
+                .slides
+                .iter()
+                .zip(&laid)
+                .map(|(s, l)| SlideView {
+                    kind: serde_json::to_value(s.kind)
+                        .ok()
+                        .and_then(|v| v.as_str().map(str::to_string))
+                        .unwrap_or_default(),
+                    title: s.title.clone(),
+                    bullets: s.bullets.clone(),
+                    notes: s.notes.clone(),
+                    seconds: s.seconds,
+                    svg: slides::svg::render(l, t),
+                })
+                .collect()
+        }
+        None => Vec::new(),
+    };
+    Ok(Success(PptDetail {
+        record: record(&task, 0),
+        cost,
+        slides,
+        method: METHOD.into(),
+    }))
+}
+
+#[derive(Debug, Deserialize, ToSchema, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct SubmitForm {
+    #[serde(deserialize_with = "lenient::i64")]
+    pub id: i64,
+    /// The template (default: the draft's).
+    #[serde(default)]
+    pub template: Option<String>,
+}
+
+/// Pays for a draft (a 答辩PPT package use, else the balance) and queues the deck, in one
+/// transaction. Not enough → 402 and nothing is charged; a failed deck is refunded.
+#[utoipa::path(post, path = "/api/base/ai_ppt_info_api/submit_by_id", tag = "ai_ppt_info_api", security(("bearer" = [])),
+    params(SubmitForm, ("X-Confirmed-Payment" = Option<String>, Header, description = "What the confirmed price dialog said would pay: package or balance; the charge is refused (412) when that changed")), request_body = SubmitForm,
+    responses(
+        (status = 200, body = inline(crate::envelope::Envelope<PptRecord>)),
+        (status = 400, description = "unknown_template", body = crate::envelope::ErrorBody),
+        (status = 402, description = "insufficient_balance, package_exhausted", body = crate::envelope::ErrorBody),
+        (status = 404, description = "ppt_not_found", body = crate::envelope::ErrorBody),
+        (status = 409, description = "already_submitted", body = crate::envelope::ErrorBody),
+        (status = 412, description = "payment_changed: X-Confirmed-Payment no longer says what would pay; nothing charged", body = crate::envelope::ErrorBody),
+    ))]
+pub async fn submit_by_id(
+    State(state): State<AppState>,
+    AuthUser(session): AuthUser,
+    confirmed: paper_task::ConfirmedPayment,
+    Params(form): Params<SubmitForm>,
+) -> ApiResult<PptRecord> {
+    let task = owned(&state, form.id, session.user.id).await?;
+    if task.status != TaskStatus::Pending {
+        return Err(ApiError::conflict("already_submitted", "该 PPT 已提交生成"));
+    }
+    let mut input = input_of(&task)?;
+    if let Some(t) = form.template.as_deref().filter(|t| !t.trim().is_empty()) {
+        input.template = slides::template::by_id(t.trim())
+            .ok_or_else(|| slides_error(SlidesError::UnknownTemplate(t.into())))?
+            .id
+            .to_string();
+    }
+    let cost = cost(&state, &task, input.paper.chars()).await?;
+    confirmed.check(&cost)?;
+    let task = paper_task::charge_and_queue_with(
+        &state,
+        &task,
+        &cost,
+        "答辩PPT",
+        Queueing::Submit(Some(
+            serde_json::to_string(&input).map_err(ApiError::internal)?,
+        )),
+    )
+    .await?;
+    Ok(Success(record(&task, 0)))
+}
+
+#[derive(Debug, Deserialize, ToSchema, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct TemplateForm {
+    #[serde(deserialize_with = "lenient::i64")]
+    pub id: i64,
+    pub template: String,
+}
+
+/// Writes a finished deck again with another template, free: the content was paid for once.
+#[utoipa::path(post, path = "/api/base/ai_ppt_info_api/change_template", tag = "ai_ppt_info_api", security(("bearer" = [])),
+    params(TemplateForm), request_body = TemplateForm,
+    responses(
+        (status = 200, body = inline(crate::envelope::Envelope<PptRecord>)),
+        (status = 400, description = "unknown_template", body = crate::envelope::ErrorBody),
+        (status = 404, description = "ppt_not_found", body = crate::envelope::ErrorBody),
+        (status = 409, description = "ppt_not_ready: not finished; ppt_changed: changed meanwhile, try again", body = crate::envelope::ErrorBody),
+    ))]
+pub async fn change_template(
+    State(state): State<AppState>,
+    AuthUser(session): AuthUser,
+    Params(form): Params<TemplateForm>,
+) -> ApiResult<PptRecord> {
+    let task = owned(&state, form.id, session.user.id).await?;
+    let template = slides::template::by_id(form.template.trim())
+        .ok_or_else(|| slides_error(SlidesError::UnknownTemplate(form.template.clone())))?;
+    let (Some(read), Some(mut result)) = (task.result.clone(), result_of(&task)) else {
+        return Err(ApiError::conflict("ppt_not_ready", "PPT 尚未生成完成"));
+    };
+    let input = input_of(&task)?;
+    ppt_task::render(&state.files, task.id, &input, &result.deck, template.id)
+        .await
+        .map_err(ApiError::internal)?;
+    result.template = template.id.to_string();
+    let stored = state
+        .store
+        .replace_task_result(
+            task.id,
+            task.user_id,
+            &read,
+            &serde_json::to_string(&result).map_err(ApiError::internal)?,
+        )
+        .await?;
+    if !stored {
+        return Err(ApiError::conflict(
+            "ppt_changed",
+            "PPT 刚被更改，请刷新后重试",
+        ));
+    }
+    let task = state.store.task(task.id, session.user.id).await?;
+    Ok(Success(record(&task, 3)))
+}
+
+/// The user's decks (drafts included), newest first, with the first slides of finished ones.
+#[utoipa::path(post, path = "/api/base/ai_ppt_info_api/query_list", tag = "ai_ppt_info_api", security(("bearer" = [])),
+    params(ListForm), request_body = ListForm,
+    responses((status = 200, body = inline(crate::envelope::Envelope<RecordPage<PptRecord>>))))]
+pub async fn query_list(
+    State(state): State<AppState>,
+    AuthUser(session): AuthUser,
+    Params(form): Params<ListForm>,
+) -> ApiResult<RecordPage<PptRecord>> {
+    Ok(Success(
+        paper_task::list_records(&state, session.user.id, KIND, &form, |t| record(t, 3)).await?,
+    ))
+}
+
+/// Deletes a deck and its files; an unfinished one is cancelled and refunded first.
+#[utoipa::path(post, path = "/api/base/ai_ppt_info_api/delete", tag = "ai_ppt_info_api", security(("bearer" = [])),
+    params(IdForm), request_body = IdForm,
+    responses(
+        (status = 200, body = inline(crate::envelope::Envelope<bool>)),
+        (status = 404, description = "ppt_not_found", body = crate::envelope::ErrorBody),
+    ))]
+pub async fn delete(
+    State(state): State<AppState>,
+    AuthUser(session): AuthUser,
+    Params(form): Params<IdForm>,
+) -> ApiResult<bool> {
+    owned(&state, form.id, session.user.id).await?;
+    paper_task::delete_task(&state, FILES, form.id, session.user.id).await?;
+    Ok(Success(true))
+}
+
+#[derive(Debug, Deserialize, ToSchema, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct DownloadForm {
+    #[serde(deserialize_with = "lenient::i64")]
+    pub id: i64,
+    /// pptx (default) or pdf.
+    #[serde(default)]
+    pub format: Option<String>,
+}
+
+/// LibreOffice conversions at a time: each is a whole office suite.
+static CONVERSIONS: tokio::sync::Semaphore = tokio::sync::Semaphore::const_new(1);
+/// Longest conversion of one deck.
+const CONVERSION_SECONDS: u64 = 120;
+
+/// The deck as PDF, drawn by LibreOffice Impress (headless, its own profile, time-limited).
+async fn to_pdf(pptx: &[u8]) -> Result<Vec<u8>, ApiError> {
+    let missing = || {
+        ApiError::new(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "pdf_converter_missing",
+            "服务器未安装 LibreOffice，暂不能导出 PDF；请下载 PPTX（管理员可安装 libreoffice-impress-nogui）",
+        )
+    };
+    let _slot = CONVERSIONS
+        .acquire()
+        .await
+        .map_err(|_| ApiError::internal("conversion closed"))?;
+    let dir = tempfile::tempdir().map_err(ApiError::internal)?;
+    let path = dir.path().join("deck.pptx");
+    tokio::fs::write(&path, pptx)
+        .await
+        .map_err(ApiError::internal)?;
+    let profile = format!(
+        "-env:UserInstallation=file://{}",
+        dir.path().join("profile").display()
+    );
+    let child = tokio::process::Command::new("soffice")
+        .args([
+            "--headless",
+            "--norestore",
+            &profile,
+            "--convert-to",
+            "pdf",
+            "--outdir",
+        ])
+        .arg(dir.path())
+        .arg(&path)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .map_err(|_| missing())?;
+    let waited = tokio::time::timeout(
+        std::time::Duration::from_secs(CONVERSION_SECONDS),
+        child.wait_with_output(),
+    )
+    .await;
+    let failed = || {
+        ApiError::new(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "pdf_conversion_failed",
+            "PDF 转换失败，请稍后重试或下载 PPTX",
+        )
+    };
+    match waited {
+        Ok(Ok(out)) if out.status.success() => {}
+        _ => return Err(failed()),
+    }
+    tokio::fs::read(dir.path().join("deck.pdf"))
+        .await
+        .map_err(|_| failed())
+}
+
+/// The finished deck as .pptx, or as PDF (converted on first download and kept).
+#[utoipa::path(post, path = "/api/base/ai_ppt_info_api/download", tag = "ai_ppt_info_api", security(("bearer" = [])),
+    params(DownloadForm), request_body = DownloadForm,
+    responses(
+        (status = 200, description = "the deck (.pptx) or its PDF", content_type = "application/vnd.openxmlformats-officedocument.presentationml.presentation"),
+        (status = 400, description = "invalid_format", body = crate::envelope::ErrorBody),
+        (status = 404, description = "ppt_not_found", body = crate::envelope::ErrorBody),
+        (status = 409, description = "ppt_not_ready", body = crate::envelope::ErrorBody),
+        (status = 503, description = "pdf_converter_missing, pdf_conversion_failed", body = crate::envelope::ErrorBody),
+    ))]
+pub async fn download(
+    State(state): State<AppState>,
+    AuthUser(session): AuthUser,
+    Params(form): Params<DownloadForm>,
+) -> Result<Response, ApiError> {
+    let format = match form.format.as_deref().unwrap_or("pptx") {
+        "" | "pptx" => "pptx",
+        "pdf" => "pdf",
+        _ => {
+            return Err(ApiError::bad_request(
+                "invalid_format",
+                "格式只能是 pptx 或 pdf",
+            ));
+        }
+    };
+    let task = owned(&state, form.id, session.user.id).await?;
+    let result = result_of(&task)
+        .filter(|_| task.status == TaskStatus::Done)
+        .ok_or_else(|| ApiError::conflict("ppt_not_ready", "PPT 尚未生成完成"))?;
+    let limit = 200 * 1024 * 1024;
+    let pptx_key = ppt_task::pptx_key(task.id, &result.template);
+    let pptx = match state
+        .files
+        .get(&pptx_key, limit)
+        .await
+        .map_err(ApiError::internal)?
+    {
+        Some(bytes) => bytes,
+        // The file was lost (a store moved, a disk replaced): the plan writes it again.
+        None => {
+            let input = input_of(&task)?;
+            ppt_task::render(
+                &state.files,
+                task.id,
+                &input,
+                &result.deck,
+                &result.template,
+            )
+            .await
+            .map_err(ApiError::internal)?;
+            state
+                .files
+                .get(&pptx_key, limit)
+                .await
+                .map_err(ApiError::internal)?
+                .ok_or_else(|| ApiError::internal("演示文稿未能保存"))?
+        }
+    };
+    let name = task.title.chars().take(60).collect::<String>();
+    if format == "pptx" {
+        return Ok(paper_task::attachment(
+            "application/vnd.openxmlformats-officedocument.presentationml.presentation",
+            pptx,
+            &format!("deck-{}.pptx", task.id),
+            &format!("{name}-答辩PPT.pptx"),
+        ));
+    }
+    let pdf_key = ppt_task::pdf_key(task.id, &result.template);
+    let pdf = match state
+        .files
+        .get(&pdf_key, limit)
+        .await
+        .map_err(ApiError::internal)?
+    {
+        Some(bytes) => bytes,
+        None => {
+            let pdf = to_pdf(&pptx).await?;
+            if let Err(e) = state.files.put(&pdf_key, &pdf).await {
+                tracing::warn!(task = task.id, error = %e, "deck PDF not kept");
+            }
+            pdf
+        }
+    };
+    Ok(paper_task::attachment(
+        "application/pdf",
+        pdf,
+        &format!("deck-{}.pdf", task.id),
+        &format!("{name}-答辩PPT.pdf"),
+    ))
+}

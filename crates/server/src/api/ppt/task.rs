@@ -1,0 +1,139 @@
+//! The deck task (queue `ppt`): plans the deck from the paper read when the draft was saved,
+//! writes it with the chosen template and keeps the .pptx in the file store. Rendering with
+//! another template later reuses the plan (`render`), so the content is paid for once.
+
+use crate::worker::{TaskContext, TaskError, TaskFuture, TaskHandler};
+use serde::{Deserialize, Serialize};
+use slides::deck::{DeckKind, DeckMeta, DeckRequest};
+use slides::{Deck, Paper};
+
+pub const KIND: &str = "ppt";
+/// Where a deck's files live, under the files folder: `ppt/<id>/…`.
+pub const FILES: &str = "ppt";
+/// The largest logo kept (the engine refuses larger ones too).
+pub const LOGO_MAX_BYTES: usize = slides::pptx::LOGO_MAX_BYTES;
+
+/// What a deck is made from and how: written by `save_or_update`, the template by
+/// `submit_by_id`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PptInput {
+    pub kind: DeckKind,
+    pub slides: usize,
+    pub meta: DeckMeta,
+    pub template: String,
+    /// `upload`, `paper` (generated here), `check` (checked here) or `outline` (typed in).
+    pub source: String,
+    /// The generated paper's or the check's id.
+    #[serde(default)]
+    pub source_id: Option<i64>,
+    #[serde(default)]
+    pub file_name: String,
+    /// The paper as read when the draft was saved.
+    pub paper: Paper,
+    /// The logo's key in the file store.
+    #[serde(default)]
+    pub logo: Option<String>,
+}
+
+/// A finished deck: the plan, and the template its current file was written with.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PptResult {
+    pub deck: Deck,
+    pub template: String,
+    /// Slides asked for (a thin paper gives fewer; nothing is padded).
+    pub asked: usize,
+}
+
+/// The key of a deck's .pptx written with `template`.
+pub fn pptx_key(task_id: i64, template: &str) -> String {
+    format!("{FILES}/{task_id}/deck-{template}.pptx")
+}
+
+/// The key of that file's PDF, made on first download.
+pub fn pdf_key(task_id: i64, template: &str) -> String {
+    format!("{FILES}/{task_id}/deck-{template}.pdf")
+}
+
+/// The logo of a deck, from the file store; none when it has none.
+pub async fn logo(
+    files: &store::FileStore,
+    input: &PptInput,
+) -> Result<Option<slides::pptx::Logo>, String> {
+    let Some(key) = &input.logo else {
+        return Ok(None);
+    };
+    let bytes = files
+        .get(key, LOGO_MAX_BYTES)
+        .await
+        .map_err(|e| format!("读取校徽失败：{e}"))?
+        .ok_or("校徽文件已丢失，请重新上传")?;
+    slides::pptx::Logo::from_bytes(&bytes)
+        .map(Some)
+        .map_err(|e| e.to_string())
+}
+
+/// Writes `deck` with `template` and keeps the file; returns its size.
+pub async fn render(
+    files: &store::FileStore,
+    task_id: i64,
+    input: &PptInput,
+    deck: &Deck,
+    template: &str,
+) -> Result<usize, String> {
+    let t = slides::template::by_id(template)
+        .ok_or_else(|| slides::SlidesError::UnknownTemplate(template.into()).to_string())?;
+    let logo = logo(files, input).await?;
+    let bytes = slides::pptx::write(deck, t, logo.as_ref()).map_err(|e| e.to_string())?;
+    files
+        .put(&pptx_key(task_id, template), &bytes)
+        .await
+        .map_err(|e| format!("保存演示文稿失败：{e}"))?;
+    Ok(bytes.len())
+}
+
+pub struct PptHandler {
+    files: store::FileStore,
+}
+
+impl PptHandler {
+    pub fn new(files: store::FileStore) -> Self {
+        PptHandler { files }
+    }
+
+    async fn make(&self, ctx: TaskContext) -> Result<String, TaskError> {
+        let input: PptInput = serde_json::from_str(&ctx.input)
+            .map_err(|e| TaskError::permanent(format!("任务数据无法读取：{e}")))?;
+        ctx.progress(10, "正在提炼各部分要点").await;
+        let request = DeckRequest {
+            kind: input.kind,
+            slides: input.slides,
+            meta: input.meta.clone(),
+        };
+        let deck = slides::plan(&input.paper, &request)
+            .map_err(|e| TaskError::permanent(e.to_string()))?;
+        ctx.progress(60, "正在排版并生成 PPT").await;
+        // A store that is briefly unavailable is worth another attempt; a bad template is not.
+        render(&self.files, ctx.task_id, &input, &deck, &input.template)
+            .await
+            .map_err(|e| match e.starts_with("保存") {
+                true => TaskError::retryable(e),
+                false => TaskError::permanent(e),
+            })?;
+        serde_json::to_string(&PptResult {
+            deck,
+            template: input.template,
+            asked: input.slides,
+        })
+        .map_err(|e| TaskError::permanent(format!("结果无法保存：{e}")))
+    }
+}
+
+impl TaskHandler for PptHandler {
+    fn kind(&self) -> &'static str {
+        KIND
+    }
+
+    fn run(&self, ctx: TaskContext) -> TaskFuture<'_> {
+        Box::pin(async move { self.make(ctx).await.map(Into::into) })
+    }
+}

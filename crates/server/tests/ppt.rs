@@ -1,0 +1,527 @@
+//! 答辩PPT over HTTP on SQLite and PostgreSQL: a real thesis uploaded with a logo, the template
+//! gallery, the price and payment (refused without money, nothing charged), the deck made by
+//! the real task, its .pptx and PDF, another template for free, bad input refused before
+//! anything is paid, and a deck from a paper checked here.
+
+#[macro_use]
+mod common;
+
+use common::*;
+use std::io::Read;
+use std::sync::Arc;
+use std::time::Duration;
+
+const SAVE: &str = "/api/base/ai_ppt_info_api/save_or_update";
+
+fn thesis_docx() -> Vec<u8> {
+    use docio::thesis::{Block, Cover, Heading, Thesis};
+    let h = |level: u8, title: &str, text: &[&str]| Heading {
+        level,
+        title: title.into(),
+        blocks: text.iter().map(|p| Block::Paragraph((*p).into())).collect(),
+    };
+    let thesis = Thesis {
+        cover: Cover {
+            title: "基于改进YOLOv5的道路裂缝检测方法研究".into(),
+            school: "华东理工学院".into(),
+            name: "李明".into(),
+            ..Cover::default()
+        },
+        abstract_zh: "本文提出一种基于改进YOLOv5的道路裂缝检测方法，平均精度均值达到86.4%。".into(),
+        keywords_zh: vec!["裂缝检测".into()],
+        body: vec![
+            h(
+                1,
+                "绪论",
+                &[
+                    "道路裂缝是路面病害的早期表现，及时发现裂缝对道路养护具有重要意义。传统的人工巡检依赖养护人员目测，效率低且存在安全隐患。",
+                ],
+            ),
+            h(
+                2,
+                "国内外研究现状",
+                &[
+                    "早期的裂缝检测主要采用阈值分割、边缘检测等传统图像处理方法，这类方法对光照和阴影较为敏感。近年来，基于深度学习的目标检测方法得到广泛应用。",
+                ],
+            ),
+            h(1, "模型设计", &[]),
+            h(
+                2,
+                "总体框架",
+                &[
+                    "本文提出的模型以YOLOv5s为基础，在主干网络末端引入坐标注意力模块，并以加权双向特征金字塔替换原有的颈部结构。",
+                ],
+            ),
+            h(
+                2,
+                "数据集构建",
+                &[
+                    "本文使用车载相机在城市道路采集图像，经筛选共得到3200张包含裂缝的图像，按照8:1:1的比例划分为训练集、验证集和测试集。",
+                ],
+            ),
+            h(
+                1,
+                "实验结果与分析",
+                &[
+                    "实验结果表明，改进模型的平均精度均值达到86.4%，比原始YOLOv5提高4.7个百分点，检测速度为每秒58帧。消融实验表明，坐标注意力模块使平均精度均值提高2.1个百分点。",
+                ],
+            ),
+            h(
+                1,
+                "总结与展望",
+                &[
+                    "本文提出的方法在自建数据集上取得了较好的检测效果，能够满足道路巡检的实时性要求。未来将扩充不同天气条件下的样本。",
+                ],
+            ),
+        ],
+        references: vec!["张三. 路面裂缝检测综述[J]. 中国公路学报, 2021.".into()],
+        acknowledgements: "感谢导师。".into(),
+        ..Thesis::default()
+    };
+    docio::thesis::write_thesis_docx(&thesis).unwrap()
+}
+
+/// A 2×1 PNG (valid header; the writer only reads its size).
+fn logo_png() -> Vec<u8> {
+    let mut png = b"\x89PNG\r\n\x1a\n".to_vec();
+    png.extend_from_slice(&13u32.to_be_bytes());
+    png.extend_from_slice(b"IHDR");
+    png.extend_from_slice(&2u32.to_be_bytes());
+    png.extend_from_slice(&1u32.to_be_bytes());
+    png.extend_from_slice(&[8, 2, 0, 0, 0, 0, 0, 0, 0]);
+    png
+}
+
+async fn save_multipart(
+    s: &TestServer,
+    token: &str,
+    fields: &[(&str, &str)],
+    file: Option<(&str, Vec<u8>)>,
+    logo: Option<Vec<u8>>,
+) -> (StatusCode, Value) {
+    let mut form = reqwest::multipart::Form::new();
+    for (k, v) in fields {
+        form = form.text(k.to_string(), v.to_string());
+    }
+    if let Some((name, bytes)) = file {
+        form = form.part(
+            "file",
+            reqwest::multipart::Part::bytes(bytes).file_name(name.to_string()),
+        );
+    }
+    if let Some(bytes) = logo {
+        form = form.part(
+            "logo",
+            reqwest::multipart::Part::bytes(bytes).file_name("logo.png"),
+        );
+    }
+    let res = s
+        .http
+        .post(format!("{}{SAVE}", s.base))
+        .bearer_auth(token)
+        .multipart(form)
+        .send()
+        .await
+        .unwrap();
+    let status = res.status();
+    (status, res.json().await.unwrap_or(Value::Null))
+}
+
+async fn balance(s: &TestServer, token: &str) -> i64 {
+    let (_, body) = s
+        .get("/api/base/account_info_api/account", Some(token))
+        .await;
+    body["result"]["balanceFen"].as_i64().unwrap()
+}
+
+async fn user_id(s: &TestServer, token: &str) -> i64 {
+    s.post("/api/base/login_api/current", Some(token), json!({}))
+        .await
+        .1["result"]["id"]
+        .as_i64()
+        .unwrap()
+}
+
+/// Runs the deck task until `id` ends; its detail.
+async fn made(s: &TestServer, token: &str, id: i64) -> Value {
+    let handler = server::api::ppt::task::PptHandler::new(s.state.files.clone());
+    let workers = server::worker::WorkerPool::new(s.store().clone(), vec![Arc::new(handler)])
+        .with_lease(Duration::from_secs(30), Duration::from_millis(20))
+        .spawn(1);
+    let mut detail = Value::Null;
+    for _ in 0..300 {
+        let (status, body) = s
+            .post(
+                "/api/base/ai_ppt_info_api/load_by_id",
+                Some(token),
+                json!({"id": id}),
+            )
+            .await;
+        assert_eq!(status, StatusCode::OK, "{body}");
+        detail = body["result"].clone();
+        if ["done", "failed"].contains(&detail["record"]["status"].as_str().unwrap()) {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    workers.stop().await;
+    detail
+}
+
+async fn download(s: &TestServer, token: &str, id: i64, format: &str) -> reqwest::Response {
+    s.http
+        .post(format!("{}/api/base/ai_ppt_info_api/download", s.base))
+        .bearer_auth(token)
+        .json(&json!({"id": id, "format": format}))
+        .send()
+        .await
+        .unwrap()
+}
+
+fn part(pptx: &[u8], name: &str) -> Option<String> {
+    let mut zip = zip::ZipArchive::new(std::io::Cursor::new(pptx)).unwrap();
+    let mut file = zip.by_name(name).ok()?;
+    let mut out = String::new();
+    file.read_to_string(&mut out).ok()?;
+    Some(out)
+}
+
+api_test!(
+    a_thesis_becomes_a_paid_deck_downloaded_and_drawn_again_free,
+    test_config(),
+    async |s: &TestServer| {
+        let token = s.register("ppt_student", "password-1").await;
+
+        // The gallery: six templates, each drawn from itself.
+        let (status, body) = s
+            .post(
+                "/api/base/ai_ppt_info_api/get_template_list",
+                None,
+                json!({}),
+            )
+            .await;
+        assert_eq!(status, StatusCode::OK, "{body}");
+        let templates = body["result"].as_array().unwrap();
+        assert_eq!(templates.len(), 6);
+        for t in templates {
+            assert_eq!(t["thumbnails"].as_array().unwrap().len(), 2);
+            assert!(t["thumbnails"][0].as_str().unwrap().starts_with("<svg"));
+            assert_eq!(t["priceFen"], json!(1990));
+        }
+
+        // The draft: a real .docx thesis, the cover details and a logo.
+        let fields = [
+            ("source", "upload"),
+            ("kind", "defence"),
+            ("slides", "10"),
+            ("school", "华东理工学院"),
+            ("presenter", "李明"),
+            ("supervisor", "王强"),
+            ("date", "2026年5月"),
+        ];
+        let (status, body) = save_multipart(
+            s,
+            &token,
+            &fields,
+            Some(("毕业论文.docx", thesis_docx())),
+            Some(logo_png()),
+        )
+        .await;
+        assert_eq!(status, StatusCode::OK, "{body}");
+        let draft = &body["result"];
+        let id = draft["id"].as_i64().unwrap();
+        assert_eq!(draft["status"], json!("pending"));
+        assert_eq!(
+            draft["title"],
+            json!("基于改进YOLOv5的道路裂缝检测方法研究")
+        );
+        assert_eq!(draft["hasLogo"], json!(true));
+        assert!(draft["sections"].as_u64().unwrap() >= 5, "{draft}");
+
+        // Without money: the price says so and submitting charges nothing.
+        let (_, body) = s
+            .post(
+                "/api/base/ai_ppt_info_api/load_by_id",
+                Some(&token),
+                json!({"id": id}),
+            )
+            .await;
+        assert_eq!(body["result"]["cost"]["paysWith"], json!("insufficient"));
+        assert_eq!(body["result"]["cost"]["priceFen"], json!(1990));
+        let (status, body) = s
+            .post(
+                "/api/base/ai_ppt_info_api/submit_by_id",
+                Some(&token),
+                json!({"id": id}),
+            )
+            .await;
+        assert_error(status, &body, 402, "insufficient_balance");
+
+        let me = user_id(s, &token).await;
+        s.store()
+            .operator_credit(me, 5000, 0, "测试充值")
+            .await
+            .unwrap();
+        // A template that does not exist is refused, nothing charged.
+        let (status, body) = s
+            .post(
+                "/api/base/ai_ppt_info_api/submit_by_id",
+                Some(&token),
+                json!({"id": id, "template": "rainbow"}),
+            )
+            .await;
+        assert_error(status, &body, 400, "unknown_template");
+        assert_eq!(balance(s, &token).await, 5000);
+        let res = s
+            .http
+            .post(format!("{}/api/base/ai_ppt_info_api/submit_by_id", s.base))
+            .bearer_auth(&token)
+            .header("X-Confirmed-Payment", "balance")
+            .json(&json!({"id": id, "template": "china-red"}))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(res.status(), StatusCode::OK);
+        assert_eq!(balance(s, &token).await, 5000 - 1990);
+        // Paid for: the draft no longer changes.
+        let (status, body) = s
+            .post(SAVE, Some(&token), json!({"id": id, "slides": 15}))
+            .await;
+        assert_error(status, &body, 409, "already_submitted");
+
+        let detail = made(s, &token, id).await;
+        assert_eq!(detail["record"]["status"], json!("done"), "{detail}");
+        assert_eq!(detail["record"]["template"], json!("china-red"));
+        let slides = detail["slides"].as_array().unwrap();
+        let delivered = detail["record"]["delivered"].as_u64().unwrap() as usize;
+        assert_eq!(slides.len(), delivered);
+        assert!((6..=10).contains(&delivered), "{delivered}");
+        assert_eq!(slides[0]["kind"], json!("cover"));
+        for slide in slides {
+            assert!(slide["svg"].as_str().unwrap().starts_with("<svg"));
+            if slide["kind"] == json!("bullets") {
+                assert!(!slide["notes"].as_str().unwrap().is_empty());
+            }
+        }
+        assert!(!detail["method"].as_str().unwrap().is_empty());
+
+        // The .pptx: Chinese cover text, the logo, as many slides as listed.
+        let res = download(s, &token, id, "pptx").await;
+        assert_eq!(res.status(), StatusCode::OK);
+        let pptx = res.bytes().await.unwrap().to_vec();
+        assert!(
+            part(&pptx, "ppt/slides/slide1.xml")
+                .unwrap()
+                .contains("华东理工学院")
+        );
+        let names: Vec<String> = zip::ZipArchive::new(std::io::Cursor::new(&pptx[..]))
+            .unwrap()
+            .file_names()
+            .map(str::to_string)
+            .collect();
+        assert!(names.iter().any(|n| n == "ppt/media/logo.png"), "{names:?}");
+        assert!(part(&pptx, &format!("ppt/slides/slide{delivered}.xml")).is_some());
+        assert!(part(&pptx, &format!("ppt/slides/slide{}.xml", delivered + 1)).is_none());
+        assert!(
+            part(&pptx, "ppt/theme/theme1.xml")
+                .unwrap()
+                .contains("中国红")
+        );
+
+        // Another template: free, and the file follows.
+        let (status, body) = s
+            .post(
+                "/api/base/ai_ppt_info_api/change_template",
+                Some(&token),
+                json!({"id": id, "template": "dark"}),
+            )
+            .await;
+        assert_eq!(status, StatusCode::OK, "{body}");
+        assert_eq!(body["result"]["template"], json!("dark"));
+        assert_eq!(balance(s, &token).await, 5000 - 1990);
+        let pptx = download(s, &token, id, "pptx")
+            .await
+            .bytes()
+            .await
+            .unwrap()
+            .to_vec();
+        assert!(
+            part(&pptx, "ppt/theme/theme1.xml")
+                .unwrap()
+                .contains("深邃黑")
+        );
+
+        // The PDF, drawn by LibreOffice (installed by the scripts).
+        let res = download(s, &token, id, "pdf").await;
+        assert_eq!(res.status(), StatusCode::OK);
+        let pdf = res.bytes().await.unwrap().to_vec();
+        assert!(pdf.starts_with(b"%PDF"));
+        assert!(pdftotext(&pdf).contains("道路裂缝"));
+
+        // The list shows it with the first slides drawn.
+        let (_, body) = s
+            .post(
+                "/api/base/ai_ppt_info_api/query_list",
+                Some(&token),
+                json!({}),
+            )
+            .await;
+        let records = body["result"]["records"].as_array().unwrap();
+        assert_eq!(records.len(), 1);
+        assert_eq!(records[0]["previews"].as_array().unwrap().len(), 3);
+
+        // Another user sees none of it.
+        let other = s.register("ppt_other", "password-1").await;
+        let (status, body) = s
+            .post(
+                "/api/base/ai_ppt_info_api/load_by_id",
+                Some(&other),
+                json!({"id": id}),
+            )
+            .await;
+        assert_error(status, &body, 404, "ppt_not_found");
+        let res = download(s, &other, id, "pptx").await;
+        assert_eq!(res.status(), StatusCode::NOT_FOUND);
+
+        let (status, _) = s
+            .post(
+                "/api/base/ai_ppt_info_api/delete",
+                Some(&token),
+                json!({"id": id}),
+            )
+            .await;
+        assert_eq!(status, StatusCode::OK);
+        let (status, body) = s
+            .post(
+                "/api/base/ai_ppt_info_api/load_by_id",
+                Some(&token),
+                json!({"id": id}),
+            )
+            .await;
+        assert_error(status, &body, 404, "ppt_not_found");
+    }
+);
+
+api_test!(
+    a_paper_a_deck_cannot_be_made_from_is_refused_before_paying,
+    test_config(),
+    async |s: &TestServer| {
+        let token = s.register("ppt_bad_input", "password-1").await;
+        let me = user_id(s, &token).await;
+        s.store()
+            .operator_credit(me, 5000, 0, "测试充值")
+            .await
+            .unwrap();
+        // No headings at all.
+        let (status, body) = save_multipart(
+            s,
+            &token,
+            &[("source", "upload")],
+            Some((
+                "论文.txt",
+                "这是一段没有任何章节标题的文字，只有一段。"
+                    .as_bytes()
+                    .to_vec(),
+            )),
+            None,
+        )
+        .await;
+        assert_error(status, &body, 422, "paper_without_headings");
+        // A scanned PDF: no text layer.
+        let scanned = b"%PDF-1.4\n1 0 obj<</Type/Catalog/Pages 2 0 R>>endobj\n2 0 obj<</Type/Pages/Kids[3 0 R]/Count 1>>endobj\n3 0 obj<</Type/Page/Parent 2 0 R/MediaBox[0 0 595 842]>>endobj\ntrailer<</Root 1 0 R>>\n%%EOF\n".to_vec();
+        let (status, body) = save_multipart(
+            s,
+            &token,
+            &[("source", "upload")],
+            Some(("扫描件.pdf", scanned)),
+            None,
+        )
+        .await;
+        assert!(status.is_client_error(), "{body}");
+        assert!(!body["message"].as_str().unwrap_or("").is_empty(), "{body}");
+        // A slide count not offered, a logo that is not an image, no file.
+        let (status, body) = save_multipart(
+            s,
+            &token,
+            &[("source", "upload"), ("slides", "60")],
+            Some(("毕业论文.docx", thesis_docx())),
+            None,
+        )
+        .await;
+        assert_error(status, &body, 400, "invalid_slide_count");
+        let (status, body) = save_multipart(
+            s,
+            &token,
+            &[("source", "upload")],
+            Some(("毕业论文.docx", thesis_docx())),
+            Some(b"GIF89a".to_vec()),
+        )
+        .await;
+        assert_error(status, &body, 400, "invalid_logo");
+        let (status, body) = s
+            .post(SAVE, Some(&token), json!({"source": "upload"}))
+            .await;
+        assert_error(status, &body, 400, "file_required");
+        // An outline with headings and nothing under them.
+        let (status, body) = s
+            .post(
+                SAVE,
+                Some(&token),
+                json!({"source": "outline", "title": "题目", "outline": "1 绪论\n2 方法\n3 结论"}),
+            )
+            .await;
+        assert_error(status, &body, 422, "paper_without_content");
+        // Nothing was stored or charged.
+        let (_, body) = s
+            .post(
+                "/api/base/ai_ppt_info_api/query_list",
+                Some(&token),
+                json!({}),
+            )
+            .await;
+        assert_eq!(body["result"]["total"], json!(0));
+        assert_eq!(balance(s, &token).await, 5000);
+
+        // A typed outline with its points, and a paper checked here, both make drafts.
+        let (status, body) = s
+            .post(
+                SAVE,
+                Some(&token),
+                json!({"source": "outline", "title": "道路裂缝检测", "slides": 10,
+                       "outline": "1 绪论\n道路裂缝是路面病害的早期表现，及时发现裂缝对道路养护具有重要意义。\n2 研究方法\n本文采用改进的YOLOv5模型检测道路裂缝。\n3 结论\n改进模型的检测精度明显提高。"}),
+            )
+            .await;
+        assert_eq!(status, StatusCode::OK, "{body}");
+        assert_eq!(body["result"]["source"], json!("outline"));
+        let text = "基于改进YOLOv5的道路裂缝检测方法研究\n绪论\n道路裂缝是路面病害的早期表现，及时发现裂缝对道路养护具有重要意义。\n实验结果与分析\n实验结果表明，改进模型的平均精度均值达到86.4%。";
+        let check = s
+            .store()
+            .create_task(
+                me,
+                "check",
+                "裂缝检测",
+                &json!({"text": text, "headings": [[1, 1], [3, 1]]}).to_string(),
+            )
+            .await
+            .unwrap();
+        let (status, body) = s
+            .post(
+                SAVE,
+                Some(&token),
+                json!({"source": "check", "sourceId": check.id, "slides": 10}),
+            )
+            .await;
+        assert_eq!(status, StatusCode::OK, "{body}");
+        assert_eq!(body["result"]["sections"], json!(2));
+        // Someone else's check is not a source.
+        let other = s.register("ppt_bad_input2", "password-1").await;
+        let (status, body) = s
+            .post(
+                SAVE,
+                Some(&other),
+                json!({"source": "check", "sourceId": check.id}),
+            )
+            .await;
+        assert_error(status, &body, 404, "check_not_found");
+    }
+);

@@ -49,6 +49,17 @@ test('答辩PPT: outline → template → pay → deck with previews, script, .p
   await page.screenshot({ path: 'artifacts/ppt-start.png', fullPage: true }).catch(() => {})
   await page.getByTestId('ppt-next').click()
   await page.waitForURL(/\/aippt\/ppttype\/\d+$/)
+  const draftUrl = page.url()
+
+  // 返回修改 opens the same draft with its fields, and saving it keeps one draft.
+  await page.getByRole('button', { name: '返回修改' }).click()
+  await page.waitForURL(/\/aippt\/ppt\?draft=\d+$/)
+  await eventually(async () => assert.equal(await page.getByLabel('学校名称').inputValue(), '华东理工学院'))
+  assert.match(await page.locator('textarea').inputValue(), /3\.2 数据集构建/)
+  await page.getByLabel('答辩日期').fill('2026年5月')
+  await page.getByTestId('ppt-next').click()
+  await page.waitForURL(draftUrl)
+  assert.match(await page.getByTestId('ppt-planned').innerText(), /页/)
 
   // Six templates, each shown by slides drawn from it; the price and what pays.
   await page.getByTestId('template-green').waitFor()
@@ -61,8 +72,9 @@ test('答辩PPT: outline → template → pay → deck with previews, script, .p
   await page.getByTestId('ppt-pay').click()
   await page.waitForURL(/\/aippt\/list$/)
 
-  // The deck is made by the task: previews of its first slides, and its size.
+  // The deck is made by the task: previews of its first slides, and its size; one record.
   await page.getByTestId('ppt-download').waitFor({ timeout: 60000 })
+  assert.equal(await page.locator('tr', { hasText: TITLE }).count(), 1)
   const row = page.locator('tr', { hasText: TITLE })
   assert.equal(await row.locator('img').count(), 3)
   assert.match(await row.innerText(), /青绿/)

@@ -81,15 +81,9 @@ fn thesis_docx() -> Vec<u8> {
     docio::thesis::write_thesis_docx(&thesis).unwrap()
 }
 
-/// A 2×1 PNG (valid header; the writer only reads its size).
+/// A whole 2×1 PNG.
 fn logo_png() -> Vec<u8> {
-    let mut png = b"\x89PNG\r\n\x1a\n".to_vec();
-    png.extend_from_slice(&13u32.to_be_bytes());
-    png.extend_from_slice(b"IHDR");
-    png.extend_from_slice(&2u32.to_be_bytes());
-    png.extend_from_slice(&1u32.to_be_bytes());
-    png.extend_from_slice(&[8, 2, 0, 0, 0, 0, 0, 0, 0]);
-    png
+    slides::pptx::badge_png(2, 1)
 }
 
 async fn save_multipart(
@@ -493,6 +487,67 @@ api_test!(
             .await;
         assert_eq!(status, StatusCode::OK, "{body}");
         assert_eq!(body["result"]["source"], json!("outline"));
+        let outline_id = body["result"]["id"].as_i64().unwrap();
+        // A partial change keeps what it does not name: the cover stays.
+        let (status, body) = s
+            .post(
+                SAVE,
+                Some(&token),
+                json!({"id": outline_id, "school": "华东理工学院", "presenter": "李明"}),
+            )
+            .await;
+        assert_eq!(status, StatusCode::OK, "{body}");
+        let (status, body) = s
+            .post(
+                SAVE,
+                Some(&token),
+                json!({"id": outline_id, "kind": "proposal"}),
+            )
+            .await;
+        assert_eq!(status, StatusCode::OK, "{body}");
+        let kept = &body["result"];
+        assert_eq!(
+            (
+                &kept["school"],
+                &kept["presenter"],
+                &kept["kindLabel"],
+                &kept["title"]
+            ),
+            (
+                &json!("华东理工学院"),
+                &json!("李明"),
+                &json!("开题报告"),
+                &json!("道路裂缝检测")
+            )
+        );
+        assert!(kept["planned"].as_u64().unwrap() >= 4, "{kept}");
+        // A text file marks no heading styles: its numbered headings are read.
+        let numbered = "道路裂缝检测方法研究\n第1章 绪论\n道路裂缝是路面病害的早期表现，及时发现裂缝对道路养护具有重要意义。\n1.1 研究现状\n早期的裂缝检测主要采用阈值分割等传统图像处理方法。\n第2章 实验结果与分析\n实验结果表明，改进模型的平均精度均值达到86.4%。";
+        let (status, body) = save_multipart(
+            s,
+            &token,
+            &[
+                ("source", "upload"),
+                ("slides", "10"),
+                ("removeLogo", "true"),
+            ],
+            Some(("论文.txt", numbered.as_bytes().to_vec())),
+            None,
+        )
+        .await;
+        assert_eq!(status, StatusCode::OK, "{body}");
+        assert_eq!(body["result"]["sections"], json!(3));
+        // A logo cut short is refused.
+        let whole = logo_png();
+        let (status, body) = save_multipart(
+            s,
+            &token,
+            &[("source", "upload")],
+            Some(("毕业论文.docx", thesis_docx())),
+            Some(whole[..whole.len() - 4].to_vec()),
+        )
+        .await;
+        assert_error(status, &body, 400, "invalid_logo");
         let text = "基于改进YOLOv5的道路裂缝检测方法研究\n绪论\n道路裂缝是路面病害的早期表现，及时发现裂缝对道路养护具有重要意义。\n实验结果与分析\n实验结果表明，改进模型的平均精度均值达到86.4%。";
         let check = s
             .store()
@@ -513,6 +568,7 @@ api_test!(
             .await;
         assert_eq!(status, StatusCode::OK, "{body}");
         assert_eq!(body["result"]["sections"], json!(2));
+        assert_eq!(body["result"]["title"], json!("裂缝检测"));
         // Someone else's check is not a source.
         let other = s.register("ppt_bad_input2", "password-1").await;
         let (status, body) = s

@@ -360,8 +360,23 @@ const CUES: [&str; 20] = [
     "结论",
 ];
 /// Openings of a sentence that leans on the one before it.
-const LEANING: [&str; 9] = [
-    "因此", "但是", "而且", "此外", "同时", "另外", "然而", "其中", "这",
+const LEANING: [&str; 16] = [
+    "因此",
+    "但是",
+    "而且",
+    "此外",
+    "同时",
+    "另外",
+    "然而",
+    "其中",
+    "这",
+    "二是",
+    "三是",
+    "其次",
+    "再次",
+    "最后",
+    "另一方面",
+    "其二",
 ];
 
 #[derive(Clone)]
@@ -569,10 +584,16 @@ pub fn plan(paper: &Paper, request: &DeckRequest) -> Result<Deck, SlidesError> {
     } else {
         format!("我是{}，", request.meta.presenter)
     };
-    let supervisor = if request.meta.supervisor.is_empty() {
-        String::new()
-    } else {
-        format!("指导教师是{}老师。", request.meta.supervisor)
+    let supervisor = match request.meta.supervisor.trim() {
+        "" => String::new(),
+        // "王建国 教授" is not followed by another title.
+        s if ["老师", "教授", "博士", "讲师", "研究员", "导师"]
+            .iter()
+            .any(|t| s.ends_with(t)) =>
+        {
+            format!("指导教师是{s}。")
+        }
+        s => format!("指导教师是{s}老师。"),
     };
     let greeting = format!(
         "各位老师好，{presenter}我{}的题目是《{title}》，{supervisor}",
@@ -664,6 +685,14 @@ pub fn plan(paper: &Paper, request: &DeckRequest) -> Result<Deck, SlidesError> {
         seconds: seconds_of(&thanks),
         notes: thanks,
     });
+    if slides
+        .iter()
+        .filter(|s| s.kind == SlideKind::Bullets)
+        .count()
+        < 2
+    {
+        return Err(SlidesError::NoContent);
+    }
     let mut deck = Deck {
         title,
         kind,
@@ -696,8 +725,15 @@ fn part_slides(
     let mut planned: Vec<(String, Vec<Candidate>, Vec<Candidate>)> = Vec::new();
     if count > 1 && subsections.len() >= count {
         for (i, chunk) in even_chunks(&subsections, count).into_iter().enumerate() {
+            // A run of subsections is named by them when that stays short.
+            let joined = chunk
+                .iter()
+                .map(|s| bare_heading(&s.heading))
+                .collect::<Vec<_>>()
+                .join("与");
             let slide_title = match chunk.len() {
                 1 => bare_heading(&chunk[0].heading),
+                _ if joined.chars().count() <= 16 => joined,
                 _ => format!("{part_title}（{}）", chinese_number(i + 1)),
             };
             let pool = candidates(&chunk, title, part);
@@ -728,9 +764,21 @@ fn part_slides(
             planned.push((slide_title, around, chunk.clone()));
         }
     }
-    planned
+    // A slide of one bullet joins the slide before it (a part's only slide keeps it).
+    let mut merged: Vec<(String, Vec<Candidate>, Vec<Candidate>)> = Vec::new();
+    for (title, pool, chosen) in planned.into_iter().filter(|(_, _, c)| !c.is_empty()) {
+        match merged.last_mut() {
+            Some((_, last_pool, last_chosen))
+                if chosen.len() == 1 && last_chosen.len() < BULLETS_PER_SLIDE + 1 =>
+            {
+                last_pool.extend(pool);
+                last_chosen.extend(chosen);
+            }
+            _ => merged.push((title, pool, chosen)),
+        }
+    }
+    merged
         .into_iter()
-        .filter(|(_, _, chosen)| !chosen.is_empty())
         .enumerate()
         .map(|(i, (slide_title, pool, chosen))| {
             let opening = if i == 0 {

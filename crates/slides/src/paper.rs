@@ -50,11 +50,27 @@ impl Paper {
     /// matter; the abstract and the back matter are kept out of the sections.
     pub fn from_extracted(doc: &docio::Extracted) -> Result<Paper, SlidesError> {
         let lines: Vec<&str> = doc.text.lines().collect();
+        // A PDF or a text file marks no heading styles: its numbered lines ("第1章 绪论",
+        // "1.1 研究背景") are the headings, table-of-contents entries left out.
+        let numbered: Vec<docio::Heading>;
+        let doc_headings = if doc.headings.is_empty() {
+            numbered = lines
+                .iter()
+                .enumerate()
+                .filter(|(_, l)| !is_contents_entry(l))
+                .filter_map(|(line, l)| {
+                    heading_level(l).map(|level| docio::Heading { line, level })
+                })
+                .collect();
+            &numbered
+        } else {
+            &doc.headings
+        };
         let mut sections: Vec<Section> = Vec::new();
         let mut summary: Vec<String> = Vec::new();
         let mut in_abstract = false;
         let mut in_matter = false;
-        let mut headings = doc.headings.iter().peekable();
+        let mut headings = doc_headings.iter().peekable();
         for (index, line) in lines.iter().enumerate() {
             let line = line.trim();
             if line.is_empty() {
@@ -168,6 +184,24 @@ impl Paper {
     }
 }
 
+/// A line of a table of contents: a heading followed by dot leaders or a page number.
+fn is_contents_entry(line: &str) -> bool {
+    let line = line.trim_end();
+    let leaders =
+        line.contains("……") || line.contains("...") || line.contains("··") || line.contains('\t');
+    let page_number = line
+        .rsplit([' ', '\t', '.', '…', '·'])
+        .next()
+        .is_some_and(|last| {
+            !last.is_empty()
+                && last.len() <= 4
+                && last
+                    .chars()
+                    .all(|c| c.is_ascii_digit() || "IVXivx".contains(c))
+        });
+    leaders && page_number
+}
+
 /// The level a numbered heading's number gives ("第1章"/"一、"/"1" → 1, "1.2" → 2), or none
 /// for a line that is not a numbered heading.
 pub fn heading_level(line: &str) -> Option<u8> {
@@ -236,6 +270,25 @@ mod tests {
         let headings: Vec<&str> = paper.sections.iter().map(|s| s.heading.as_str()).collect();
         assert_eq!(headings, vec!["1 绪论", "2 方法"]);
         assert_eq!(paper.sections[1].paragraphs, vec!["采用卷积网络。"]);
+    }
+
+    #[test]
+    fn a_pdf_or_text_file_is_read_by_its_numbered_headings_and_its_contents_list_is_skipped() {
+        let doc = extracted(
+            "道路裂缝检测方法研究\n目 录\n第1章 绪论\t1\n1.1 研究背景……………1\n第1章 绪论\n裂缝是路面病害。\n1.1 研究背景\n巡检效率低。\n第2章 方法\n本文采用卷积网络。",
+            &[],
+        );
+        let paper = Paper::from_extracted(&doc).unwrap();
+        let headings: Vec<(&str, u8)> = paper
+            .sections
+            .iter()
+            .map(|s| (s.heading.as_str(), s.level))
+            .collect();
+        assert_eq!(
+            headings,
+            vec![("第1章 绪论", 1), ("1.1 研究背景", 2), ("第2章 方法", 1)]
+        );
+        assert_eq!(paper.sections[0].paragraphs, vec!["裂缝是路面病害。"]);
     }
 
     #[test]

@@ -30,6 +30,105 @@ pub struct Logo {
 
 /// Largest logo accepted.
 pub const LOGO_MAX_BYTES: usize = 2 * 1024 * 1024;
+/// Longest side of a logo, in pixels.
+pub const LOGO_MAX_SIDE: u32 = 4096;
+/// Most pixels of a logo.
+pub const LOGO_MAX_PIXELS: u64 = 4096 * 4096;
+
+/// Whether an image file is whole: a PNG's chunks run, CRCs right, from its header to IEND
+/// with image data between; a JPEG ends with its end-of-image marker.
+fn complete(ext: &str, bytes: &[u8]) -> bool {
+    if ext == "jpeg" {
+        return bytes.ends_with(&[0xFF, 0xD9]);
+    }
+    let mut at = 8;
+    let mut data = false;
+    while at + 12 <= bytes.len() {
+        let len =
+            u32::from_be_bytes([bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]]) as usize;
+        let Some(end) = (at + 8).checked_add(len).filter(|e| e + 4 <= bytes.len()) else {
+            return false;
+        };
+        let kind = &bytes[at + 4..at + 8];
+        let crc = u32::from_be_bytes([bytes[end], bytes[end + 1], bytes[end + 2], bytes[end + 3]]);
+        if crc32(&bytes[at + 4..end]) != crc {
+            return false;
+        }
+        data |= kind == b"IDAT";
+        if kind == b"IEND" {
+            return data && end + 4 == bytes.len();
+        }
+        at = end + 4;
+    }
+    false
+}
+
+/// A plain PNG of `width` × `height` (an oval badge on a light ground, stored deflate): a whole,
+/// valid image for tests and samples, made without an image library.
+pub fn badge_png(width: u32, height: u32) -> Vec<u8> {
+    fn chunk(out: &mut Vec<u8>, kind: &[u8], data: &[u8]) {
+        out.extend_from_slice(&(data.len() as u32).to_be_bytes());
+        let mut body = kind.to_vec();
+        body.extend_from_slice(data);
+        out.extend_from_slice(&body);
+        out.extend_from_slice(&crc32(&body).to_be_bytes());
+    }
+    let (w, h) = (i64::from(width), i64::from(height));
+    let mut raw = Vec::new();
+    for y in 0..h {
+        raw.push(0); // no filter
+        for x in 0..w {
+            let (dx, dy) = (2 * x - w, 2 * y - h);
+            let inside = dx * dx * h * h + dy * dy * w * w < w * w * h * h * 8 / 10;
+            raw.extend_from_slice(if inside {
+                &[0x8B, 0x1A, 0x1A]
+            } else {
+                &[0xF5, 0xE6, 0xC8]
+            });
+        }
+    }
+    // zlib: header, stored blocks of at most 65,535 bytes, Adler-32.
+    let mut zlib = vec![0x78, 0x01];
+    let blocks: Vec<&[u8]> = raw.chunks(65_535).collect();
+    for (i, block) in blocks.iter().enumerate() {
+        zlib.push(u8::from(i + 1 == blocks.len()));
+        let len = block.len() as u16;
+        zlib.extend_from_slice(&len.to_le_bytes());
+        zlib.extend_from_slice(&(!len).to_le_bytes());
+        zlib.extend_from_slice(block);
+    }
+    let (mut a, mut b) = (1u32, 0u32);
+    for &byte in &raw {
+        a = (a + u32::from(byte)) % 65_521;
+        b = (b + a) % 65_521;
+    }
+    zlib.extend_from_slice(&((b << 16) | a).to_be_bytes());
+    let mut out = b"\x89PNG\r\n\x1a\n".to_vec();
+    let mut header = Vec::new();
+    header.extend_from_slice(&width.to_be_bytes());
+    header.extend_from_slice(&height.to_be_bytes());
+    header.extend_from_slice(&[8, 2, 0, 0, 0]);
+    chunk(&mut out, b"IHDR", &header);
+    chunk(&mut out, b"IDAT", &zlib);
+    chunk(&mut out, b"IEND", &[]);
+    out
+}
+
+/// CRC-32 (ISO-HDLC), as PNG chunks carry it.
+fn crc32(bytes: &[u8]) -> u32 {
+    let mut crc = 0xFFFF_FFFFu32;
+    for &b in bytes {
+        crc ^= u32::from(b);
+        for _ in 0..8 {
+            crc = if crc & 1 == 1 {
+                (crc >> 1) ^ 0xEDB8_8320
+            } else {
+                crc >> 1
+            };
+        }
+    }
+    !crc
+}
 
 impl Logo {
     /// A PNG or JPEG, its size read from its header; anything else is refused.
@@ -44,7 +143,15 @@ impl Logo {
         } else {
             return Err(SlidesError::BadLogo);
         };
-        if width == 0 || height == 0 || width > 20_000 || height > 20_000 {
+        // A logo is small: a huge canvas costs every viewer memory to decode, and a file cut
+        // short shows as a black square.
+        if width == 0
+            || height == 0
+            || width > LOGO_MAX_SIDE
+            || height > LOGO_MAX_SIDE
+            || u64::from(width) * u64::from(height) > LOGO_MAX_PIXELS
+            || !complete(ext, bytes)
+        {
             return Err(SlidesError::BadLogo);
         }
         Ok(Logo {
@@ -318,35 +425,7 @@ fn decoration(t: &Template, logo: Option<&Logo>, school: &str, shapes: &mut Vec<
             text: None,
         }),
         Style::School => {
-            let strip = Rect::new(0, 0, SLIDE_W, INCH * 9 / 10);
-            shapes.push(Shape::Fill {
-                geometry: "rect",
-                rect: strip,
-                fill: t.primary,
-                text: None,
-            });
-            let mut name_x = INCH / 2;
-            if let Some(logo) = logo {
-                shapes.push(Shape::Logo(logo.placed_in(Rect::new(
-                    INCH / 3,
-                    INCH / 10,
-                    INCH * 7 / 10,
-                    INCH * 7 / 10,
-                ))));
-                name_x = INCH * 12 / 10;
-            }
-            // A name too long for the strip is left off the strip (the cover still shows it).
-            if !school.is_empty()
-                && let Ok(name) = text_or_fail(
-                    0,
-                    Rect::new(name_x, INCH / 10, INCH * 6, INCH * 7 / 10),
-                    vec![school.to_string()],
-                    (12.0, 20.0),
-                    Look::strong(t.on_primary),
-                )
-            {
-                shapes.push(Shape::Text(name));
-            }
+            school_strip(t, logo, school, shapes);
             shapes.push(Shape::Fill {
                 geometry: "rect",
                 rect: Rect::new(title.x, title.y + title.h, title.w, INCH / 60),
@@ -354,6 +433,39 @@ fn decoration(t: &Template, logo: Option<&Logo>, school: &str, shapes: &mut Vec<
                 text: None,
             });
         }
+    }
+}
+
+/// The school template's header: a strip with the logo and the school's name, on every slide
+/// but the cover.
+fn school_strip(t: &Template, logo: Option<&Logo>, school: &str, shapes: &mut Vec<Shape>) {
+    shapes.push(Shape::Fill {
+        geometry: "rect",
+        rect: Rect::new(0, 0, SLIDE_W, INCH * 9 / 10),
+        fill: t.primary,
+        text: None,
+    });
+    let mut name_x = INCH / 2;
+    if let Some(logo) = logo {
+        shapes.push(Shape::Logo(logo.placed_in(Rect::new(
+            INCH / 3,
+            INCH / 10,
+            INCH * 7 / 10,
+            INCH * 7 / 10,
+        ))));
+        name_x = INCH * 12 / 10;
+    }
+    // A name too long for the strip is left off the strip (the cover still shows it).
+    if !school.is_empty()
+        && let Ok(name) = text_or_fail(
+            0,
+            Rect::new(name_x, INCH / 10, INCH * 6, INCH * 7 / 10),
+            vec![school.to_string()],
+            (12.0, 20.0),
+            Look::strong(t.on_primary),
+        )
+    {
+        shapes.push(Shape::Text(name));
     }
 }
 
@@ -365,7 +477,12 @@ pub fn layout(deck: &Deck, t: &Template, logo: Option<&Logo>) -> Result<Vec<Laid
         let mut shapes = Vec::new();
         match slide.kind {
             SlideKind::Cover => cover(deck, t, logo, number, &mut shapes)?,
-            SlideKind::Section | SlideKind::Thanks => title_page(slide, t, number, &mut shapes)?,
+            SlideKind::Section | SlideKind::Thanks => {
+                if t.style == Style::School {
+                    school_strip(t, logo, &deck.meta.school, &mut shapes);
+                }
+                title_page(slide, t, number, &mut shapes)?
+            }
             SlideKind::Contents => {
                 decoration(t, logo, &deck.meta.school, &mut shapes);
                 shapes.push(title_box(t, number, &slide.title)?);

@@ -150,14 +150,19 @@ pub fn render(slide: &LaidOut, t: &Template) -> String {
                 }
             }
             Shape::Logo(rect) => {
+                // Where the logo goes, labelled: the drawing does not carry the image.
+                let (cx, cy) = centre(*rect);
                 let _ = write!(
                     out,
-                    r##"<rect x="{:.1}" y="{:.1}" width="{:.1}" height="{:.1}" fill="none" stroke="#{:06X}" stroke-dasharray="4 3"/>"##,
+                    r##"<rect x="{:.1}" y="{:.1}" width="{:.1}" height="{:.1}" fill="#FFFFFF" fill-opacity="0.6" stroke="#{:06X}" stroke-dasharray="4 3"/><text x="{cx:.1}" y="{:.1}" font-size="{:.1}" fill="#{:06X}" text-anchor="middle">校徽</text>"##,
                     pt(rect.x),
                     pt(rect.y),
                     pt(rect.w),
                     pt(rect.h),
-                    t.accent
+                    t.accent,
+                    cy + pt(rect.h.min(rect.w)) / 8.0,
+                    (pt(rect.h.min(rect.w)) / 3.0).max(6.0),
+                    t.primary
                 );
             }
         }

@@ -22,68 +22,6 @@ fn python() -> PathBuf {
         .unwrap_or_else(|| root().join("target/office-python/bin/python"))
 }
 
-/// A real PNG (stored deflate, CRCs computed): a 60×30 two-colour badge.
-fn png(width: u32, height: u32) -> Vec<u8> {
-    fn crc32(bytes: &[u8]) -> u32 {
-        let mut crc = 0xFFFF_FFFFu32;
-        for &b in bytes {
-            crc ^= b as u32;
-            for _ in 0..8 {
-                crc = if crc & 1 == 1 {
-                    (crc >> 1) ^ 0xEDB8_8320
-                } else {
-                    crc >> 1
-                };
-            }
-        }
-        !crc
-    }
-    fn chunk(out: &mut Vec<u8>, kind: &[u8], data: &[u8]) {
-        out.extend_from_slice(&(data.len() as u32).to_be_bytes());
-        let mut body = kind.to_vec();
-        body.extend_from_slice(data);
-        out.extend_from_slice(&body);
-        out.extend_from_slice(&crc32(&body).to_be_bytes());
-    }
-    let mut raw = Vec::new();
-    for y in 0..height {
-        raw.push(0); // no filter
-        for x in 0..width {
-            let inside = (x as i64 - 30).pow(2) * 4 + (y as i64 - 15).pow(2) * 16 < 3600;
-            raw.extend_from_slice(if inside {
-                &[0x8B, 0x1A, 0x1A]
-            } else {
-                &[0xF5, 0xE6, 0xC8]
-            });
-        }
-    }
-    // zlib: header, stored blocks of at most 65,535 bytes, Adler-32.
-    let mut zlib = vec![0x78, 0x01];
-    let blocks: Vec<&[u8]> = raw.chunks(65_535).collect();
-    for (i, block) in blocks.iter().enumerate() {
-        zlib.push(u8::from(i + 1 == blocks.len()));
-        let len = block.len() as u16;
-        zlib.extend_from_slice(&len.to_le_bytes());
-        zlib.extend_from_slice(&(!len).to_le_bytes());
-        zlib.extend_from_slice(block);
-    }
-    let (mut a, mut b) = (1u32, 0u32);
-    for &byte in &raw {
-        a = (a + byte as u32) % 65_521;
-        b = (b + a) % 65_521;
-    }
-    zlib.extend_from_slice(&((b << 16) | a).to_be_bytes());
-    let mut out = b"\x89PNG\r\n\x1a\n".to_vec();
-    let mut header = Vec::new();
-    header.extend_from_slice(&width.to_be_bytes());
-    header.extend_from_slice(&height.to_be_bytes());
-    header.extend_from_slice(&[8, 2, 0, 0, 0]);
-    chunk(&mut out, b"IHDR", &header);
-    chunk(&mut out, b"IDAT", &zlib);
-    chunk(&mut out, b"IEND", &[]);
-    out
-}
-
 /// Word boxes (page, x0, y0, x1, y1 in points) of a PDF, as pdftotext -bbox-layout finds them.
 fn words(pdf: &Path) -> Vec<(usize, f64, f64, f64, f64, String)> {
     let out = Command::new("pdftotext")
@@ -139,7 +77,7 @@ fn libreoffice_draws_every_word_of_every_template_inside_its_frame_and_python_pp
         },
     };
     let deck = slides::plan(&paper, &request).unwrap();
-    let logo = Logo::from_bytes(&png(60, 30)).unwrap();
+    let logo = Logo::from_bytes(&pptx::badge_png(60, 30)).unwrap();
     let dir = std::env::temp_dir().join(format!("wenjian-slides-office-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     for template in &TEMPLATES {

@@ -34,7 +34,7 @@ function ScriptModal({ id, onClose }: { id: number | null; onClose: () => void }
             data-testid="ppt-script"
             renderItem={(s, i) => (
               <List.Item>
-                <div style={{ display: 'grid', gridTemplateColumns: 'minmax(160px, 280px) 1fr', gap: 16, width: '100%' }}>
+                <div className="ppt-script-row">
                   <SlideImage svg={s.svg} alt={`第${i + 1}页：${s.title}`} />
                   <div>
                     <b>
@@ -121,7 +121,7 @@ export default function PptRecordsPage() {
     r.previews.length > 0 ? (
       <div style={{ display: 'flex', gap: 4 }}>
         {r.previews.map((svg, i) => (
-          <SlideImage key={i} svg={svg} alt={`${r.title} 第${i + 1}页`} width={96} />
+          <SlideImage key={i} svg={svg} alt={`${r.title} 第${i + 1}页`} width={84} />
         ))}
       </div>
     ) : (
@@ -138,14 +138,14 @@ export default function PptRecordsPage() {
     )
 
   const columns = [
-    { title: '预览', key: 'previews', width: 320, render: (_: unknown, r: PptRecord) => previews(r) },
-    titleColumn(200),
+    { title: '预览', key: 'previews', width: 280, render: (_: unknown, r: PptRecord) => previews(r) },
+    titleColumn(180),
     { title: '类型', key: 'kind', width: 90, render: (_: unknown, r: PptRecord) => <Tag>{r.kindLabel}</Tag> },
     { title: '页数', key: 'made', width: 150, render: (_: unknown, r: PptRecord) => made(r) },
     { title: '模板', dataIndex: 'templateName', key: 'template', width: 80 },
     { title: '状态', key: 'status', width: 170, render: (_: unknown, r: PptRecord) => <TaskStatusCell {...r} running="生成中" /> },
     { title: '创建时间', dataIndex: 'createdAt', key: 'createdAt', width: 150, render: (v: number) => formatDateTime(v) },
-    { title: '操作', key: 'actions', width: 260, render: (_: unknown, r: PptRecord) => actions(r) },
+    { title: '操作', key: 'actions', width: 250, fixed: 'right' as const, render: (_: unknown, r: PptRecord) => actions(r) },
   ]
 
   return (
@@ -158,14 +158,14 @@ export default function PptRecordsPage() {
           onRetry={() => void list.refetch()}
           columns={columns}
           dataSource={list.data?.records ?? []}
-          scroll={{ x: 1420 }}
+          scroll={{ x: 1350 }}
           pagination={{ current: page, pageSize: 10, total: list.data?.total ?? 0, onChange: setPage }}
           locale={{ emptyText: <Empty description="还没有答辩PPT" /> }}
           card={{
             title: (r) => r.title,
             fullTitle: (r) => r.title,
             status: (r) => <TaskStatusCell {...r} running="生成中" />,
-            figure: (r) => (r.previews.length ? { label: '预览', value: previews(r) } : null),
+            figure: (r) => (r.previews.length ? { label: '前三页', value: previews(r) } : null),
             meta: (r) => `${r.kindLabel} · ${r.delivered ?? r.slides} 页 · ${r.templateName} · ${formatDateTime(r.createdAt)}`,
             actions,
           }}

@@ -1,9 +1,9 @@
-import { useState } from 'react'
+import { useEffect, useState } from 'react'
 import { Alert, Button, Card, Col, Form, Input, Radio, Row, Select, Upload } from 'antd'
 import { InboxOutlined } from '@ant-design/icons'
 import { useQuery } from '@tanstack/react-query'
-import { useNavigate } from 'react-router'
-import { pptSave } from './api'
+import { useNavigate, useSearchParams } from 'react-router'
+import { pptLoad, pptSave } from './api'
 import type { DeckForm, DeckKind, DeckSource } from './types'
 import { paperList } from '../paper/api'
 import { queryList as checkList } from '../check/api'
@@ -42,6 +42,25 @@ export default function PptStartPage() {
   const [source, setSource] = useState<DeckSource>('upload')
   const [file, setFile] = useState<File | undefined>()
   const [logo, setLogo] = useState<File | undefined>()
+  // 返回修改 from the template page: the draft's fields, saved again as the same draft.
+  const draftId = Number(useSearchParams()[0].get('draft')) || undefined
+  const draft = useQuery({ queryKey: ['ppt-detail', draftId], queryFn: () => pptLoad(draftId ?? 0), enabled: Boolean(token) && Boolean(draftId) })
+  const editing = draft.data?.record.status === 'pending' ? draft.data.record : undefined
+  useEffect(() => {
+    if (!editing || !draft.data) return
+    setSource(editing.source)
+    form.setFieldsValue({
+      title: editing.title,
+      kind: editing.kind,
+      slides: editing.slides,
+      school: editing.school,
+      presenter: editing.presenter,
+      supervisor: editing.supervisor,
+      date: editing.date,
+      sourceId: editing.sourceId ?? undefined,
+      outline: draft.data.outline,
+    })
+  }, [editing, draft.data, form])
   const papers = useQuery({ queryKey: ['ppt-sources', 'paper'], queryFn: () => paperList(1, 50), enabled: Boolean(token) && source === 'paper' })
   const checks = useQuery({ queryKey: ['ppt-sources', 'check'], queryFn: () => checkList(1, 50), enabled: Boolean(token) && source === 'check' })
 
@@ -50,11 +69,13 @@ export default function PptStartPage() {
       openLogin()
       return
     }
-    if (source === 'upload' && !file) {
+    // A draft being edited keeps its uploaded paper unless another is chosen.
+    const keepsUpload = editing?.source === 'upload' && source === 'upload'
+    if (source === 'upload' && !file && !keepsUpload) {
       toastWarning('请先选择论文文件')
       return
     }
-    const saved = await pptSave({ ...values, source, file: source === 'upload' ? file : undefined, logo })
+    const saved = await pptSave({ ...values, id: editing?.id, source, file: source === 'upload' ? file : undefined, logo })
     navigate(`/aippt/ppttype/${saved.id}`)
   })
 
@@ -77,7 +98,14 @@ export default function PptStartPage() {
             <Radio.Group optionType="button" value={source} onChange={(e) => setSource(e.target.value as DeckSource)} options={SOURCES} data-testid="ppt-source" />
           </Form.Item>
           {source === 'upload' && (
-            <Form.Item label="论文文件" extra="支持 .docx、.pdf、.txt；请用 Word 的“标题 1 / 标题 2”样式标出章节（或“1 绪论”“1.1 研究背景”式编号）。扫描版 PDF 无法读取。">
+            <Form.Item
+              label="论文文件"
+              extra={
+                editing?.source === 'upload' && !file
+                  ? `已上传：${editing.fileName}（${editing.sections} 个标题）；如需更换，请重新选择文件`
+                  : '支持 .docx、.pdf、.txt；请用 Word 的“标题 1 / 标题 2”样式标出章节（或“1 绪论”“1.1 研究背景”式编号）。扫描版 PDF 无法读取。'
+              }
+            >
               <Upload.Dragger
                 accept={PAPER_FILES}
                 maxCount={1}
@@ -153,7 +181,7 @@ export default function PptStartPage() {
               </Form.Item>
             </Col>
           </Row>
-          <Form.Item label="学校校徽（可选）" extra="PNG 或 JPEG，不超过 2 MB；放在封面上，“校徽”模板每页都有">
+          <Form.Item label="学校校徽（可选）" extra={`PNG 或 JPEG，不超过 2 MB；放在封面上，“校徽”模板每页都有${editing?.hasLogo && !logo ? '。已上传校徽，重新选择即替换' : ''}`}>
             <Upload
               accept={LOGO_FILES}
               maxCount={1}
@@ -172,7 +200,7 @@ export default function PptStartPage() {
             </Upload>
           </Form.Item>
           <Button type="primary" size="large" htmlType="submit" loading={saving} data-testid="ppt-next">
-            {token ? '下一步：选择模板' : '登录后生成'}
+            {!token ? '登录后生成' : editing ? '保存并选择模板' : '下一步：选择模板'}
           </Button>
         </Form>
       </Card>

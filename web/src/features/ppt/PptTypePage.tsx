@@ -56,13 +56,19 @@ export default function PptTypePage() {
   const cost = detail.data?.cost
   return (
     <div className="page-card">
-      <Card title="选择模板并生成" extra={<Button type="link" onClick={() => navigate('/aippt/ppt')}>返回修改</Button>}>
+      <Card title="选择模板并生成" extra={<Button type="link" onClick={() => navigate(`/aippt/ppt?draft=${id}`)}>返回修改</Button>}>
         <Descriptions size="small" column={{ xs: 1, md: 3 }} className="mb" bordered>
           <Descriptions.Item label="标题">{record.title}</Descriptions.Item>
           <Descriptions.Item label="来源">{SOURCE_LABEL[record.source] ?? record.source}{record.fileName ? `（${record.fileName}）` : ''}</Descriptions.Item>
           <Descriptions.Item label="读到的章节">{record.sections} 个标题 · {record.chars.toLocaleString('zh-CN')} 字</Descriptions.Item>
           <Descriptions.Item label="类型">{record.kindLabel}</Descriptions.Item>
-          <Descriptions.Item label="页数">{record.slides} 页（内容不够时会少于此数）</Descriptions.Item>
+          <Descriptions.Item label="页数">
+            <span data-testid="ppt-planned">
+              {record.planned != null && record.planned < record.slides
+                ? `选 ${record.slides} 页，您的论文内容可生成 ${record.planned} 页（不凑页）`
+                : `${record.planned ?? record.slides} 页`}
+            </span>
+          </Descriptions.Item>
           <Descriptions.Item label="封面">{[record.school, record.presenter && `答辩人 ${record.presenter}`, record.supervisor && `指导教师 ${record.supervisor}`, record.date].filter(Boolean).join(' · ') || '未填写'}{record.hasLogo ? ' · 含校徽' : ''}</Descriptions.Item>
         </Descriptions>
         <Row gutter={[16, 16]} data-testid="ppt-templates">

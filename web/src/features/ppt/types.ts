@@ -18,6 +18,8 @@ export interface PptRecord {
   slides: number
   /** Slides the deck has once made (fewer when the paper is thin). */
   delivered: number | null
+  /** Slides the paper gives, while a draft. */
+  planned: number | null
   template: string
   templateName: string
   source: DeckSource
@@ -71,6 +73,8 @@ export interface PptDetail {
   cost: PptCost | null
   slides: SlideView[]
   method: string
+  /** The outline as typed, for a draft made from one. */
+  outline: string
 }
 
 export interface TemplateView {

@@ -109,6 +109,8 @@ pub struct PptRecord {
     pub slides: usize,
     /// Slides the deck has, once made (fewer than asked when the paper is thin).
     pub delivered: Option<usize>,
+    /// Slides the paper gives, while a draft: what paying will make.
+    pub planned: Option<usize>,
     pub template: String,
     pub template_name: String,
     /// upload, paper, check or outline.
@@ -138,8 +140,8 @@ fn template_name(id: &str) -> String {
     slides::template::by_id(id).map_or_else(|| id.to_string(), |t| t.name.to_string())
 }
 
-/// The first `previews` slides of a finished deck as SVG.
-fn previews(result: &PptResult, count: usize) -> Vec<String> {
+/// The first `count` slides of a finished deck as SVG (the logo as a frame of its size).
+fn previews(result: &PptResult, logo: Option<&slides::pptx::Logo>, count: usize) -> Vec<String> {
     let Some(t) = slides::template::by_id(&result.template) else {
         return Vec::new();
     };
@@ -147,7 +149,7 @@ fn previews(result: &PptResult, count: usize) -> Vec<String> {
         slides: result.deck.slides.iter().take(count).cloned().collect(),
         ..result.deck.clone()
     };
-    slides::pptx::layout(&head, t, None)
+    slides::pptx::layout(&head, t, logo)
         .map(|laid| laid.iter().map(|s| slides::svg::render(s, t)).collect())
         .unwrap_or_default()
 }
@@ -183,6 +185,18 @@ fn record(task: &Task, preview_count: usize) -> PptRecord {
             .unwrap_or_default(),
         slides: input.as_ref().map_or(0, |i| i.slides),
         delivered: result.as_ref().map(|r| r.deck.slides.len()),
+        planned: input
+            .as_ref()
+            .filter(|_| task.status == TaskStatus::Pending)
+            .and_then(|i| {
+                let request = DeckRequest {
+                    kind: i.kind,
+                    slides: i.slides,
+                    meta: i.meta.clone(),
+                };
+                slides::plan(&i.paper, &request).ok()
+            })
+            .map(|deck| deck.slides.len()),
         template_name: template_name(&template),
         template,
         source: input.as_ref().map(|i| i.source.clone()).unwrap_or_default(),
@@ -205,7 +219,10 @@ fn record(task: &Task, preview_count: usize) -> PptRecord {
         updated_at: task.updated_at,
         previews: result
             .as_ref()
-            .map(|r| previews(r, preview_count))
+            .map(|r| {
+                let logo = input.as_ref().and_then(PptInput::logo_frame);
+                previews(r, logo.as_ref(), preview_count)
+            })
             .unwrap_or_default(),
     }
 }
@@ -219,9 +236,9 @@ pub struct SaveForm {
     /// The draft to change; absent for a new one.
     #[serde(default, deserialize_with = "lenient::opt_i64")]
     pub id: Option<i64>,
-    /// The deck's title (default: the paper's).
+    /// The deck's title on its cover (default: the paper's). Absent keeps a draft's.
     #[serde(default)]
-    pub title: String,
+    pub title: Option<String>,
     /// upload (with `file`), paper (`sourceId`: a paper generated here), check (`sourceId`: a
     /// paper checked here) or outline (`outline`: headings "1 绪论", "1.1 …" and lines of text).
     #[serde(default)]
@@ -236,20 +253,21 @@ pub struct SaveForm {
     /// 10, 15 (default), 20 or 30.
     #[serde(default, deserialize_with = "lenient::opt_i64")]
     pub slides: Option<i64>,
+    /// Cover details; an absent one keeps a draft's, an empty one clears it.
     #[serde(default)]
-    pub school: String,
+    pub school: Option<String>,
     #[serde(default)]
-    pub presenter: String,
+    pub presenter: Option<String>,
     #[serde(default)]
-    pub supervisor: String,
+    pub supervisor: Option<String>,
     #[serde(default)]
-    pub date: String,
+    pub date: Option<String>,
     /// A template id (see get_template_list); it may also be chosen at submission.
     #[serde(default)]
     pub template: String,
     /// Remove the logo kept with the draft.
-    #[serde(default)]
-    pub remove_logo: bool,
+    #[serde(default, deserialize_with = "lenient::opt_bool")]
+    pub remove_logo: Option<bool>,
 }
 
 struct Received {
@@ -291,6 +309,12 @@ async fn read_save(state: &AppState, req: Request) -> Result<Received, ApiError>
                     .bytes()
                     .await
                     .map_err(|e| paper_task::upload_error(state, e))?;
+                if bytes.is_empty() && !file_name.is_empty() {
+                    return Err(ApiError::bad_request(
+                        "empty_file",
+                        format!("上传的文件“{file_name}”是空的，请重新选择论文文件"),
+                    ));
+                }
                 if !bytes.is_empty() {
                     file = Some(Upload {
                         title: String::new(),
@@ -315,8 +339,13 @@ async fn read_save(state: &AppState, req: Request) -> Result<Received, ApiError>
             }
         }
     }
-    let form = serde_json::from_value(serde_json::Value::Object(fields))
-        .map_err(|e| ApiError::bad_request("invalid_form", format!("表单内容有误：{e}")))?;
+    let form = serde_json::from_value(serde_json::Value::Object(fields)).map_err(|e| {
+        tracing::debug!(error = %e, "deck form not read");
+        ApiError::bad_request(
+            "invalid_form",
+            "表单内容有误：请检查页数、论文来源等字段后重试",
+        )
+    })?;
     Ok(Received { form, file, logo })
 }
 
@@ -446,8 +475,15 @@ async fn read_paper(
                     "提纲过长：请控制在 20000 字以内，或直接上传论文",
                 ));
             }
-            let paper = Paper::from_outline(&line(&form.title, 200), &form.outline)
-                .map_err(slides_error)?;
+            let title = line(form.title.as_deref().unwrap_or(""), 200);
+            let paper = Paper::from_outline(&title, &form.outline).map_err(|e| match e {
+                SlidesError::NoHeadings => ApiError::new(
+                    StatusCode::UNPROCESSABLE_ENTITY,
+                    e.code(),
+                    "提纲中没有识别到标题：请每行写一个标题（如“1 绪论”“1.1 研究背景”），标题下写几句要点",
+                ),
+                e => slides_error(e),
+            })?;
             Ok((paper, String::new()))
         }
         _ => Err(ApiError::bad_request(
@@ -522,6 +558,7 @@ pub async fn save_or_update(
     // The paper: read anew when a source is given, else the draft's own.
     let changes_source = file.is_some()
         || existing.is_none()
+        || form.source == "outline" && !form.outline.trim().is_empty()
         || !form.source.is_empty()
             && existing
                 .as_ref()
@@ -542,12 +579,34 @@ pub async fn save_or_update(
             (paper, file_name, source, form.source_id)
         }
     };
-    let meta = DeckMeta {
-        school: line(&form.school, 60),
-        presenter: line(&form.presenter, 40),
-        supervisor: line(&form.supervisor, 40),
-        date: line(&form.date, 40),
+    let kept = existing
+        .as_ref()
+        .map(|(_, i)| i.meta.clone())
+        .unwrap_or_default();
+    let field = |given: &Option<String>, kept: String, max: usize| match given {
+        Some(v) => line(v, max),
+        None => kept,
     };
+    let meta = DeckMeta {
+        school: field(&form.school, kept.school, 60),
+        presenter: field(&form.presenter, kept.presenter, 40),
+        supervisor: field(&form.supervisor, kept.supervisor, 40),
+        date: field(&form.date, kept.date, 40),
+    };
+    let typed = form.title.as_deref().map(|t| line(t, 200));
+    let title = match typed {
+        Some(t) if !t.is_empty() => t,
+        // Absent: a draft keeps its title; a new one takes the paper's.
+        None if existing.is_some() => existing
+            .as_ref()
+            .map(|(t, _)| t.title.clone())
+            .unwrap_or_default(),
+        _ if !paper.title.is_empty() => line(&paper.title, 200),
+        _ => "未命名答辩PPT".to_string(),
+    };
+    // The title typed is the one on the cover and in the script.
+    let mut paper = paper;
+    paper.title = title.clone();
     // A deck that cannot be made is refused now, not after paying.
     let request = DeckRequest {
         kind,
@@ -555,26 +614,33 @@ pub async fn save_or_update(
         meta: meta.clone(),
     };
     slides::plan(&paper, &request).map_err(slides_error)?;
-    let title = match line(&form.title, 200) {
-        t if !t.is_empty() => t,
-        _ if !paper.title.is_empty() => line(&paper.title, 200),
-        _ => existing
-            .as_ref()
-            .map_or_else(|| "未命名答辩PPT".to_string(), |(t, _)| t.title.clone()),
-    };
     let mut input = PptInput {
         kind,
         slides,
         meta,
         template,
+        outline: match source.as_str() {
+            "outline" if !form.outline.trim().is_empty() => form.outline.clone(),
+            "outline" => existing
+                .as_ref()
+                .map(|(_, i)| i.outline.clone())
+                .unwrap_or_default(),
+            _ => String::new(),
+        },
         source,
         source_id,
         file_name,
         paper,
         logo: existing.as_ref().and_then(|(_, i)| i.logo.clone()),
+        logo_size: existing.as_ref().and_then(|(_, i)| i.logo_size),
     };
-    if form.remove_logo {
-        input.logo = None;
+    if form.remove_logo == Some(true)
+        && let Some(key) = input.logo.take()
+    {
+        input.logo_size = None;
+        if let Err(e) = state.files.remove_under(&key).await {
+            tracing::warn!(error = %e, "removed logo not deleted");
+        }
     }
     let json = |input: &PptInput| serde_json::to_string(input).map_err(ApiError::internal);
     let task = match &existing {
@@ -594,6 +660,7 @@ pub async fn save_or_update(
             .await
             .map_err(|e| ApiError::internal(format!("保存校徽失败：{e}")))?;
         input.logo = Some(key);
+        input.logo_size = Some((logo.width, logo.height));
     }
     if let Some(upload) = &file {
         paper_task::keep_upload(&state, FILES, task.id, upload).await;
@@ -660,6 +727,8 @@ pub struct PptDetail {
     pub slides: Vec<SlideView>,
     /// How the deck's text was made, for the page to say plainly.
     pub method: String,
+    /// The outline as typed, for a draft made from one (to edit it again).
+    pub outline: String,
 }
 
 #[derive(Debug, Serialize, ToSchema)]
@@ -701,7 +770,9 @@ pub async fn load_by_id(
         Some(result) => {
             let t = slides::template::by_id(&result.template)
                 .ok_or_else(|| ApiError::internal("模板已不存在"))?;
-            let laid = slides::pptx::layout(&result.deck, t, None).map_err(slides_error)?;
+            let logo = input.logo_frame();
+            let laid =
+                slides::pptx::layout(&result.deck, t, logo.as_ref()).map_err(slides_error)?;
             result
                 .deck
                 .slides
@@ -727,6 +798,7 @@ pub async fn load_by_id(
         cost,
         slides,
         method: METHOD.into(),
+        outline: input.outline.clone(),
     }))
 }
 

@@ -28,11 +28,29 @@ pub struct PptInput {
     pub source_id: Option<i64>,
     #[serde(default)]
     pub file_name: String,
+    /// The outline as typed (source `outline`), to edit again.
+    #[serde(default)]
+    pub outline: String,
     /// The paper as read when the draft was saved.
     pub paper: Paper,
     /// The logo's key in the file store.
     #[serde(default)]
     pub logo: Option<String>,
+    /// Its size in pixels, so drawings of the slides can place it without reading it.
+    #[serde(default)]
+    pub logo_size: Option<(u32, u32)>,
+}
+
+impl PptInput {
+    /// The logo as a frame of its size (no pixels): for drawing slides as SVG.
+    pub fn logo_frame(&self) -> Option<slides::pptx::Logo> {
+        self.logo_size.map(|(width, height)| slides::pptx::Logo {
+            bytes: Vec::new(),
+            ext: "png",
+            width,
+            height,
+        })
+    }
 }
 
 /// A finished deck: the plan, and the template its current file was written with.

@@ -155,6 +155,7 @@ fn main() {
     let (mut bullets_total, mut traced_total, mut untraced_numbers_total) =
         (0usize, 0usize, 0usize);
     let mut outside_total = 0usize;
+    let mut verbatim_total = 0usize;
     let mut office_decks = 0usize;
     let mut millis = Vec::new();
     for (index, (field, paper)) in papers.iter().enumerate() {
@@ -210,12 +211,17 @@ fn main() {
                     .count(),
                 None => 0,
             };
+            let verbatim = bullets
+                .iter()
+                .filter(|b| paper_text.contains(b.as_str()))
+                .count();
             let untraced_numbers: Vec<String> = bullets
                 .iter()
                 .flat_map(|b| slides::deck::numbers(b))
                 .filter(|n| !paper_text.contains(n.as_str()))
                 .collect();
             bullets_total += bullets.len();
+            verbatim_total += verbatim;
             traced_total += traced;
             untraced_numbers_total += untraced_numbers.len();
             let outside = (office && asked == 15)
@@ -233,10 +239,16 @@ fn main() {
                 "delivered": deck.slides.len(),
                 "bullets": bullets.len(),
                 "traced": traced,
+                "verbatim": verbatim,
                 "numbers_not_in_paper": untraced_numbers,
                 "seconds_of_script": deck.seconds(),
                 "template": template.id,
                 "words_outside_frames": outside,
+                "slides": if asked == 15 {
+                    deck.slides.iter().map(|s| serde_json::json!({"title": s.title, "bullets": s.bullets})).collect::<Vec<_>>()
+                } else {
+                    Vec::new()
+                },
             }));
         }
     }
@@ -264,6 +276,7 @@ fn main() {
                 None
             },
             "trace_cosine": TRACE_COSINE,
+            "verbatim_share": (verbatim_total as f64 / bullets_total.max(1) as f64 * 1000.0).round() / 1000.0,
             "numbers_not_in_paper": untraced_numbers_total,
             "office_decks": office_decks,
             "words_outside_frames": outside_total,

@@ -242,8 +242,8 @@ pub fn sentences(paragraph: &str) -> Vec<String> {
     let mut start = 0;
     for i in 0..chars.len() {
         let c = chars[i];
-        let end = matches!(c, '。' | '！' | '？' | '!' | '?' | '；')
-            && !(c == '。'
+        let end = matches!(c, '。' | '．' | '！' | '？' | '!' | '?' | '；')
+            && !(matches!(c, '。' | '．')
                 && i > 0
                 && chars[i - 1].is_ascii_digit()
                 && chars.get(i + 1).is_some_and(|n| n.is_ascii_digit()));

@@ -46,21 +46,7 @@ fn words_outside(pptx: &[u8], laid: &[pptx::LaidOut]) -> Option<usize> {
     let dir = tempfile::tempdir().ok()?;
     let path = dir.path().join("deck.pptx");
     std::fs::write(&path, pptx).ok()?;
-    let profile = format!(
-        "-env:UserInstallation=file://{}",
-        dir.path().join("profile").display()
-    );
-    let out = Command::new("soffice")
-        .args([
-            "--headless",
-            "--norestore",
-            &profile,
-            "--convert-to",
-            "pdf",
-            "--outdir",
-        ])
-        .arg(dir.path())
-        .arg(&path)
+    let out = docio::office::pdf_command(&path, dir.path())
         .output()
         .ok()?;
     if !out.status.success() {

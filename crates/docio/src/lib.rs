@@ -15,6 +15,7 @@ mod docx_edit;
 mod docx_write;
 pub mod hostile;
 pub mod isolated;
+pub mod office;
 mod pdf;
 mod text;
 pub mod thesis;

@@ -127,22 +127,7 @@ fn rendered_by_libreoffice(docx: &[u8]) -> String {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("paper.docx");
     std::fs::write(&path, docx).unwrap();
-    // Its own profile, so tests converting at the same time do not share one.
-    let profile = format!(
-        "-env:UserInstallation=file://{}",
-        dir.path().join("profile").display()
-    );
-    let out = std::process::Command::new("soffice")
-        .args([
-            "--headless",
-            "--norestore",
-            &profile,
-            "--convert-to",
-            "pdf",
-            "--outdir",
-        ])
-        .arg(dir.path())
-        .arg(&path)
+    let out = docio::office::pdf_command(&path, dir.path())
         .output()
         .expect("LibreOffice (libreoffice-writer-nogui, installed by scripts/test.sh)");
     assert!(out.status.success(), "{out:?}");

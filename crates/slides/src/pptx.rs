@@ -549,6 +549,22 @@ fn page_number(t: &Template, number: usize, shapes: &mut Vec<Shape>) {
     }
 }
 
+/// A big title (cover, part pages) set inside a full-width band.
+fn banner_title(number: usize, band: Rect, text: &str, look: Look) -> Result<TextBox, SlidesError> {
+    text_or_fail(
+        number,
+        Rect::new(
+            INCH,
+            band.y + INCH / 10,
+            SLIDE_W - 2 * INCH,
+            band.h - INCH / 5,
+        ),
+        vec![text.to_string()],
+        (24.0, 40.0),
+        look,
+    )
+}
+
 fn cover(
     deck: &Deck,
     t: &Template,
@@ -598,16 +614,10 @@ fn cover(
         )?;
         shapes.push(Shape::Text(school));
     }
-    let title = text_or_fail(
+    let title = banner_title(
         number,
-        Rect::new(
-            INCH,
-            band.y + INCH / 10,
-            SLIDE_W - 2 * INCH,
-            band.h - INCH / 5,
-        ),
-        vec![deck.title.clone()],
-        (24.0, 40.0),
+        band,
+        &deck.title,
         Look::strong(if dark_band { t.on_primary } else { t.primary }),
     )?;
     shapes.push(Shape::Text(title));
@@ -660,18 +670,7 @@ fn title_page(
         )?;
         shapes.push(Shape::Text(tag));
     }
-    let title = text_or_fail(
-        number,
-        Rect::new(
-            INCH,
-            panel.y + INCH / 10,
-            SLIDE_W - 2 * INCH,
-            panel.h - INCH / 5,
-        ),
-        vec![slide.title.clone()],
-        (24.0, 40.0),
-        Look::strong(colour).centred(),
-    )?;
+    let title = banner_title(number, panel, &slide.title, Look::strong(colour).centred())?;
     shapes.push(Shape::Text(title));
     Ok(())
 }

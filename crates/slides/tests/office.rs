@@ -123,21 +123,7 @@ fn libreoffice_draws_every_word_of_every_template_inside_its_frame_and_python_pp
         );
 
         // LibreOffice draws it; every word inside a frame python-pptx listed.
-        let profile = format!(
-            "-env:UserInstallation=file://{}",
-            dir.join(format!("profile-{}", template.id)).display()
-        );
-        let out = Command::new("soffice")
-            .args([
-                "--headless",
-                "--norestore",
-                &profile,
-                "--convert-to",
-                "pdf",
-                "--outdir",
-            ])
-            .arg(&dir)
-            .arg(&path)
+        let out = docio::office::pdf_command(&path, &dir)
             .output()
             .expect("LibreOffice (libreoffice-impress-nogui, installed by scripts/test.sh)");
         assert!(out.status.success(), "{out:?}");

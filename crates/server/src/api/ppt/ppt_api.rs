@@ -972,21 +972,7 @@ async fn to_pdf(pptx: &[u8]) -> Result<Vec<u8>, ApiError> {
     tokio::fs::write(&path, pptx)
         .await
         .map_err(ApiError::internal)?;
-    let profile = format!(
-        "-env:UserInstallation=file://{}",
-        dir.path().join("profile").display()
-    );
-    let child = tokio::process::Command::new("soffice")
-        .args([
-            "--headless",
-            "--norestore",
-            &profile,
-            "--convert-to",
-            "pdf",
-            "--outdir",
-        ])
-        .arg(dir.path())
-        .arg(&path)
+    let child = tokio::process::Command::from(docio::office::pdf_command(&path, dir.path()))
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())
         .kill_on_drop(true)

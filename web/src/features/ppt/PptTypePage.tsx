@@ -71,67 +71,70 @@ export default function PptTypePage() {
           </Descriptions.Item>
           <Descriptions.Item label="封面">{[record.school, record.presenter && `答辩人 ${record.presenter}`, record.supervisor && `指导教师 ${record.supervisor}`, record.date].filter(Boolean).join(' · ') || '未填写'}{record.hasLogo ? ' · 含校徽' : ''}</Descriptions.Item>
         </Descriptions>
-        <Row gutter={[16, 16]} data-testid="ppt-templates">
-          {(templates.data ?? []).map((t) => {
-            const selected = t.id === chosen
-            return (
-              <Col xs={24} sm={12} lg={8} key={t.id}>
-                <Card
-                  hoverable
-                  size="small"
-                  onClick={() => setChosen(t.id)}
-                  style={{ borderColor: selected ? t.primary : undefined, borderWidth: selected ? 2 : 1 }}
-                  data-testid={`template-${t.id}`}
-                  title={
-                    <span>
-                      {t.name} {selected && <CheckCircleFilled style={{ color: t.primary }} />}
-                    </span>
-                  }
-                  extra={<Tag color={t.primary}>{t.id}</Tag>}
-                >
-                  <div style={{ display: 'grid', gridTemplateColumns: '1fr 1fr', gap: 6 }}>
-                    {t.thumbnails.map((svg, i) => (
-                      <SlideImage key={i} svg={svg} alt={`${t.name}模板示例第${i + 1}页`} />
-                    ))}
-                  </div>
-                  <div className="muted mt">{t.description}</div>
-                </Card>
-              </Col>
-            )
-          })}
-        </Row>
-        {cost && (
-          <Card size="small" className="mt" title="费用">
-            <Descriptions column={1} size="small">
-              <Descriptions.Item label="价格">
-                <span data-testid="ppt-price">{formatFen(cost.priceFen)}</span>
-              </Descriptions.Item>
-              <Descriptions.Item label="支付方式">
-                <span data-testid="pays-with">{paysWithText(cost)}</span>
-              </Descriptions.Item>
-              <Descriptions.Item label="账户余额">{formatFen(cost.balanceFen)}</Descriptions.Item>
-            </Descriptions>
-            <div className="muted">{cost.rule}；生成失败自动退款。</div>
-            <PackageNotice cost={cost} />
-            {cost.paysWith === 'insufficient' && (
-              <>
-                <Alert className="mt" type="warning" showIcon title="余额不足，无法提交" action={<Button size="small" onClick={() => navigate('/order/recharge')}>去充值</Button>} />
-                <ScanToPay taskId={id} shortFen={cost.priceFen - cost.balanceFen} onPaid={() => void pay(undefined)} />
-              </>
-            )}
-            <Button
-              className="mt"
-              type="primary"
-              size="large"
-              loading={paying}
-              disabled={!chosen || cost.paysWith === 'insufficient'}
-              onClick={() => void pay(undefined)}
-              data-testid="ppt-pay"
-            >
-              确认支付并生成
-            </Button>
-          </Card>
-        )}
+        <div className="ppt-choose">
+          <Row gutter={[16, 16]} data-testid="ppt-templates">
+            {(templates.data ?? []).map((t) => {
+              const selected = t.id === chosen
+              return (
+                <Col xs={24} sm={12} lg={8} key={t.id}>
+                  <Card
+                    hoverable
+                    size="small"
+                    onClick={() => setChosen(t.id)}
+                    style={{ borderColor: selected ? t.primary : undefined, borderWidth: selected ? 2 : 1 }}
+                    data-testid={`template-${t.id}`}
+                    title={
+                      <span>
+                        {t.name} {selected && <CheckCircleFilled style={{ color: t.primary }} />}
+                      </span>
+                    }
+                    extra={<Tag color={t.primary}>{t.id}</Tag>}
+                  >
+                    <div style={{ display: 'grid', gridTemplateColumns: '1fr 1fr', gap: 6 }}>
+                      {t.thumbnails.map((svg, i) => (
+                        <SlideImage key={i} svg={svg} alt={`${t.name}模板示例第${i + 1}页`} />
+                      ))}
+                    </div>
+                    <div className="muted mt">{t.description}</div>
+                  </Card>
+                </Col>
+              )
+            })}
+          </Row>
+          {cost && (
+            <Card size="small" className="mt ppt-fee" title="费用">
+              <Descriptions column={1} size="small">
+                <Descriptions.Item label="模板">{templates.data?.find((t) => t.id === chosen)?.name ?? chosen}</Descriptions.Item>
+                <Descriptions.Item label="价格">
+                  <span data-testid="ppt-price">{formatFen(cost.priceFen)}</span>
+                </Descriptions.Item>
+                <Descriptions.Item label="支付方式">
+                  <span data-testid="pays-with">{paysWithText(cost)}</span>
+                </Descriptions.Item>
+                <Descriptions.Item label="账户余额">{formatFen(cost.balanceFen)}</Descriptions.Item>
+              </Descriptions>
+              <div className="muted">{cost.rule}；生成失败自动退款。</div>
+              <PackageNotice cost={cost} />
+              {cost.paysWith === 'insufficient' && (
+                <>
+                  <Alert className="mt" type="warning" showIcon title="余额不足，无法提交" action={<Button size="small" onClick={() => navigate('/order/recharge')}>去充值</Button>} />
+                  <ScanToPay taskId={id} shortFen={cost.priceFen - cost.balanceFen} onPaid={() => void pay(undefined)} />
+                </>
+              )}
+              <Button
+                className="mt"
+                type="primary"
+                size="large"
+                loading={paying}
+                disabled={!chosen || cost.paysWith === 'insufficient'}
+                onClick={() => void pay(undefined)}
+                data-testid="ppt-pay"
+              >
+                确认支付并生成
+              </Button>
+            </Card>
+          )}
+        </div>
         {detail.data?.method && <Alert className="mt" type="info" showIcon title="内容如何生成" description={detail.data.method} />}
       </Card>
     </div>

@@ -225,3 +225,67 @@ fn paper_generate_refuses_bad_requests_before_any_model_runs() {
     assert!(stderr.contains("wenjian models fetch"), "{stderr}");
     assert!(!out.exists());
 }
+
+#[test]
+fn slides_makes_a_deck_from_a_text_paper_and_refuses_what_it_cannot_use() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path();
+    let (ok, out, err) = wenjian(data, &["slides", "--templates", "--json"]);
+    assert!(ok, "{err}");
+    let templates: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(templates.as_array().unwrap().len(), 6);
+
+    // A text file: its numbered headings are its chapters.
+    let paper = data.join("论文.txt");
+    std::fs::write(
+        &paper,
+        "道路裂缝检测方法研究\n第1章 绪论\n道路裂缝是路面病害的早期表现，及时发现裂缝对道路养护具有重要意义。传统的人工巡检效率低且存在安全隐患。\n第2章 研究方法\n本文提出的模型以YOLOv5s为基础，在主干网络末端引入坐标注意力模块。\n第3章 实验结果与分析\n实验结果表明，改进模型的平均精度均值达到86.4%，比原始YOLOv5提高4.7个百分点。\n第4章 结论\n本文提出的方法能够满足道路巡检的实时性要求。",
+    )
+    .unwrap();
+    let deck = data.join("deck.pptx");
+    let (ok, out, err) = wenjian(
+        data,
+        &[
+            "slides",
+            paper.to_str().unwrap(),
+            "--template",
+            "green",
+            "--slides",
+            "10",
+            "--school",
+            "华东理工学院",
+            "--out",
+            deck.to_str().unwrap(),
+            "--json",
+        ],
+    );
+    assert!(ok, "{err}");
+    let listed: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(listed["asked"], 10);
+    assert_eq!(listed["template"], "green");
+    let slides = listed["slides"].as_array().unwrap();
+    assert!(slides.len() >= 5 && slides.len() <= 10, "{out}");
+    assert_eq!(slides[0]["kind"], "cover");
+    assert!(
+        slides
+            .iter()
+            .any(|s| s["bullets"].to_string().contains("86.4%"))
+    );
+    assert!(std::fs::read(&deck).unwrap().starts_with(b"PK"));
+
+    for (args, code) in [
+        (vec!["--template", "rainbow"], "unknown_template"),
+        (vec!["--slides", "60"], "invalid_slide_count"),
+    ] {
+        let mut all = vec!["slides", paper.to_str().unwrap()];
+        all.extend(args);
+        let (ok, _, err) = wenjian(data, &all);
+        assert!(!ok);
+        assert!(err.contains(code), "{err}");
+    }
+    let flat = data.join("无标题.txt");
+    std::fs::write(&flat, "一段没有任何章节标题的文字。").unwrap();
+    let (ok, _, err) = wenjian(data, &["slides", flat.to_str().unwrap()]);
+    assert!(!ok);
+    assert!(err.contains("paper_without_headings"), "{err}");
+}

@@ -190,15 +190,6 @@ async fn paper_server(
     (s, workers, store, ids)
 }
 
-/// The signed-in user's id.
-async fn user_id(s: &TestServer, token: &str) -> i64 {
-    s.post("/api/base/login_api/current", Some(token), json!({}))
-        .await
-        .1["result"]["id"]
-        .as_i64()
-        .unwrap()
-}
-
 async fn wait_for(s: &TestServer, token: &str, id: i64, states: &[&str]) -> Value {
     for _ in 0..600 {
         let (status, body) = s
@@ -257,7 +248,7 @@ async fn journey(db: TestDb) {
 
     let token = s.register("writer01", "password-123").await;
     let other = s.register("writer02", "password-123").await;
-    let me = user_id(&s, &token).await;
+    let me = s.user_id(&token).await;
 
     // Bad requests are refused before anything is queued.
     let submit = "/api/base/paper_info_api/paper_submit";
@@ -1009,7 +1000,7 @@ async fn the_local_model_writes_a_short_paper_end_to_end() {
     let (s, workers, store, ids) =
         paper_server(db, &config, &models, Duration::from_secs(30)).await;
     let token = s.register("localwriter", "password-123").await;
-    let me = user_id(&s, &token).await;
+    let me = s.user_id(&token).await;
     store
         .operator_credit(me, 10_000, 0, "测试充值")
         .await
@@ -1164,7 +1155,7 @@ async fn writer_faults(db: TestDb) {
     };
     let (s, workers, store, _) = paper_server(db, &config, &models, Duration::from_secs(30)).await;
     let token = s.register("faulty01", "password-123").await;
-    let me = user_id(&s, &token).await;
+    let me = s.user_id(&token).await;
     store
         .operator_credit(me, 10_000, 0, "测试充值")
         .await

@@ -128,14 +128,6 @@ async fn balance(s: &TestServer, token: &str) -> i64 {
     body["result"]["balanceFen"].as_i64().unwrap()
 }
 
-async fn user_id(s: &TestServer, token: &str) -> i64 {
-    s.post("/api/base/login_api/current", Some(token), json!({}))
-        .await
-        .1["result"]["id"]
-        .as_i64()
-        .unwrap()
-}
-
 /// Runs the deck task until `id` ends; its detail.
 async fn made(s: &TestServer, token: &str, id: i64) -> Value {
     let handler = server::api::ppt::task::PptHandler::new(s.state.files.clone());
@@ -251,7 +243,7 @@ api_test!(
             .await;
         assert_error(status, &body, 402, "insufficient_balance");
 
-        let me = user_id(s, &token).await;
+        let me = s.user_id(&token).await;
         s.store()
             .operator_credit(me, 5000, 0, "测试充值")
             .await
@@ -401,7 +393,7 @@ api_test!(
     test_config(),
     async |s: &TestServer| {
         let token = s.register("ppt_bad_input", "password-1").await;
-        let me = user_id(s, &token).await;
+        let me = s.user_id(&token).await;
         s.store()
             .operator_credit(me, 5000, 0, "测试充值")
             .await

@@ -76,6 +76,15 @@ impl TestServer {
         (status, res.json().await.unwrap_or(Value::Null))
     }
 
+    /// The signed-in user's id.
+    pub async fn user_id(&self, token: &str) -> i64 {
+        self.post("/api/base/login_api/current", Some(token), json!({}))
+            .await
+            .1["result"]["id"]
+            .as_i64()
+            .unwrap()
+    }
+
     pub async fn register(&self, username: &str, password: &str) -> String {
         let (status, body) = self
             .post(

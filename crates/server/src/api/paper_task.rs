@@ -33,13 +33,16 @@ pub struct Upload {
     pub bytes: Vec<u8>,
 }
 
-pub async fn read_upload(state: &AppState, req: Request) -> Result<Upload, ApiError> {
-    let is_multipart = req
-        .headers()
+/// Whether a request carries multipart/form-data (files), not JSON or a plain form.
+pub fn is_multipart(req: &Request) -> bool {
+    req.headers()
         .get(header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
-        .is_some_and(|v| v.starts_with("multipart/form-data"));
-    if !is_multipart {
+        .is_some_and(|v| v.starts_with("multipart/form-data"))
+}
+
+pub async fn read_upload(state: &AppState, req: Request) -> Result<Upload, ApiError> {
+    if !is_multipart(&req) {
         let Params(p) = Params::<PastedText>::from_request(req, state).await?;
         return Ok(Upload {
             title: p.title,

@@ -15,7 +15,7 @@ use crate::envelope::{ApiError, ApiResult, Success};
 use crate::params::{Params, lenient};
 use crate::state::AppState;
 use axum::extract::{FromRequest, Multipart, Request, State};
-use axum::http::{StatusCode, header};
+use axum::http::StatusCode;
 use axum::response::Response;
 use serde::{Deserialize, Serialize};
 use slides::deck::{DeckKind, DeckMeta, DeckRequest, SLIDE_COUNTS};
@@ -136,6 +136,14 @@ pub struct PptRecord {
     pub previews: Vec<String>,
 }
 
+/// An engine enum as the API names it: its serde name (`defence`, `bullets`…).
+fn wire_name(value: impl Serialize) -> String {
+    serde_json::to_value(value)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_string))
+        .unwrap_or_default()
+}
+
 fn template_name(id: &str) -> String {
     slides::template::by_id(id).map_or_else(|| id.to_string(), |t| t.name.to_string())
 }
@@ -172,12 +180,7 @@ fn record(task: &Task, preview_count: usize) -> PptRecord {
         error: task.error.clone(),
         kind: input
             .as_ref()
-            .map(|i| {
-                serde_json::to_value(i.kind)
-                    .ok()
-                    .and_then(|v| v.as_str().map(str::to_string))
-                    .unwrap_or_default()
-            })
+            .map(|i| wire_name(i.kind))
             .unwrap_or_default(),
         kind_label: input
             .as_ref()
@@ -277,12 +280,7 @@ struct Received {
 }
 
 async fn read_save(state: &AppState, req: Request) -> Result<Received, ApiError> {
-    let is_multipart = req
-        .headers()
-        .get(header::CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .is_some_and(|v| v.starts_with("multipart/form-data"));
-    if !is_multipart {
+    if !paper_task::is_multipart(&req) {
         let Params(form) = Params::<SaveForm>::from_request(req, state).await?;
         return Ok(Received {
             form,
@@ -779,10 +777,7 @@ pub async fn load_by_id(
                 .iter()
                 .zip(&laid)
                 .map(|(s, l)| SlideView {
-                    kind: serde_json::to_value(s.kind)
-                        .ok()
-                        .and_then(|v| v.as_str().map(str::to_string))
-                        .unwrap_or_default(),
+                    kind: wire_name(s.kind),
                     title: s.title.clone(),
                     bullets: s.bullets.clone(),
                     notes: s.notes.clone(),

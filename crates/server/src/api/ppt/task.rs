@@ -90,6 +90,16 @@ pub async fn logo(
         .map_err(|e| e.to_string())
 }
 
+/// Why a deck could not be written: the deck itself (a template, a logo, a frame), or the file
+/// store (worth another attempt).
+#[derive(Debug, thiserror::Error)]
+pub enum RenderError {
+    #[error("{0}")]
+    Deck(String),
+    #[error("保存演示文稿失败：{0}")]
+    Store(String),
+}
+
 /// Writes `deck` with `template` and keeps the file; returns its size.
 pub async fn render(
     files: &store::FileStore,
@@ -97,15 +107,17 @@ pub async fn render(
     input: &PptInput,
     deck: &Deck,
     template: &str,
-) -> Result<usize, String> {
-    let t = slides::template::by_id(template)
-        .ok_or_else(|| slides::SlidesError::UnknownTemplate(template.into()).to_string())?;
-    let logo = logo(files, input).await?;
-    let bytes = slides::pptx::write(deck, t, logo.as_ref()).map_err(|e| e.to_string())?;
+) -> Result<usize, RenderError> {
+    let t = slides::template::by_id(template).ok_or_else(|| {
+        RenderError::Deck(slides::SlidesError::UnknownTemplate(template.into()).to_string())
+    })?;
+    let logo = logo(files, input).await.map_err(RenderError::Deck)?;
+    let bytes = slides::pptx::write(deck, t, logo.as_ref())
+        .map_err(|e| RenderError::Deck(e.to_string()))?;
     files
         .put(&pptx_key(task_id, template), &bytes)
         .await
-        .map_err(|e| format!("保存演示文稿失败：{e}"))?;
+        .map_err(|e| RenderError::Store(e.to_string()))?;
     Ok(bytes.len())
 }
 
@@ -133,9 +145,9 @@ impl PptHandler {
         // A store that is briefly unavailable is worth another attempt; a bad template is not.
         render(&self.files, ctx.task_id, &input, &deck, &input.template)
             .await
-            .map_err(|e| match e.starts_with("保存") {
-                true => TaskError::retryable(e),
-                false => TaskError::permanent(e),
+            .map_err(|e| match e {
+                RenderError::Store(_) => TaskError::retryable(e.to_string()),
+                RenderError::Deck(_) => TaskError::permanent(e.to_string()),
             })?;
         serde_json::to_string(&PptResult {
             deck,

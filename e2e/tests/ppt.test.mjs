@@ -3,9 +3,14 @@
 // script, the .pptx download, and another template for free.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { mkdirSync, readFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readFileSync } from 'node:fs'
+import { join, resolve } from 'node:path'
 import { DESKTOP, eventually } from '../lib.mjs'
 import { useServerAndBrowser, registerViaApi } from '../server.mjs'
+
+// The local model shortens long bullets when installed (scripts/test.sh fetches it).
+const MODELS = process.env.WENJIAN_MODELS_DIR || resolve(import.meta.dirname, '../../data/models')
+const withModel = existsSync(join(MODELS, 'qwen2.5-0.5b', 'model.gguf'))
 
 const TITLE = '基于改进YOLOv5的道路裂缝检测方法研究'
 const OUTLINE = [
@@ -26,10 +31,13 @@ const OUTLINE = [
   '本文提出的方法能够满足道路巡检的实时性要求。未来将扩充不同天气条件下的样本。',
 ].join('\n')
 
-const env = useServerAndBrowser(async (e) => {
-  e.token = await registerViaApi(e.server.base, 'ppt_user', 'ppt-password-1')
-  e.server.cli(['account', 'credit', 'ppt_user', '--yuan', '50'])
-})
+const env = useServerAndBrowser(
+  async (e) => {
+    e.token = await registerViaApi(e.server.base, 'ppt_user', 'ppt-password-1')
+    e.server.cli(['account', 'credit', 'ppt_user', '--yuan', '50'])
+  },
+  withModel ? { WENJIAN_MODELS_DIR: MODELS } : {},
+)
 
 test('答辩PPT: outline → template → pay → deck with previews, script, .pptx, another template free', async () => {
   mkdirSync('artifacts', { recursive: true })
@@ -66,6 +74,9 @@ test('答辩PPT: outline → template → pay → deck with previews, script, .p
   assert.equal(await page.getByTestId('ppt-templates').locator('img').count(), 12)
   await eventually(async () => assert.equal(await page.getByTestId('ppt-price').innerText(), '¥19.90'))
   assert.match(await page.getByTestId('pays-with').innerText(), /账户余额/)
+  // Before paying: which model will shorten the long bullets, and what the small one gives.
+  const how = page.locator('.ant-alert', { hasText: '内容如何生成' })
+  assert.match(await how.innerText(), withModel ? /本地小模型 qwen2\.5-[\d.]+b 压缩/ : /暂无可用模型/)
   await page.getByTestId('template-green').click()
   await page.waitForTimeout(300)
   await page.screenshot({ path: 'artifacts/ppt-templates.png', fullPage: true }).catch(() => {})
@@ -73,7 +84,7 @@ test('答辩PPT: outline → template → pay → deck with previews, script, .p
   await page.waitForURL(/\/aippt\/list$/)
 
   // The deck is made by the task: previews of its first slides, and its size; one record.
-  await page.getByTestId('ppt-download').waitFor({ timeout: 60000 })
+  await page.getByTestId('ppt-download').waitFor({ timeout: 240000 })
   assert.equal(await page.locator('tr', { hasText: TITLE }).count(), 1)
   const row = page.locator('tr', { hasText: TITLE })
   assert.equal(await row.locator('img').count(), 3)
@@ -95,6 +106,14 @@ test('答辩PPT: outline → template → pay → deck with previews, script, .p
   await script.waitFor()
   assert.ok((await script.locator('img').count()) >= 6)
   assert.match(await script.innerText(), /下面介绍研究背景与意义/)
+  // What the model did: the bullets it shortened beside the paper's sentences, or that none passed.
+  const said = await page.locator('.ant-modal .ant-alert').innerText()
+  if (withModel) {
+    assert.match(said, /条由模型 local:qwen2\.5-[\d.]+b 压缩|未通过核对/)
+    if (/条由模型/.test(said)) assert.ok((await page.getByTestId('ppt-originals').count()) >= 1)
+  } else {
+    assert.match(said, /未能用模型压缩要点/)
+  }
   await page.waitForTimeout(300)
   await page.screenshot({ path: 'artifacts/ppt-script.png' }).catch(() => {})
   await page.keyboard.press('Escape')

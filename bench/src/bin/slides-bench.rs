@@ -15,6 +15,11 @@
 //!
 //!   cargo run --release -p wenjian-bench --bin slides-bench
 //!
+//! With `SLIDES_CONDENSE=qwen2.5-0.5b` (or another installed local model), each paper's 15-slide
+//! deck also has its long bullets shortened by that model (`slides::condense`): answers tried and
+//! adopted, rejections by reason, seconds per deck, numbers on the shortened bullets not in the
+//! paper (must be 0), and every answer with its verdict for reading.
+//!
 //! `SLIDES_PAPERS` papers (default 10); `SLIDES_NO_OFFICE=1` skips LibreOffice.
 
 use slides::deck::{DeckKind, DeckMeta, DeckRequest, SLIDE_COUNTS};
@@ -133,6 +138,8 @@ fn main() {
                     section("4 实验结果与分析", 1, vec![text(4)]),
                     section("5 结论与展望", 1, vec![text(5)]),
                 ],
+                tables: Vec::new(),
+                figures: Vec::new(),
             },
         ));
     }
@@ -179,7 +186,7 @@ fn main() {
             let began = std::time::Instant::now();
             let deck = slides::plan(paper, &request).expect("plan");
             let laid = pptx::layout(&deck, template, None).expect("layout");
-            let file = pptx::write(&deck, template, None).expect("write");
+            let file = pptx::write(&deck, template, None, &Default::default()).expect("write");
             millis.push(began.elapsed().as_secs_f64() * 1000.0);
             let bullets: Vec<&String> = deck
                 .slides
@@ -238,6 +245,9 @@ fn main() {
             }));
         }
     }
+    let condensed = std::env::var("SLIDES_CONDENSE")
+        .ok()
+        .map(|name| condense_all(&papers, &name, encoder.as_ref()));
     millis.sort_by(f64::total_cmp);
     let delivered_share = |asked: usize| {
         let of: Vec<&serde_json::Value> = rows.iter().filter(|r| r["asked"] == asked).collect();
@@ -268,8 +278,98 @@ fn main() {
             "words_outside_frames": outside_total,
             "ms_per_deck_p50": wenjian_bench::percentile(&millis, 50.0),
             "ms_per_deck_p95": wenjian_bench::percentile(&millis, 95.0),
+            "condensed": condensed,
             "decks": rows,
         }))
         .expect("json")
     );
+}
+
+/// Each paper's 15-slide deck with its long bullets shortened by the local model `name`.
+fn condense_all(
+    papers: &[(String, Paper)],
+    name: &str,
+    encoder: Option<&embed::UseEncoder>,
+) -> serde_json::Value {
+    let dir = wenjian_bench::models_dir().join(name);
+    let scorer =
+        llm::LocalScorer::load(&dir, name).expect("the local model (wenjian models fetch)");
+    let model = llm::generate::LocalChat::new(std::sync::Arc::new(scorer));
+    let runtime = tokio::runtime::Runtime::new().expect("runtime");
+    let similarity =
+        |a: &str, b: &str| encoder.map_or(1.0, |e| embed::cosine(&e.embed(a), &e.embed(b)));
+    let similarity: Option<&(dyn Fn(&str, &str) -> f32 + Send + Sync)> =
+        encoder.map(|_| &similarity as _);
+    let (mut tried, mut adopted, mut new_numbers) = (0usize, 0usize, 0usize);
+    let mut reasons: std::collections::BTreeMap<String, usize> = Default::default();
+    let mut seconds = Vec::new();
+    let mut answers = Vec::new();
+    let mut saved_chars = (0usize, 0usize);
+    for (field, paper) in papers {
+        let paper_text: String = paper
+            .sections
+            .iter()
+            .flat_map(|s| s.paragraphs.iter())
+            .cloned()
+            .collect();
+        let request = DeckRequest {
+            kind: DeckKind::Defence,
+            slides: 15,
+            meta: DeckMeta::default(),
+        };
+        let mut deck = slides::plan(paper, &request).expect("plan");
+        let began = std::time::Instant::now();
+        let report = runtime.block_on(slides::condense::condense(
+            &mut deck,
+            &model,
+            similarity,
+            &|_, _| {},
+        ));
+        seconds.push(began.elapsed().as_secs_f64());
+        tried += report.attempts.len();
+        adopted += report.adopted();
+        for a in &report.attempts {
+            match a.rejected {
+                Some(r) => {
+                    *reasons
+                        .entry(
+                            serde_json::to_value(r)
+                                .unwrap()
+                                .as_str()
+                                .unwrap_or("")
+                                .to_string(),
+                        )
+                        .or_default() += 1
+                }
+                None => {
+                    saved_chars.0 += a.sentence.chars().count();
+                    saved_chars.1 += a.answer.chars().count();
+                    new_numbers += slides::deck::numbers(&a.answer)
+                        .iter()
+                        .filter(|n| !paper_text.contains(n.as_str()))
+                        .count();
+                }
+            }
+            answers.push(serde_json::json!({
+                "field": field,
+                "sentence": a.sentence,
+                "answer": a.answer,
+                "cosine": a.cosine,
+                "rejected": a.rejected,
+            }));
+        }
+    }
+    seconds.sort_by(f64::total_cmp);
+    serde_json::json!({
+        "model": name,
+        "tried": tried,
+        "adopted": adopted,
+        "adopted_share": (adopted as f64 / tried.max(1) as f64 * 1000.0).round() / 1000.0,
+        "rejected": reasons,
+        "numbers_not_in_paper": new_numbers,
+        "chars_kept_of_adopted": (saved_chars.1 as f64 / saved_chars.0.max(1) as f64 * 1000.0).round() / 1000.0,
+        "seconds_per_deck_p50": wenjian_bench::percentile(&seconds, 50.0),
+        "seconds_per_deck_max": seconds.last(),
+        "answers": answers,
+    })
 }

@@ -7,7 +7,7 @@
 //! paragraphs into lines with the same [`layout`], so a line of the extracted text can always be
 //! traced back to the paragraph, and the characters of it, that it came from.
 
-use crate::{DocError, Extracted, Format, Heading, Limits};
+use crate::{DocError, Extracted, Format, Heading, Image, Limits, Table};
 use quick_xml::Reader;
 use quick_xml::events::{BytesStart, Event};
 use std::borrow::Cow;
@@ -109,17 +109,163 @@ fn read_part(
     name: &str,
     budget: &mut Budget<'_>,
     styles: &StyleLevels,
-) -> Result<Option<Vec<Para>>, DocError> {
+) -> Result<Option<(Vec<Para>, Objects)>, DocError> {
     let limit = budget.limits.max_part_bytes;
     let Some(part) = open_part(archive, name, limit)? else {
         return Ok(None);
     };
     let mut limited = std::io::BufReader::new(part);
-    let paragraphs = paragraphs(&mut limited, budget, styles)?;
+    let read = paragraphs(&mut limited, budget, styles)?;
     if limited.into_inner().limit() == 0 {
         return Err(too_big(name, limit));
     }
-    Ok(Some(paragraphs))
+    Ok(Some(read))
+}
+
+/// A table of a part as the walk met it: the paragraphs its cells hold (`first..end`) and the
+/// cells' texts by row.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct RawTable {
+    first: usize,
+    end: usize,
+    rows: Vec<Vec<String>>,
+}
+
+/// A picture of a part: the paragraph holding it, its relationship id, its shown size (EMU).
+#[derive(Debug, Clone)]
+pub(crate) struct RawImage {
+    para: usize,
+    rel: String,
+    cx: u64,
+    cy: u64,
+}
+
+/// Most tables and pictures kept from one document, rows and columns of a table, and
+/// characters of a cell: a real thesis stays far below them, a hostile file costs no more.
+const MAX_TABLES: usize = 300;
+const MAX_IMAGES: usize = 300;
+const MAX_ROWS: usize = 200;
+const MAX_COLUMNS: usize = 40;
+const MAX_CELL_CHARS: usize = 400;
+
+/// The tables and pictures of a part.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Objects {
+    tables: Vec<RawTable>,
+    images: Vec<RawImage>,
+}
+
+/// Follows `w:tbl`, `w:tr`, `w:tc` and pictures while a part's paragraphs are read. A table
+/// inside a table is part of its outer cell's text.
+#[derive(Default)]
+struct ObjectWalk {
+    depth: usize,
+    table: RawTable,
+    cell: Option<String>,
+    span: usize,
+    extent: (u64, u64),
+    out: Objects,
+}
+
+fn number_attr(e: &BytesStart<'_>, name: &[u8]) -> Option<u64> {
+    attr(e, name).and_then(|v| v.parse().ok())
+}
+
+impl ObjectWalk {
+    /// Sees one event; `paragraphs` is how many paragraphs closed before it.
+    fn event(&mut self, event: &Event<'_>, paragraphs: usize) {
+        match event {
+            Event::Start(e) => match e.name().as_ref() {
+                b"w:tbl" => {
+                    self.depth += 1;
+                    if self.depth == 1 {
+                        self.table = RawTable {
+                            first: paragraphs,
+                            ..RawTable::default()
+                        };
+                    }
+                }
+                b"w:tr" if self.depth == 1 => self.table.rows.push(Vec::new()),
+                b"w:tc" if self.depth == 1 => {
+                    self.cell = Some(String::new());
+                    self.span = 1;
+                }
+                b"a:blip" => self.blip(e, paragraphs),
+                _ => {}
+            },
+            Event::Empty(e) => match e.name().as_ref() {
+                b"w:gridSpan" if self.depth == 1 => {
+                    self.span = number_attr(e, b"w:val").unwrap_or(1).clamp(1, 64) as usize;
+                }
+                b"wp:extent" => {
+                    self.extent = (
+                        number_attr(e, b"cx").unwrap_or(0),
+                        number_attr(e, b"cy").unwrap_or(0),
+                    );
+                }
+                b"a:blip" => self.blip(e, paragraphs),
+                _ => {}
+            },
+            Event::End(e) => match e.name().as_ref() {
+                b"w:tc" if self.depth == 1 => {
+                    let text = self.cell.take().unwrap_or_default();
+                    if let Some(row) = self.table.rows.last_mut() {
+                        for k in 0..self.span {
+                            if row.len() < MAX_COLUMNS {
+                                row.push(if k == 0 { text.clone() } else { String::new() });
+                            }
+                        }
+                    }
+                }
+                b"w:tbl" => {
+                    if self.depth == 1 && self.out.tables.len() < MAX_TABLES {
+                        let mut table = std::mem::take(&mut self.table);
+                        table.end = paragraphs;
+                        table.rows.retain(|r| !r.is_empty());
+                        table.rows.truncate(MAX_ROWS);
+                        let width = table.rows.iter().map(Vec::len).max().unwrap_or(0);
+                        for row in &mut table.rows {
+                            row.resize(width, String::new());
+                        }
+                        if width > 0 {
+                            self.out.tables.push(table);
+                        }
+                    }
+                    self.depth = self.depth.saturating_sub(1);
+                }
+                _ => {}
+            },
+            _ => {}
+        }
+    }
+
+    /// A paragraph closed with `text`: a cell's text grows by it.
+    fn paragraph(&mut self, text: &str) {
+        if let Some(cell) = self.cell.as_mut() {
+            let text = text.trim();
+            if text.is_empty() || cell.chars().count() >= MAX_CELL_CHARS {
+                return;
+            }
+            if !cell.is_empty() {
+                cell.push(' ');
+            }
+            cell.extend(text.chars().take(MAX_CELL_CHARS));
+        }
+    }
+
+    fn blip(&mut self, e: &BytesStart<'_>, paragraphs: usize) {
+        if let Some(rel) = attr(e, b"r:embed")
+            && self.out.images.len() < MAX_IMAGES
+        {
+            let (cx, cy) = std::mem::take(&mut self.extent);
+            self.out.images.push(RawImage {
+                para: paragraphs,
+                rel,
+                cx,
+                cy,
+            });
+        }
+    }
 }
 
 fn attr(e: &BytesStart<'_>, name: &[u8]) -> Option<String> {
@@ -349,7 +495,7 @@ fn paragraphs(
     xml: impl std::io::BufRead,
     budget: &mut Budget<'_>,
     styles: &StyleLevels,
-) -> Result<Vec<Para>, DocError> {
+) -> Result<(Vec<Para>, Objects), DocError> {
     let mut reader = Reader::from_reader(xml);
     reader.config_mut().trim_text(false);
     let mut buf = Vec::new();
@@ -358,6 +504,7 @@ fn paragraphs(
     let mut current = String::new();
     let mut level: Option<u8> = None;
     let mut first = 0;
+    let mut objects = ObjectWalk::default();
     loop {
         let event = reader
             .read_event_into(&mut buf)
@@ -365,6 +512,7 @@ fn paragraphs(
         if matches!(event, Event::Eof) {
             break;
         }
+        objects.event(&event, out.len());
         match walker.step(&event)? {
             Step::ParaOpen => {
                 current.clear();
@@ -373,6 +521,7 @@ fn paragraphs(
             }
             Step::ParaClose => {
                 budget.paragraph()?;
+                objects.paragraph(&current);
                 out.push(Para {
                     text: std::mem::take(&mut current),
                     level: level.take(),
@@ -405,7 +554,7 @@ fn paragraphs(
         }
         buf.clear();
     }
-    Ok(out)
+    Ok((out, objects.out))
 }
 
 /// Where a line of the text comes from: characters `start..end` of paragraph `para` of
@@ -427,6 +576,10 @@ pub(crate) struct Layout {
     /// The first paragraph in the Title style, when there is one.
     pub title: Option<String>,
     pub parts: [Option<Vec<Para>>; 3],
+    /// The body's tables, by the lines their cells fill.
+    pub tables: Vec<Table>,
+    /// The body's pictures: the line at or after each, and what it is.
+    pub images: Vec<(usize, RawImage)>,
 }
 
 /// The lines of a paragraph's text, split at `\n`, `\r` and `\r\n`, each with the character
@@ -472,10 +625,10 @@ pub(crate) fn layout(archive: &mut Archive<'_>, limits: &Limits) -> Result<Layou
         paragraphs: 0,
     };
     let styles = StyleLevels::read(archive, limits)?;
-    let body = read_part(archive, PARTS[0], &mut budget, &styles)?
+    let (body, objects) = read_part(archive, PARTS[0], &mut budget, &styles)?
         .ok_or_else(|| corrupt("缺少 word/document.xml"))?;
-    let footnotes = read_part(archive, PARTS[1], &mut budget, &styles)?;
-    let endnotes = read_part(archive, PARTS[2], &mut budget, &styles)?;
+    let footnotes = read_part(archive, PARTS[1], &mut budget, &styles)?.map(|(p, _)| p);
+    let endnotes = read_part(archive, PARTS[2], &mut budget, &styles)?.map(|(p, _)| p);
     let parts = [Some(body), footnotes, endnotes];
 
     // The paragraphs' lines before tidying: (text, origin, heading level).
@@ -559,12 +712,35 @@ pub(crate) fn layout(archive: &mut Archive<'_>, limits: &Limits) -> Result<Layou
         .filter_map(|(line, level)| level.map(|level| Heading { line, level }))
         .collect();
     let title = title.or_else(|| first_heading_title(&lines, &headings));
+    // The first line from a body paragraph at or after paragraph `para`.
+    let line_at = |para: usize| {
+        origins
+            .iter()
+            .position(|o| o.is_some_and(|o| o.part == 0 && o.para >= para))
+            .unwrap_or(lines.len())
+    };
+    let tables = objects
+        .tables
+        .into_iter()
+        .map(|t| Table {
+            start_line: line_at(t.first),
+            end_line: line_at(t.end),
+            rows: t.rows,
+        })
+        .collect();
+    let images = objects
+        .images
+        .into_iter()
+        .map(|i| (line_at(i.para), i))
+        .collect();
     Ok(Layout {
         lines,
         origins,
         headings,
         title,
         parts,
+        tables,
+        images,
     })
 }
 
@@ -634,15 +810,119 @@ fn core_title(archive: &mut Archive<'_>, limits: &Limits) -> Option<String> {
     (cjk >= 4 && chars <= 100 && !placeholder).then_some(title)
 }
 
+/// The relationships of the body part: id → the part it targets, for internal targets.
+fn body_relationships(
+    archive: &mut Archive<'_>,
+    limits: &Limits,
+) -> std::collections::HashMap<String, String> {
+    let mut out = std::collections::HashMap::new();
+    let Ok(Some(part)) = open_part(
+        archive,
+        "word/_rels/document.xml.rels",
+        limits.max_part_bytes.min(4 << 20),
+    ) else {
+        return out;
+    };
+    let mut reader = Reader::from_reader(std::io::BufReader::new(part));
+    let mut buf = Vec::new();
+    while let Ok(event) = reader.read_event_into(&mut buf) {
+        match &event {
+            Event::Eof => break,
+            Event::Empty(e) | Event::Start(e) if e.name().as_ref() == b"Relationship" => {
+                let external = attr(e, b"TargetMode").is_some_and(|m| m == "External");
+                if let (Some(id), Some(target), false) =
+                    (attr(e, b"Id"), attr(e, b"Target"), external)
+                {
+                    out.insert(id, part_path("word", &target));
+                }
+            }
+            _ => {}
+        }
+        buf.clear();
+    }
+    out
+}
+
+/// A relationship's target as a path in the zip: absolute ("/word/media/a.png") or relative to
+/// `base` ("media/a.png", "../media/a.png").
+fn part_path(base: &str, target: &str) -> String {
+    let mut path: Vec<&str> = if target.starts_with('/') {
+        Vec::new()
+    } else {
+        base.split('/').collect()
+    };
+    for piece in target.split('/') {
+        match piece {
+            "" | "." => {}
+            ".." => {
+                path.pop();
+            }
+            p => path.push(p),
+        }
+    }
+    path.join("/")
+}
+
+/// The pictures the layout found, read from the zip up to `limits.image_bytes` in all: PNG and
+/// JPEG only (what every slide viewer draws), each picture once. A picture too big, missing or
+/// of another format is left out, not an error: the text is what the document is read for.
+fn read_images(
+    archive: &mut Archive<'_>,
+    found: Vec<(usize, RawImage)>,
+    limits: &Limits,
+) -> Vec<Image> {
+    if limits.image_bytes == 0 || found.is_empty() {
+        return Vec::new();
+    }
+    let targets = body_relationships(archive, limits);
+    let mut left = limits.image_bytes as u64;
+    let mut seen = std::collections::HashSet::new();
+    let mut out = Vec::new();
+    for (line, raw) in found {
+        let Some(path) = targets.get(&raw.rel) else {
+            continue;
+        };
+        if !seen.insert(path.clone()) || left == 0 {
+            continue;
+        }
+        let Ok(Some(mut part)) = open_part(archive, path, left) else {
+            continue;
+        };
+        let mut bytes = Vec::new();
+        if part.read_to_end(&mut bytes).is_err() || bytes.len() as u64 > left {
+            continue;
+        }
+        let ext = if bytes.starts_with(b"\x89PNG\r\n\x1a\n") {
+            "png"
+        } else if bytes.starts_with(&[0xFF, 0xD8, 0xFF]) {
+            "jpeg"
+        } else {
+            continue;
+        };
+        left -= bytes.len() as u64;
+        out.push(Image {
+            line,
+            ext: ext.into(),
+            bytes,
+            width_emu: raw.cx,
+            height_emu: raw.cy,
+        });
+    }
+    out
+}
+
 pub fn extract(bytes: &[u8], limits: &Limits) -> Result<Extracted, DocError> {
     let mut archive =
         zip::ZipArchive::new(std::io::Cursor::new(bytes)).map_err(|e| corrupt(e.to_string()))?;
     let layout = layout(&mut archive, limits)?;
+    let images = read_images(&mut archive, layout.images, limits);
     Ok(Extracted {
         text: layout.lines.join("\n"),
         format: Format::Docx,
         reader: "docx".into(),
         headings: layout.headings,
         title: layout.title.or_else(|| core_title(&mut archive, limits)),
+        tables: layout.tables,
+        images,
     })
 }

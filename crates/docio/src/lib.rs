@@ -1,7 +1,8 @@
 //! docio: turns an uploaded document into plain text, or says clearly why it cannot.
 //!
 //! In: .txt (UTF-8 with or without BOM, UTF-16 with BOM or detected, GBK/GB18030), .docx
-//! (paragraphs, heading levels, tables, footnotes and endnotes; images ignored) and .pdf (the
+//! (paragraphs, heading levels, tables, footnotes and endnotes; on request its tables' rows and its
+//! PNG/JPEG pictures as objects) and .pdf (the
 //! text layer, with Debian's `pdftotext` as a fallback under a timeout). An empty or garbled text
 //! layer is refused, never passed on to be reported as a low ratio. Every reader returns an error
 //! for bad input and never panics (property tests feed them random and truncated bytes).
@@ -48,6 +49,10 @@ pub struct Limits {
     pub max_zip_entries: usize,
     /// Paragraphs in one document, empty ones included.
     pub max_paragraphs: usize,
+    /// Bytes of the pictures a .docx holds to read (PNG and JPEG, in the body); 0 reads none.
+    /// Only a reader that shows them (slides) asks: a check needs the text alone.
+    #[serde(default)]
+    pub image_bytes: usize,
 }
 
 impl Default for Limits {
@@ -62,6 +67,7 @@ impl Default for Limits {
             max_part_bytes: 100 * 1024 * 1024,
             max_zip_entries: 5_000,
             max_paragraphs: 100_000,
+            image_bytes: 0,
         }
     }
 }
@@ -102,6 +108,51 @@ pub struct Extracted {
     /// plausible title in the document's properties.
     #[serde(default)]
     pub title: Option<String>,
+    /// The body's tables (.docx); their cells are in `text` too, one line per cell paragraph.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tables: Vec<Table>,
+    /// The body's pictures (.docx, when `Limits::image_bytes` asks for them).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub images: Vec<Image>,
+}
+
+/// A table of a .docx body: the lines of `text` its cells fill (`start_line..end_line`) and its
+/// rows of cell texts (a merged cell's text in its first column, the columns it spans empty;
+/// every row as long as the longest).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Table {
+    pub start_line: usize,
+    pub end_line: usize,
+    pub rows: Vec<Vec<String>>,
+}
+
+/// A picture of a .docx body: the first line of `text` at or after the paragraph holding it
+/// (often its caption, "图3-1 …"), the file as stored in the .docx, and the size it is shown at.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Image {
+    pub line: usize,
+    /// "png" or "jpeg", from the file's first bytes.
+    pub ext: String,
+    #[serde(with = "base64_bytes")]
+    pub bytes: Vec<u8>,
+    pub width_emu: u64,
+    pub height_emu: u64,
+}
+
+/// Bytes as base64 in JSON (the child's reply), not as an array of numbers.
+pub(crate) mod base64_bytes {
+    use base64::Engine as _;
+    use base64::engine::general_purpose::STANDARD;
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(bytes: &[u8], s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&STANDARD.encode(bytes))
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<u8>, D::Error> {
+        let text = String::deserialize(d)?;
+        STANDARD.decode(text).map_err(serde::de::Error::custom)
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error, Serialize, Deserialize)]
@@ -210,6 +261,8 @@ pub fn extract(bytes: &[u8], file_name: &str, limits: &Limits) -> Result<Extract
                 reader: encoding.into(),
                 headings: vec![],
                 title: None,
+                tables: vec![],
+                images: vec![],
             }
         }
         Format::Docx => docx::extract(bytes, limits)?,

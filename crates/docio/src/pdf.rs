@@ -199,6 +199,8 @@ pub fn extract(bytes: &[u8], limits: &Limits) -> Result<Extracted, DocError> {
             reader: "pdf-extract".into(),
             headings: vec![],
             title: None,
+            tables: vec![],
+            images: vec![],
         });
     }
     let second = with_pdftotext(bytes, limits);
@@ -209,6 +211,8 @@ pub fn extract(bytes: &[u8], limits: &Limits) -> Result<Extracted, DocError> {
             reader: "pdftotext".into(),
             headings: vec![],
             title: None,
+            tables: vec![],
+            images: vec![],
         });
     }
     if first.is_none() && second.is_none() {

@@ -37,6 +37,15 @@ pub enum Block {
         header: Vec<String>,
         rows: Vec<Vec<String>>,
     },
+    /// A picture (PNG or JPEG) of `width` × `height` pixels, centred, its numbered caption
+    /// below.
+    Figure {
+        caption: String,
+        #[serde(with = "crate::base64_bytes")]
+        image: Vec<u8>,
+        width: u32,
+        height: u32,
+    },
 }
 
 /// A chapter (level 1), section (2) or subsection (3) with its content.
@@ -358,8 +367,15 @@ struct Writer {
     toc: Vec<TocEntry>,
     bookmarks: u32,
     tables: u32,
+    /// The pictures of figures, in order: their extension and bytes.
+    figures: Vec<(&'static str, Vec<u8>)>,
     /// `Thesis::short_form`.
     short: bool,
+}
+
+/// The relationship id of figure `n` (from 1), after the fixed ones.
+fn figure_rel(n: usize) -> String {
+    format!("rIdFigure{n}")
 }
 
 impl Writer {
@@ -479,6 +495,12 @@ impl Writer {
                         header,
                         rows,
                     } => self.table(caption, header, rows, &mut pager),
+                    Block::Figure {
+                        caption,
+                        image,
+                        width,
+                        height,
+                    } => self.figure(caption, image, (*width, *height), &mut pager),
                 }
             }
         }
@@ -501,6 +523,48 @@ impl Writer {
             pager.add(3.0);
             self.body_text(&thesis.acknowledgements, false, &mut pager);
         }
+    }
+
+    /// A picture as an inline drawing, at most the text's width and 9 cm high, its numbered
+    /// caption below. Anything but a PNG or JPEG is left out (a viewer could not draw it).
+    fn figure(
+        &mut self,
+        caption: &str,
+        image: &[u8],
+        (width, height): (u32, u32),
+        pager: &mut Pager,
+    ) {
+        let ext = if image.starts_with(b"\x89PNG\r\n\x1a\n") {
+            "png"
+        } else if image.starts_with(&[0xFF, 0xD8, 0xFF]) {
+            "jpeg"
+        } else {
+            return;
+        };
+        if width == 0 || height == 0 {
+            return;
+        }
+        self.figures.push((ext, image.to_vec()));
+        let n = self.figures.len();
+        // EMU: a twip is 635; 9 cm is 3,240,000.
+        let max_w = f64::from(TEXT_W) * 635.0;
+        let scale = (max_w / f64::from(width)).min(3_240_000.0 / f64::from(height));
+        let (cx, cy) = (
+            (f64::from(width) * scale) as u64,
+            (f64::from(height) * scale) as u64,
+        );
+        let a = "http://schemas.openxmlformats.org/drawingml/2006/main";
+        let pic = "http://schemas.openxmlformats.org/drawingml/2006/picture";
+        let _ = write!(
+            self.xml,
+            r#"<w:p><w:pPr><w:keepNext/><w:spacing w:before="120" w:after="0"/><w:ind w:firstLine="0"/><w:jc w:val="center"/></w:pPr><w:r><w:drawing><wp:inline distT="0" distB="0" distL="0" distR="0"><wp:extent cx="{cx}" cy="{cy}"/><wp:docPr id="{n}" name="图片 {n}"/><wp:cNvGraphicFramePr><a:graphicFrameLocks xmlns:a="{a}" noChangeAspect="1"/></wp:cNvGraphicFramePr><a:graphic xmlns:a="{a}"><a:graphicData uri="{pic}"><pic:pic xmlns:pic="{pic}"><pic:nvPicPr><pic:cNvPr id="{n}" name="figure{n}.{ext}"/><pic:cNvPicPr/></pic:nvPicPr><pic:blipFill><a:blip r:embed="{}"/><a:stretch><a:fillRect/></a:stretch></pic:blipFill><pic:spPr><a:xfrm><a:off x="0" y="0"/><a:ext cx="{cx}" cy="{cy}"/></a:xfrm><a:prstGeom prst="rect"><a:avLst/></a:prstGeom></pic:spPr></pic:pic></a:graphicData></a:graphic></wp:inline></w:drawing></w:r></w:p>"#,
+            figure_rel(n)
+        );
+        let caption = format!("图{n} {}", one_line(caption));
+        self.xml
+            .push_str(&para("Caption", "", &run(caption.trim_end(), "")));
+        // A line is about 0.8 cm of the page.
+        pager.add(cy as f32 / 288_000.0 + 1.5);
     }
 
     /// A three-line table with its numbered caption above: rules above and below the table and
@@ -680,7 +744,8 @@ fn toc(entries: &[TocEntry]) -> String {
     xml
 }
 
-fn document(thesis: &Thesis) -> String {
+/// The body part, and the pictures its figures show.
+fn document(thesis: &Thesis) -> (String, Vec<(&'static str, Vec<u8>)>) {
     let mut writer = Writer {
         short: thesis.short_form,
         ..Writer::default()
@@ -694,7 +759,7 @@ fn document(thesis: &Thesis) -> String {
 
     let mut xml = format!(
         r#"{XML_HEAD}
-<w:document xmlns:w="{W_NS}" xmlns:r="{R_NS}"><w:body>"#
+<w:document xmlns:w="{W_NS}" xmlns:r="{R_NS}" xmlns:wp="http://schemas.openxmlformats.org/drawingml/2006/wordprocessingDrawing"><w:body>"#
     );
     xml.push_str(&cover(&thesis.cover));
     if !thesis.short_form {
@@ -718,7 +783,7 @@ fn document(thesis: &Thesis) -> String {
         r#"<w:pgNumType w:fmt="decimal" w:start="1"/>"#,
     ));
     xml.push_str("</w:body></w:document>");
-    xml
+    (xml, writer.figures)
 }
 
 fn header(title: &str) -> String {
@@ -957,7 +1022,7 @@ fn content_types() -> String {
     let main = "application/vnd.openxmlformats-officedocument.wordprocessingml";
     format!(
         r#"{XML_HEAD}
-<Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/><Default Extension="xml" ContentType="application/xml"/><Override PartName="/word/document.xml" ContentType="{main}.document.main+xml"/><Override PartName="/word/styles.xml" ContentType="{main}.styles+xml"/><Override PartName="/word/numbering.xml" ContentType="{main}.numbering+xml"/><Override PartName="/word/settings.xml" ContentType="{main}.settings+xml"/><Override PartName="/word/fontTable.xml" ContentType="{main}.fontTable+xml"/><Override PartName="/word/header1.xml" ContentType="{main}.header+xml"/><Override PartName="/word/footer1.xml" ContentType="{main}.footer+xml"/><Override PartName="/word/footer2.xml" ContentType="{main}.footer+xml"/><Override PartName="/docProps/core.xml" ContentType="application/vnd.openxmlformats-package.core-properties+xml"/><Override PartName="/docProps/app.xml" ContentType="application/vnd.openxmlformats-officedocument.extended-properties+xml"/></Types>"#
+<Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/><Default Extension="xml" ContentType="application/xml"/><Default Extension="png" ContentType="image/png"/><Default Extension="jpeg" ContentType="image/jpeg"/><Override PartName="/word/document.xml" ContentType="{main}.document.main+xml"/><Override PartName="/word/styles.xml" ContentType="{main}.styles+xml"/><Override PartName="/word/numbering.xml" ContentType="{main}.numbering+xml"/><Override PartName="/word/settings.xml" ContentType="{main}.settings+xml"/><Override PartName="/word/fontTable.xml" ContentType="{main}.fontTable+xml"/><Override PartName="/word/header1.xml" ContentType="{main}.header+xml"/><Override PartName="/word/footer1.xml" ContentType="{main}.footer+xml"/><Override PartName="/word/footer2.xml" ContentType="{main}.footer+xml"/><Override PartName="/docProps/core.xml" ContentType="application/vnd.openxmlformats-package.core-properties+xml"/><Override PartName="/docProps/app.xml" ContentType="application/vnd.openxmlformats-officedocument.extended-properties+xml"/></Types>"#
     )
 }
 
@@ -977,11 +1042,26 @@ pub fn write_thesis_docx(thesis: &Thesis) -> Result<Vec<u8>, std::io::Error> {
     let mut zip = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
     let options = zip::write::SimpleFileOptions::default()
         .compression_method(zip::CompressionMethod::Deflated);
+    let (body, figures) = document(thesis);
+    let mut document_rels = DOCUMENT_RELS.replace("</Relationships>", "");
+    for (k, (ext, _)) in figures.iter().enumerate() {
+        let _ = write!(
+            document_rels,
+            r#"<Relationship Id="{}" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/image" Target="media/figure{}.{ext}"/>"#,
+            figure_rel(k + 1),
+            k + 1
+        );
+    }
+    document_rels.push_str("</Relationships>");
+    for (k, (ext, bytes)) in figures.iter().enumerate() {
+        zip.start_file(format!("word/media/figure{}.{ext}", k + 1), options)?;
+        zip.write_all(bytes)?;
+    }
     for (name, content) in [
         ("[Content_Types].xml", content_types()),
         ("_rels/.rels", ROOT_RELS.to_string()),
-        ("word/document.xml", document(thesis)),
-        ("word/_rels/document.xml.rels", DOCUMENT_RELS.to_string()),
+        ("word/document.xml", body),
+        ("word/_rels/document.xml.rels", document_rels),
         ("word/styles.xml", styles()),
         ("word/numbering.xml", numbering()),
         ("word/settings.xml", settings()),

@@ -271,10 +271,16 @@ proptest! {
     }
 
     #[test]
-    fn truncated_documents_get_an_error_or_text(cut in 0usize..2000, which in 0usize..2) {
-        let doc = if which == 0 { sample_docx() } else { sample_pdf(Some("Truncated documents must not crash the reader")) };
+    fn truncated_documents_get_an_error_or_text(cut in 0usize..2000, which in 0usize..3) {
+        let doc = match which {
+            0 => sample_docx(),
+            1 => sample_pdf(Some("Truncated documents must not crash the reader")),
+            _ => objects_docx(&TINY_PNG),
+        };
         let cut = cut.min(doc.len());
-        let _ = extract(&doc[..cut], if which == 0 { "a.docx" } else { "a.pdf" }, &Limits::default());
+        // Pictures asked for: their reading meets the cut too.
+        let limits = Limits { image_bytes: 1 << 20, ..Limits::default() };
+        let _ = extract(&doc[..cut], if which == 1 { "a.pdf" } else { "a.docx" }, &limits);
     }
 }
 
@@ -337,4 +343,124 @@ fn reading_stops_once_the_character_limit_is_passed() {
     };
     let err = extract(&pdf, "long.pdf", &limits).unwrap_err();
     assert_eq!(err.code(), "too_many_characters", "{err}");
+}
+
+/// A 1×1 PNG (red), whole: signature, IHDR, IDAT, IEND.
+const TINY_PNG: [u8; 69] = [
+    0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0x00, 0x00, 0x00, 0x0D, 0x49, 0x48, 0x44, 0x52,
+    0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x01, 0x08, 0x02, 0x00, 0x00, 0x00, 0x90, 0x77, 0x53,
+    0xDE, 0x00, 0x00, 0x00, 0x0C, 0x49, 0x44, 0x41, 0x54, 0x08, 0xD7, 0x63, 0xF8, 0xCF, 0xC0, 0x00,
+    0x00, 0x03, 0x01, 0x01, 0x00, 0x18, 0xDD, 0x8D, 0xB0, 0x00, 0x00, 0x00, 0x00, 0x49, 0x45, 0x4E,
+    0x44, 0xAE, 0x42, 0x60, 0x82,
+];
+
+fn drawing(rel: &str, cx: u64, cy: u64) -> String {
+    format!(
+        r#"<w:p><w:r><w:drawing><wp:inline xmlns:wp="http://schemas.openxmlformats.org/drawingml/2006/wordprocessingDrawing"><wp:extent cx="{cx}" cy="{cy}"/><a:graphic xmlns:a="http://schemas.openxmlformats.org/drawingml/2006/main"><a:graphicData><pic:pic xmlns:pic="http://schemas.openxmlformats.org/drawingml/2006/picture"><pic:blipFill><a:blip xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships" r:embed="{rel}"/></pic:blipFill></pic:pic></a:graphicData></a:graphic></wp:inline></w:drawing></w:r></w:p>"#
+    )
+}
+
+fn objects_docx(png: &[u8]) -> Vec<u8> {
+    let cell = |t: &str| format!("<w:tc>{}</w:tc>", para(None, &run(t)));
+    let body = [
+        para(Some("Heading1"), &run("第4章 实验结果")),
+        para(None, &run("表4-1 各模型的识别准确率")),
+        format!(
+            "<w:tbl><w:tr>{}{}</w:tr><w:tr>{}{}</w:tr><w:tr><w:tc><w:tcPr><w:gridSpan w:val=\"2\"/></w:tcPr>{}</w:tc></w:tr></w:tbl>",
+            cell("模型"),
+            cell("准确率"),
+            cell("本文方法"),
+            cell("96.2%"),
+            para(None, &run("注：测试集共1000张"))
+        ),
+        para(None, &run("如表4-1所示，本文方法最优。")),
+        drawing("rIdImg", 3_600_000, 1_800_000),
+        para(None, &run("图4-1 识别结果示例")),
+        drawing("rIdImg", 3_600_000, 1_800_000),
+        drawing("rIdGone", 100, 100),
+        drawing("rIdWeb", 100, 100),
+    ];
+    let rels = r#"<?xml version="1.0"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rIdImg" Type="image" Target="media/image1.png"/><Relationship Id="rIdGone" Type="image" Target="media/missing.png"/><Relationship Id="rIdWeb" Type="image" Target="http://example.com/a.png" TargetMode="External"/></Relationships>"#;
+    let document = format!(
+        r#"<?xml version="1.0" encoding="UTF-8"?><w:document {W}><w:body>{}</w:body></w:document>"#,
+        body.concat()
+    );
+    let mut out = std::io::Cursor::new(Vec::new());
+    {
+        let mut zip = zip::ZipWriter::new(&mut out);
+        let options = zip::write::SimpleFileOptions::default();
+        for (name, content) in [
+            ("[Content_Types].xml", "<Types/>".as_bytes()),
+            ("word/document.xml", document.as_bytes()),
+            ("word/_rels/document.xml.rels", rels.as_bytes()),
+            ("word/media/image1.png", png),
+        ] {
+            zip.start_file(name, options).unwrap();
+            zip.write_all(content).unwrap();
+        }
+        zip.finish().unwrap();
+    }
+    out.into_inner()
+}
+
+#[test]
+fn a_docx_gives_its_tables_by_rows_and_on_request_its_pictures() {
+    let docx = objects_docx(&TINY_PNG);
+    let out = extract(&docx, "论文.docx", &Limits::default()).unwrap();
+    let lines: Vec<&str> = out.text.lines().collect();
+    assert_eq!(out.tables.len(), 1);
+    let table = &out.tables[0];
+    assert_eq!(
+        table.rows,
+        vec![
+            vec!["模型", "准确率"],
+            vec!["本文方法", "96.2%"],
+            vec!["注：测试集共1000张", ""],
+        ]
+    );
+    // The table's lines are its cells, between the caption and the sentence after it.
+    assert_eq!(lines[table.start_line - 1], "表4-1 各模型的识别准确率");
+    assert_eq!(
+        &lines[table.start_line..table.end_line],
+        ["模型", "准确率", "本文方法", "96.2%", "注：测试集共1000张"]
+    );
+    assert_eq!(lines[table.end_line], "如表4-1所示，本文方法最优。");
+    // Pictures are read only when asked for.
+    assert!(out.images.is_empty());
+
+    let limits = Limits {
+        image_bytes: 1 << 20,
+        ..Limits::default()
+    };
+    let out = extract(&docx, "论文.docx", &limits).unwrap();
+    // One picture: the second use of the same file, the missing file and the web link are not.
+    assert_eq!(out.images.len(), 1);
+    let image = &out.images[0];
+    assert_eq!(image.ext, "png");
+    assert_eq!(image.bytes, TINY_PNG);
+    assert_eq!((image.width_emu, image.height_emu), (3_600_000, 1_800_000));
+    assert_eq!(lines[image.line], "图4-1 识别结果示例");
+    // The reply of the isolated reader carries the picture through JSON.
+    let json = serde_json::to_string(&out).unwrap();
+    let back: docio::Extracted = serde_json::from_str(&json).unwrap();
+    assert_eq!(back, out);
+
+    // A picture over the budget, or not a PNG or JPEG, is left out; the text is still read.
+    let small = Limits {
+        image_bytes: 10,
+        ..Limits::default()
+    };
+    assert!(
+        extract(&docx, "论文.docx", &small)
+            .unwrap()
+            .images
+            .is_empty()
+    );
+    let gif = objects_docx(b"GIF89a\x01\x00\x01\x00");
+    assert!(
+        extract(&gif, "论文.docx", &limits)
+            .unwrap()
+            .images
+            .is_empty()
+    );
 }

@@ -176,6 +176,9 @@ pub struct Config {
     /// Price of one defence deck (答辩PPT), in fen, whatever its length; another template for a
     /// finished deck is free.
     pub ppt_price_fen: i64,
+    /// Whether a deck's long bullets are shortened by the model that writes papers (the
+    /// endpoint, else the local model), each answer checked against the paper's sentence.
+    pub ppt_condense: bool,
     /// Paragraphs of one task rewritten at the same time.
     pub rewrite_concurrency: usize,
     /// The local model that rewrites when no endpoint serves: `qwen2.5-0.5b` or `qwen2.5-1.5b`
@@ -266,6 +269,7 @@ impl Default for Config {
             chat_provider: "auto".into(),
             paper_provider: "auto".into(),
             ppt_price_fen: 1_990,
+            ppt_condense: true,
             paper_price_tiers: [
                 (5_000, 2_990),
                 (8_000, 3_990),

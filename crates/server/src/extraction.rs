@@ -135,8 +135,9 @@ impl Extractor {
             }
         };
         let mut stdout = child.stdout.take();
-        // The reply holds at most the character limit of text (as UTF-8 in JSON).
-        let most = limits.max_chars as u64 * 16 + (1 << 20);
+        // The reply holds at most the character limit of text (as UTF-8 in JSON) and the
+        // pictures asked for (as base64).
+        let most = limits.max_chars as u64 * 16 + limits.image_bytes as u64 * 4 / 3 + (1 << 20);
         let read = async move {
             let mut out = Vec::new();
             if let Some(stdout) = stdout.as_mut() {

@@ -85,6 +85,7 @@ pub fn task_handlers(
         Arc::new(api::paper::package::OtherHandler::new(models.clone()));
     let chat: Arc<dyn worker::TaskHandler> =
         Arc::new(api::chat::task::ChatHandler::new(models.clone()));
+    let slides_models = models.clone();
     fn over<L: simcheck::Library + 'static>(
         library: Arc<L>,
         encoder: Option<Arc<embed::UseEncoder>>,
@@ -140,6 +141,7 @@ pub fn task_handlers(
     handlers.push(chat);
     handlers.push(Arc::new(api::ppt::task::PptHandler::new(
         config.file_store(store),
+        config.ppt_condense.then_some(slides_models),
     )));
     handlers.push(reload);
     handlers.push(package);

@@ -23,6 +23,9 @@ pub enum Feature {
     Chat,
     /// Paper generation (论文生成).
     Paper,
+    /// Shortening a deck's bullets (答辩PPT): served as papers are (the larger local model,
+    /// when installed, keeps half its answers against the small one's third; see docs/slides.md).
+    Slides,
 }
 
 type Loaded<T> = OnceCell<Result<Arc<T>, String>>;
@@ -177,7 +180,9 @@ impl ModelHub {
         match feature {
             Feature::Rewrite if self.rewrite_local == OBSERVER_MODEL => OBSERVER_MODEL,
             // Writing a paper needs what the small model cannot do: take the larger when installed.
-            Feature::Paper if installed(&self.models_dir, OBSERVER_MODEL) => OBSERVER_MODEL,
+            Feature::Paper | Feature::Slides if installed(&self.models_dir, OBSERVER_MODEL) => {
+                OBSERVER_MODEL
+            }
             _ => LOCAL_MODEL,
         }
     }
@@ -216,7 +221,7 @@ impl ModelHub {
         let provider = match feature {
             Feature::Rewrite => &self.rewrite_provider,
             Feature::Chat => &self.chat_provider,
-            Feature::Paper => &self.paper_provider,
+            Feature::Paper | Feature::Slides => &self.paper_provider,
         };
         match provider.as_str() {
             "local" => false,

@@ -4,7 +4,7 @@
 //! carry no facts.
 
 use crate::SlidesError;
-use crate::paper::{Paper, Section};
+use crate::paper::{Figure, Paper, Section, Table};
 use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -59,6 +59,10 @@ pub enum SlideKind {
     Bullets,
     /// The technical route: steps as shapes joined by arrows.
     Route,
+    /// One of the paper's tables, as a table (`rows`), its caption the one bullet.
+    Table,
+    /// One of the paper's figures (`figure`), its caption the one bullet.
+    Figure,
     Thanks,
 }
 
@@ -71,6 +75,42 @@ pub struct Slide {
     pub notes: String,
     /// Estimated speaking time of the notes.
     pub seconds: u32,
+    /// A table slide's rows as the paper gives them, the first the header.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub rows: Vec<Vec<String>>,
+    /// A figure slide's picture.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub figure: Option<FigureRef>,
+    /// The bullets as drawn from the paper, when a model shortened some of them (`bullets`
+    /// holds the shortened ones); empty when none was.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub originals: Vec<String>,
+}
+
+/// Which of the paper's figures a slide shows, and its size in pixels (to place it without
+/// reading it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FigureRef {
+    /// Index in `Paper::figures`.
+    pub index: usize,
+    pub width: u32,
+    pub height: u32,
+}
+
+impl Slide {
+    /// A slide of text, its time from its notes.
+    pub fn new(kind: SlideKind, title: String, bullets: Vec<String>, notes: String) -> Slide {
+        Slide {
+            kind,
+            title,
+            bullets,
+            seconds: seconds_of(&notes),
+            notes,
+            rows: Vec::new(),
+            figure: None,
+            originals: Vec::new(),
+        }
+    }
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -87,6 +127,9 @@ pub struct Deck {
     pub kind: DeckKind,
     pub meta: DeckMeta,
     pub slides: Vec<Slide>,
+    /// The model that shortened some bullets (`crate::condense`), if one did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub condensed_by: Option<String>,
 }
 
 impl Deck {
@@ -502,6 +545,8 @@ pub fn plan(paper: &Paper, request: &DeckRequest) -> Result<Deck, SlidesError> {
     // research is that part wherever the paper puts it (often inside 绪论); a part the paper
     // returns to later joins its first place.
     let mut merged: Vec<(Part, Vec<&Section>)> = Vec::new();
+    // The part of each of the paper's sections (chapters hold them all, in order).
+    let mut part_of_section: Vec<Part> = Vec::with_capacity(paper.sections.len());
     for (chapter, part) in chapters.iter().zip(&placed) {
         for (i, section) in chapter.sections.iter().enumerate() {
             let part = if i > 0
@@ -514,6 +559,7 @@ pub fn plan(paper: &Paper, request: &DeckRequest) -> Result<Deck, SlidesError> {
             } else {
                 *part
             };
+            part_of_section.push(part);
             match merged.iter_mut().find(|(p, _)| *p == part) {
                 Some((_, sections)) => sections.push(section),
                 None => merged.push((part, vec![section])),
@@ -538,6 +584,14 @@ pub fn plan(paper: &Paper, request: &DeckRequest) -> Result<Deck, SlidesError> {
     let content_budget = request
         .slides
         .saturating_sub(fixed + part_pages)
+        .max(parts.len());
+    // The paper's own tables and figures take some of the content slides.
+    let present: Vec<Part> = parts.iter().map(|(p, _)| *p).collect();
+    let mut objects = choose_objects(paper, &part_of_section, &present, request.slides);
+    // Only where every part keeps a slide of its own text.
+    objects.truncate(content_budget.saturating_sub(parts.len()));
+    let content_budget = content_budget
+        .saturating_sub(objects.len())
         .max(parts.len());
 
     // Content slides per part: at least one, the rest by how much each part says; a conclusion
@@ -602,13 +656,12 @@ pub fn plan(paper: &Paper, request: &DeckRequest) -> Result<Deck, SlidesError> {
             _ => "汇报",
         }
     );
-    slides.push(Slide {
-        kind: SlideKind::Cover,
-        title: title.clone(),
-        bullets: Vec::new(),
-        seconds: seconds_of(&greeting),
-        notes: greeting.trim_end_matches('，').to_string(),
-    });
+    slides.push(Slide::new(
+        SlideKind::Cover,
+        title.clone(),
+        Vec::new(),
+        greeting.trim_end_matches('，').to_string(),
+    ));
     let part_titles: Vec<String> = parts
         .iter()
         .map(|(p, _)| p.title(kind).to_string())
@@ -618,13 +671,12 @@ pub fn plan(paper: &Paper, request: &DeckRequest) -> Result<Deck, SlidesError> {
         parts.len(),
         part_titles.join("、")
     );
-    slides.push(Slide {
-        kind: SlideKind::Contents,
-        title: "目录".into(),
-        bullets: part_titles.clone(),
-        seconds: seconds_of(&contents_notes),
-        notes: contents_notes,
-    });
+    slides.push(Slide::new(
+        SlideKind::Contents,
+        "目录".into(),
+        part_titles.clone(),
+        contents_notes,
+    ));
 
     for (index, ((part, sections), count)) in parts.iter().zip(&per_part).enumerate() {
         if with_part_pages {
@@ -633,23 +685,21 @@ pub fn plan(paper: &Paper, request: &DeckRequest) -> Result<Deck, SlidesError> {
                 chinese_number(index + 1),
                 part.title(kind)
             );
-            slides.push(Slide {
-                kind: SlideKind::Section,
-                title: part.title(kind).to_string(),
-                bullets: vec![format!("第{}部分", chinese_number(index + 1))],
-                seconds: seconds_of(&notes),
+            slides.push(Slide::new(
+                SlideKind::Section,
+                part.title(kind).to_string(),
+                vec![format!("第{}部分", chinese_number(index + 1))],
                 notes,
-            });
+            ));
         }
         if *part == Part::Methods && with_route {
             let notes = route_notes(&route_steps);
-            slides.push(Slide {
-                kind: SlideKind::Route,
-                title: "技术路线".into(),
-                bullets: route_steps.clone(),
-                seconds: seconds_of(&notes),
+            slides.push(Slide::new(
+                SlideKind::Route,
+                "技术路线".into(),
+                route_steps.clone(),
                 notes,
-            });
+            ));
         }
         slides.extend(part_slides(
             *part,
@@ -659,6 +709,12 @@ pub fn plan(paper: &Paper, request: &DeckRequest) -> Result<Deck, SlidesError> {
             kind,
             script_chars,
         ));
+        slides.extend(
+            objects
+                .iter()
+                .filter(|o| part_of_section.get(o.section()) == Some(part))
+                .map(|o| object_slide(paper, o)),
+        );
     }
     if with_route && !parts.iter().any(|(p, _)| *p == Part::Methods) {
         // No methods part: the route goes before the last part.
@@ -668,23 +724,21 @@ pub fn plan(paper: &Paper, request: &DeckRequest) -> Result<Deck, SlidesError> {
         let notes = route_notes(&route_steps);
         slides.insert(
             at,
-            Slide {
-                kind: SlideKind::Route,
-                title: "技术路线".into(),
-                bullets: route_steps.clone(),
-                seconds: seconds_of(&notes),
+            Slide::new(
+                SlideKind::Route,
+                "技术路线".into(),
+                route_steps.clone(),
                 notes,
-            },
+            ),
         );
     }
     let thanks = "我的汇报到此结束，恳请各位老师批评指正，谢谢！".to_string();
-    slides.push(Slide {
-        kind: SlideKind::Thanks,
-        title: "敬请各位老师批评指正".into(),
-        bullets: Vec::new(),
-        seconds: seconds_of(&thanks),
-        notes: thanks,
-    });
+    slides.push(Slide::new(
+        SlideKind::Thanks,
+        "敬请各位老师批评指正".into(),
+        Vec::new(),
+        thanks,
+    ));
     if slides
         .iter()
         .filter(|s| s.kind == SlideKind::Bullets)
@@ -698,6 +752,7 @@ pub fn plan(paper: &Paper, request: &DeckRequest) -> Result<Deck, SlidesError> {
         kind,
         meta: request.meta.clone(),
         slides,
+        condensed_by: None,
     };
     fit_time(&mut deck);
     Ok(deck)
@@ -799,15 +854,214 @@ fn part_slides(
                     spare -= len;
                 }
             }
-            Slide {
-                kind: SlideKind::Bullets,
-                title: slide_title,
-                bullets: chosen.into_iter().filter_map(|c| c.text).collect(),
-                seconds: seconds_of(&notes),
+            Slide::new(
+                SlideKind::Bullets,
+                slide_title,
+                chosen.into_iter().filter_map(|c| c.text).collect(),
                 notes,
-            }
+            )
         })
         .collect()
+}
+
+/// A table or a figure of the paper chosen for a slide.
+enum Object<'a> {
+    Table(&'a Table),
+    /// The figure and its index in `Paper::figures`.
+    Figure(&'a Figure, usize),
+}
+
+impl Object<'_> {
+    fn section(&self) -> usize {
+        match self {
+            Object::Table(t) => t.section,
+            Object::Figure(f, _) => f.section,
+        }
+    }
+
+    fn caption(&self) -> &str {
+        match self {
+            Object::Table(t) => &t.caption,
+            Object::Figure(f, _) => &f.caption,
+        }
+    }
+}
+
+/// Rows of a table a slide shows (the header and nine rows); a longer table is shown in part,
+/// and its caption says so.
+const TABLE_MAX_ROWS: usize = 10;
+/// Columns of a table a slide can show legibly.
+const TABLE_MAX_COLUMNS: usize = 8;
+/// Characters of the longest cell of a table a slide can show.
+const TABLE_MAX_CELL: usize = 40;
+
+/// Whether a slide can show `table`: two to eight columns, a header and a row at least, short
+/// cells, most of them filled.
+fn showable(table: &Table) -> bool {
+    let columns = table.rows.first().map_or(0, Vec::len);
+    let cells: Vec<&String> = table.rows.iter().take(TABLE_MAX_ROWS).flatten().collect();
+    let filled = cells.iter().filter(|c| !c.trim().is_empty()).count();
+    (2..=TABLE_MAX_COLUMNS).contains(&columns)
+        && table.rows.len() >= 2
+        && cells.iter().all(|c| c.chars().count() <= TABLE_MAX_CELL)
+        && filled * 3 >= cells.len() * 2
+}
+
+/// The tables and figures a deck of `slides` shows: one for a short deck, up to five for a long
+/// one; results first, then methods, then theory, then the rest; at most two from a section;
+/// captioned ones before uncaptioned. In the paper's order within their part.
+fn choose_objects<'a>(
+    paper: &'a Paper,
+    part_of_section: &[Part],
+    present: &[Part],
+    slides: usize,
+) -> Vec<Object<'a>> {
+    let most = match slides {
+        0..=10 => 1,
+        11..=15 => 2,
+        16..=20 => 3,
+        _ => 5,
+    };
+    let rank = |section: usize, captioned: bool| {
+        let part = part_of_section.get(section).copied();
+        let part_rank = match part {
+            Some(Part::Results) => 0,
+            Some(Part::Methods) => 1,
+            Some(Part::Theory) => 2,
+            _ => 3,
+        };
+        (part_rank, usize::from(!captioned))
+    };
+    // (rank, position in the paper, object)
+    let mut all: Vec<((usize, usize), (usize, usize), Object)> = Vec::new();
+    for (i, t) in paper.tables.iter().enumerate() {
+        if showable(t) {
+            all.push((
+                rank(t.section, !t.caption.is_empty()),
+                (t.section, i),
+                Object::Table(t),
+            ));
+        }
+    }
+    for (i, f) in paper.figures.iter().enumerate() {
+        all.push((
+            rank(f.section, !f.caption.is_empty()),
+            (f.section, i),
+            Object::Figure(f, i),
+        ));
+    }
+    all.retain(|(_, (section, _), _)| {
+        part_of_section
+            .get(*section)
+            .is_some_and(|p| present.contains(p))
+    });
+    all.sort_by_key(|(rank, at, _)| (*rank, *at));
+    let mut per_section: std::collections::HashMap<usize, usize> = Default::default();
+    let mut chosen: Vec<((usize, usize), Object)> = Vec::new();
+    for (_, at, object) in all {
+        if chosen.len() >= most {
+            break;
+        }
+        let n = per_section.entry(at.0).or_default();
+        if *n >= 2 {
+            continue;
+        }
+        *n += 1;
+        chosen.push((at, object));
+    }
+    chosen.sort_by_key(|(at, _)| *at);
+    chosen.into_iter().map(|(_, o)| o).collect()
+}
+
+/// The label a caption opens with ("表4-1", "图 3.2" → "图3.2"), to find where the text
+/// refers to it.
+fn caption_label(caption: &str) -> Option<String> {
+    let caption = caption.trim();
+    let mark: String = caption
+        .chars()
+        .take_while(|c| !c.is_ascii_digit())
+        .collect();
+    let mark = mark.trim();
+    if mark.is_empty() || mark.chars().count() > 7 {
+        return None;
+    }
+    let number: String = caption[caption.find(|c: char| c.is_ascii_digit())?..]
+        .chars()
+        .take_while(|c| c.is_ascii_digit() || matches!(c, '-' | '.' | '－' | '—'))
+        .collect();
+    let number = number.trim_end_matches(['.', '-']);
+    (!number.is_empty()).then(|| format!("{mark}{number}"))
+}
+
+/// The slide of a table or figure: titled by its section, its caption under it; the script
+/// is the paper's sentences that refer to it ("如表4-1所示……"), else the section's first ones.
+fn object_slide(paper: &Paper, object: &Object) -> Slide {
+    let (section, caption) = (object.section(), object.caption());
+    let sentences_of: Vec<String> = paper
+        .sections
+        .get(section)
+        .map(|s| s.paragraphs.iter().flat_map(|p| sentences(p)).collect())
+        .unwrap_or_default();
+    let label = caption_label(caption);
+    let referring: Vec<&String> = label
+        .as_ref()
+        .map(|label| {
+            sentences_of
+                .iter()
+                .filter(|s| s.replace(' ', "").contains(label.as_str()))
+                .take(2)
+                .collect()
+        })
+        .unwrap_or_default();
+    let said: Vec<&String> = if referring.is_empty() {
+        sentences_of.iter().take(2).collect()
+    } else {
+        referring
+    };
+    let shown = match (&label, object) {
+        (Some(label), _) => label.clone(),
+        (None, Object::Table(_)) => "这张表".to_string(),
+        (None, Object::Figure(..)) => "这幅图".to_string(),
+    };
+    let mut notes = format!("请看{shown}。");
+    for s in said {
+        notes.push_str(&without_citations(s));
+    }
+    let title = paper
+        .sections
+        .get(section)
+        .map(|s| bare_heading(&s.heading))
+        .unwrap_or_default();
+    match object {
+        Object::Table(t) => {
+            let mut bullets = Vec::new();
+            if !t.caption.is_empty() || t.rows.len() > TABLE_MAX_ROWS {
+                let cut = if t.rows.len() > TABLE_MAX_ROWS {
+                    crate::pptx::EXCERPT
+                } else {
+                    ""
+                };
+                bullets.push(format!("{}{cut}", t.caption.trim()));
+            }
+            let mut slide = Slide::new(SlideKind::Table, title, bullets, notes);
+            slide.rows = t.rows.iter().take(TABLE_MAX_ROWS).cloned().collect();
+            slide
+        }
+        Object::Figure(f, i) => {
+            let bullets = if f.caption.is_empty() {
+                Vec::new()
+            } else {
+                vec![f.caption.trim().to_string()]
+            };
+            let mut slide = Slide::new(SlideKind::Figure, title, bullets, notes);
+            slide.figure = Some(FigureRef {
+                index: *i,
+                width: f.width,
+                height: f.height,
+            });
+            slide
+        }
+    }
 }
 
 /// `items` in `n` consecutive runs whose lengths differ by at most one.
@@ -907,25 +1161,24 @@ pub fn sample() -> Deck {
             date: String::new(),
         },
         slides: vec![
-            Slide {
-                kind: SlideKind::Cover,
-                title: "示例：基于深度学习的图像识别方法研究".into(),
-                bullets: Vec::new(),
-                notes: String::new(),
-                seconds: 0,
-            },
-            Slide {
-                kind: SlideKind::Bullets,
-                title: "研究背景与意义".into(),
-                bullets: vec![
+            Slide::new(
+                SlideKind::Cover,
+                "示例：基于深度学习的图像识别方法研究".into(),
+                Vec::new(),
+                String::new(),
+            ),
+            Slide::new(
+                SlideKind::Bullets,
+                "研究背景与意义".into(),
+                vec![
                     "幻灯片的文字摘自您论文的原句".into(),
                     "每页附讲稿，并估计讲解时间".into(),
                     "文字按字体实际宽度排版，不会溢出文本框".into(),
                 ],
-                notes: String::new(),
-                seconds: 0,
-            },
+                String::new(),
+            ),
         ],
+        condensed_by: None,
     }
 }
 

@@ -4,6 +4,7 @@
 //! from the paper, speaker notes timed to the talk) → layout (every frame's text measured with
 //! the CJK font's metrics and set at a size that fits) → .pptx (OOXML parts written here).
 
+pub mod condense;
 pub mod deck;
 pub mod fit;
 mod metrics;

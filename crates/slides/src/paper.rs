@@ -18,7 +18,54 @@ pub struct Paper {
     /// The abstract (摘要), when the paper has one: the deck's summary is drawn from it first.
     pub summary: Vec<String>,
     pub sections: Vec<Section>,
+    /// The paper's tables, each in the section it sits in.
+    #[serde(default)]
+    pub tables: Vec<Table>,
+    /// The paper's figures (pictures of a .docx), each in the section it sits in.
+    #[serde(default)]
+    pub figures: Vec<Figure>,
 }
+
+/// A table of the paper: its caption ("表4-1 …", or empty) and its rows, the first the header.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Table {
+    /// Index in `Paper::sections`.
+    pub section: usize,
+    pub caption: String,
+    pub rows: Vec<Vec<String>>,
+}
+
+/// A figure of the paper: its caption ("图3-1 …", or empty), its size in pixels, and where its
+/// bytes are: `image`, the index in `docio::Extracted::images` it was read from, until the
+/// caller keeps them and names the place in `file`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Figure {
+    pub section: usize,
+    pub caption: String,
+    pub image: usize,
+    pub ext: String,
+    pub width: u32,
+    pub height: u32,
+    #[serde(default)]
+    pub file: String,
+}
+
+/// A caption line: "表4-1 …", "图 3.2 …", "Table 2 …", "Fig. 3 …".
+fn is_caption(line: &str, marks: &[&str]) -> bool {
+    let line = line.trim();
+    marks.iter().any(|m| {
+        line.strip_prefix(m).is_some_and(|rest| {
+            rest.trim_start()
+                .starts_with(|c: char| c.is_ascii_digit() || "一二三四五六七八九十".contains(c))
+        })
+    }) && line.chars().count() <= 60
+}
+
+const TABLE_MARKS: [&str; 3] = ["表", "Table", "TABLE"];
+const FIGURE_MARKS: [&str; 5] = ["图", "Fig.", "Fig", "Figure", "FIGURE"];
+
+/// Smallest side of a picture worth a slide: smaller ones are icons, formula images, bullets.
+const FIGURE_MIN_PX: u32 = 120;
 
 /// Headings of the front and back matter: not chapters a defence presents.
 fn is_matter(heading: &str) -> bool {
@@ -71,6 +118,20 @@ impl Paper {
         let mut in_abstract = false;
         let mut in_matter = false;
         let mut headings = doc_headings.iter().peekable();
+        // Lines that are a table's cells or a caption: shown as tables and figures, not as text.
+        let mut object_lines = vec![false; lines.len()];
+        for t in &doc.tables {
+            for k in t.start_line..t.end_line.min(lines.len()) {
+                object_lines[k] = true;
+            }
+        }
+        for (k, line) in lines.iter().enumerate() {
+            if is_caption(line, &TABLE_MARKS) || is_caption(line, &FIGURE_MARKS) {
+                object_lines[k] = true;
+            }
+        }
+        // The section each line belongs to, when it is a section's text.
+        let mut owner: Vec<Option<usize>> = vec![None; lines.len()];
         for (index, line) in lines.iter().enumerate() {
             let line = line.trim();
             if line.is_empty() {
@@ -113,11 +174,15 @@ impl Paper {
                     continue;
                 }
                 summary.push(line.to_string());
-            } else if let Some(section) = sections.last_mut() {
-                section.paragraphs.push(line.to_string());
+            } else if let Some(last) = sections.len().checked_sub(1) {
+                owner[index] = Some(last);
+                if !object_lines[index] {
+                    let section = &mut sections[last];
+                    section.paragraphs.push(line.to_string());
+                }
             }
         }
-        sections.retain(|s| !s.heading.is_empty());
+        let (tables, figures) = objects(doc, &lines, &owner);
         if sections.is_empty() {
             return Err(SlidesError::NoHeadings);
         }
@@ -140,6 +205,8 @@ impl Paper {
             title: title.trim().to_string(),
             summary,
             sections,
+            tables,
+            figures,
         })
     }
 
@@ -171,7 +238,21 @@ impl Paper {
             title: title.trim().to_string(),
             summary: Vec::new(),
             sections,
+            tables: Vec::new(),
+            figures: Vec::new(),
         })
+    }
+
+    /// The pictures of the paper's figures, from the images they were read from.
+    pub fn pictures(&self, images: &[docio::Image]) -> crate::pptx::Figures {
+        self.figures
+            .iter()
+            .enumerate()
+            .filter_map(|(index, f)| {
+                let picture = crate::pptx::Picture::figure(&images.get(f.image)?.bytes)?;
+                Some((index, picture))
+            })
+            .collect()
     }
 
     /// Counted characters of the body.
@@ -182,6 +263,64 @@ impl Paper {
             .map(|p| p.chars().filter(|c| !c.is_whitespace()).count())
             .sum()
     }
+}
+
+/// The tables and figures of the body (those of the cover, the abstract or the back matter are
+/// not the work's), with their captions: a table's the line above it (else below), a figure's
+/// the line below it (else above).
+fn objects(
+    doc: &docio::Extracted,
+    lines: &[&str],
+    owner: &[Option<usize>],
+) -> (Vec<Table>, Vec<Figure>) {
+    let line = |k: usize| lines.get(k).map_or("", |l| l.trim());
+    let owner_of = |k: usize| owner.get(k).copied().flatten();
+    let caption = |k: Option<usize>, marks: &[&str]| {
+        k.map(line)
+            .filter(|l| is_caption(l, marks))
+            .map(str::to_string)
+    };
+    let tables = doc
+        .tables
+        .iter()
+        .filter_map(|t| {
+            let section = owner_of(t.start_line)?;
+            let caption = caption(t.start_line.checked_sub(1), &TABLE_MARKS)
+                .or_else(|| caption(Some(t.end_line), &TABLE_MARKS))
+                .unwrap_or_default();
+            Some(Table {
+                section,
+                caption,
+                rows: t.rows.clone(),
+            })
+        })
+        .collect();
+    let figures = doc
+        .images
+        .iter()
+        .enumerate()
+        .filter_map(|(image, i)| {
+            // The line at or after the picture; a picture closing the body belongs to the last.
+            let section = owner_of(i.line).or_else(|| owner_of(i.line.checked_sub(1)?))?;
+            let picture = crate::pptx::Picture::figure(&i.bytes)?;
+            if picture.width.min(picture.height) < FIGURE_MIN_PX {
+                return None;
+            }
+            let caption = caption(Some(i.line), &FIGURE_MARKS)
+                .or_else(|| caption(i.line.checked_sub(1), &FIGURE_MARKS))
+                .unwrap_or_default();
+            Some(Figure {
+                section,
+                caption,
+                image,
+                ext: picture.ext.to_string(),
+                width: picture.width,
+                height: picture.height,
+                file: String::new(),
+            })
+        })
+        .collect();
+    (tables, figures)
 }
 
 /// A line of a table of contents: a heading followed by dot leaders or a page number.
@@ -255,6 +394,8 @@ mod tests {
                 .map(|&(line, level)| docio::Heading { line, level })
                 .collect(),
             title: None,
+            tables: vec![],
+            images: vec![],
         }
     }
 

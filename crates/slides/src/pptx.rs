@@ -9,7 +9,7 @@
 //! `lang="zh-CN"` with 微软雅黑 as its East-Asian and Latin typeface.
 
 use crate::SlidesError;
-use crate::deck::{Deck, SlideKind};
+use crate::deck::{Deck, Slide, SlideKind};
 use crate::fit::{self, Fitted, Frame, LINE_SPACING};
 use crate::template::{EMU_PER_PT, Rect, SLIDE_H, SLIDE_W, Style, Template};
 use std::fmt::Write as _;
@@ -18,9 +18,10 @@ use std::io::Write as _;
 /// The typeface of every run; viewers without it substitute their CJK sans (the theme says so).
 pub const TYPEFACE: &str = "微软雅黑";
 
-/// A school logo to place on the cover (and, with the school template, on every slide).
+/// A PNG or JPEG to place on a slide: a school logo (on the cover and, with the school
+/// template, on every slide) or a figure of the paper.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Logo {
+pub struct Picture {
     pub bytes: Vec<u8>,
     /// "png" or "jpeg".
     pub ext: &'static str,
@@ -34,6 +35,11 @@ pub const LOGO_MAX_BYTES: usize = 2 * 1024 * 1024;
 pub const LOGO_MAX_SIDE: u32 = 4096;
 /// Most pixels of a logo.
 pub const LOGO_MAX_PIXELS: u64 = 4096 * 4096;
+/// Largest figure taken from a paper, its longest side and its pixels: a scanned A4 page at
+/// 300 dpi fits, a canvas that would cost a viewer gigabytes to decode does not.
+pub const FIGURE_MAX_BYTES: usize = 10 * 1024 * 1024;
+pub const FIGURE_MAX_SIDE: u32 = 10_000;
+pub const FIGURE_MAX_PIXELS: u64 = 40_000_000;
 
 /// Whether an image file is whole: a PNG's chunks run, CRCs right, from its header to IEND
 /// with image data between; a JPEG ends with its end-of-image marker.
@@ -130,31 +136,38 @@ fn crc32(bytes: &[u8]) -> u32 {
     !crc
 }
 
-impl Logo {
-    /// A PNG or JPEG, its size read from its header; anything else is refused.
-    pub fn from_bytes(bytes: &[u8]) -> Result<Logo, SlidesError> {
-        if bytes.len() > LOGO_MAX_BYTES {
-            return Err(SlidesError::BadLogo);
-        }
-        let (ext, (width, height)) = if bytes.starts_with(b"\x89PNG\r\n\x1a\n") {
-            ("png", png_size(bytes).ok_or(SlidesError::BadLogo)?)
-        } else if bytes.starts_with(&[0xFF, 0xD8, 0xFF]) {
-            ("jpeg", jpeg_size(bytes).ok_or(SlidesError::BadLogo)?)
-        } else {
-            return Err(SlidesError::BadLogo);
-        };
+impl Picture {
+    /// A logo: a PNG or JPEG within the logo's limits, its size read from its header; anything
+    /// else is refused.
+    pub fn logo(bytes: &[u8]) -> Result<Picture, SlidesError> {
         // A logo is small: a huge canvas costs every viewer memory to decode, and a file cut
         // short shows as a black square.
-        if width == 0
-            || height == 0
-            || width > LOGO_MAX_SIDE
-            || height > LOGO_MAX_SIDE
-            || u64::from(width) * u64::from(height) > LOGO_MAX_PIXELS
-            || !complete(ext, bytes)
-        {
-            return Err(SlidesError::BadLogo);
+        Picture::checked(bytes, LOGO_MAX_BYTES, LOGO_MAX_SIDE, LOGO_MAX_PIXELS)
+            .ok_or(SlidesError::BadLogo)
+    }
+
+    /// A figure of a paper: a whole PNG or JPEG within the figure limits, or none.
+    pub fn figure(bytes: &[u8]) -> Option<Picture> {
+        Picture::checked(bytes, FIGURE_MAX_BYTES, FIGURE_MAX_SIDE, FIGURE_MAX_PIXELS)
+    }
+
+    fn checked(bytes: &[u8], max_bytes: usize, max_side: u32, max_pixels: u64) -> Option<Picture> {
+        if bytes.len() > max_bytes {
+            return None;
         }
-        Ok(Logo {
+        let (ext, (width, height)) = if bytes.starts_with(b"\x89PNG\r\n\x1a\n") {
+            ("png", png_size(bytes)?)
+        } else if bytes.starts_with(&[0xFF, 0xD8, 0xFF]) {
+            ("jpeg", jpeg_size(bytes)?)
+        } else {
+            return None;
+        };
+        let fits = width > 0
+            && height > 0
+            && width <= max_side
+            && height <= max_side
+            && u64::from(width) * u64::from(height) <= max_pixels;
+        (fits && complete(ext, bytes)).then(|| Picture {
             bytes: bytes.to_vec(),
             ext,
             width,
@@ -162,7 +175,7 @@ impl Logo {
         })
     }
 
-    /// The logo's rectangle when fitted into `bound`, centred, keeping its aspect ratio.
+    /// The picture's rectangle when fitted into `bound`, centred, keeping its aspect ratio.
     fn placed_in(&self, bound: Rect) -> Rect {
         let scale = (bound.w as f64 / self.width as f64).min(bound.h as f64 / self.height as f64);
         let w = (self.width as f64 * scale) as i64;
@@ -305,13 +318,48 @@ pub enum Shape {
         colour: u32,
     },
     Logo(Rect),
+    /// One of the paper's figures (its index in `Paper::figures`), fitted into `rect`.
+    Figure {
+        rect: Rect,
+        index: usize,
+    },
+    Table(TableBox),
+}
+
+/// A table laid out: its columns' widths and rows' heights (EMU), every cell's text broken into
+/// the lines it takes at `size_pt`, and its colours.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TableBox {
+    pub rect: Rect,
+    pub columns: Vec<i64>,
+    pub heights: Vec<i64>,
+    /// Each row's cells.
+    pub cells: Vec<Vec<TableCell>>,
+    pub size_pt: f64,
+    pub header_fill: u32,
+    pub header_colour: u32,
+    pub band_fill: u32,
+    /// The other rows' fill.
+    pub fill: u32,
+    pub colour: u32,
+    pub line: u32,
+}
+
+/// A table cell's text and the lines it was measured to take.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TableCell {
+    pub text: String,
+    pub lines: Vec<String>,
 }
 
 impl Shape {
     fn rect(&self) -> Option<Rect> {
         match self {
-            Shape::Fill { rect, .. } | Shape::Logo(rect) => Some(*rect),
+            Shape::Fill { rect, .. } | Shape::Logo(rect) | Shape::Figure { rect, .. } => {
+                Some(*rect)
+            }
             Shape::Text(t) => Some(t.rect),
+            Shape::Table(t) => Some(t.rect),
             Shape::Arrow { .. } => None,
         }
     }
@@ -395,7 +443,7 @@ fn text_or_fail(
 }
 
 /// The template's decoration of a content slide (behind the title).
-fn decoration(t: &Template, logo: Option<&Logo>, school: &str, shapes: &mut Vec<Shape>) {
+fn decoration(t: &Template, logo: Option<&Picture>, school: &str, shapes: &mut Vec<Shape>) {
     let title = t.title_frame();
     match t.style {
         Style::Band => shapes.push(Shape::Fill {
@@ -438,7 +486,7 @@ fn decoration(t: &Template, logo: Option<&Logo>, school: &str, shapes: &mut Vec<
 
 /// The school template's header: a strip with the logo and the school's name, on every slide
 /// but the cover.
-fn school_strip(t: &Template, logo: Option<&Logo>, school: &str, shapes: &mut Vec<Shape>) {
+fn school_strip(t: &Template, logo: Option<&Picture>, school: &str, shapes: &mut Vec<Shape>) {
     shapes.push(Shape::Fill {
         geometry: "rect",
         rect: Rect::new(0, 0, SLIDE_W, INCH * 9 / 10),
@@ -470,7 +518,11 @@ fn school_strip(t: &Template, logo: Option<&Logo>, school: &str, shapes: &mut Ve
 }
 
 /// Lays out every slide of `deck` with `template`.
-pub fn layout(deck: &Deck, t: &Template, logo: Option<&Logo>) -> Result<Vec<LaidOut>, SlidesError> {
+pub fn layout(
+    deck: &Deck,
+    t: &Template,
+    logo: Option<&Picture>,
+) -> Result<Vec<LaidOut>, SlidesError> {
     let mut out = Vec::with_capacity(deck.slides.len());
     for (index, slide) in deck.slides.iter().enumerate() {
         let number = index + 1;
@@ -504,6 +556,11 @@ pub fn layout(deck: &Deck, t: &Template, logo: Option<&Logo>) -> Result<Vec<Laid
                 shapes.push(title_box(t, number, &slide.title)?);
                 route(slide, t, number, &mut shapes)?;
             }
+            SlideKind::Table | SlideKind::Figure => {
+                decoration(t, logo, &deck.meta.school, &mut shapes);
+                shapes.push(title_box(t, number, &slide.title)?);
+                object(slide, t, number, &mut shapes)?;
+            }
         }
         if !matches!(slide.kind, SlideKind::Cover) {
             page_number(t, number, &mut shapes);
@@ -514,6 +571,175 @@ pub fn layout(deck: &Deck, t: &Template, logo: Option<&Logo>) -> Result<Vec<Laid
         });
     }
     Ok(out)
+}
+
+/// What a table's caption adds when the slide shows part of it.
+pub const EXCERPT: &str = "（节选，完整表格见论文）";
+/// Height of a table's or figure's caption line.
+const CAPTION_H: i64 = INCH * 9 / 20;
+const CAPTION_PT: (f64, f64) = (12.0, 16.0);
+/// A table's text sizes: smaller than a bullet's, never below legible.
+const TABLE_PT: (f64, f64) = (10.0, 18.0);
+
+/// A table or figure slide's body: the caption above a table, below a figure.
+fn object(
+    slide: &Slide,
+    t: &Template,
+    number: usize,
+    shapes: &mut Vec<Shape>,
+) -> Result<(), SlidesError> {
+    let body = t.body_frame();
+    let caption = |rect: Rect, paragraphs: Vec<String>| {
+        text_or_fail(
+            number,
+            rect,
+            paragraphs,
+            CAPTION_PT,
+            Look::strong(t.body_colour()).centred(),
+        )
+    };
+    match (&slide.figure, slide.kind) {
+        (Some(figure), SlideKind::Figure) => {
+            let caption_h = if slide.bullets.is_empty() {
+                0
+            } else {
+                CAPTION_H
+            };
+            let bound = Rect::new(body.x, body.y, body.w, body.h - caption_h);
+            let frame = Picture {
+                bytes: Vec::new(),
+                ext: "png",
+                width: figure.width,
+                height: figure.height,
+            };
+            let rect = frame.placed_in(bound);
+            shapes.push(Shape::Figure {
+                rect,
+                index: figure.index,
+            });
+            if caption_h > 0 {
+                let below = Rect::new(body.x, rect.y + rect.h, body.w, caption_h);
+                shapes.push(Shape::Text(caption(below, slide.bullets.clone())?));
+            }
+        }
+        _ => {
+            // A table keeps the caption's line: its caption, or the word that it is cut short.
+            let bound = Rect::new(body.x, body.y + CAPTION_H, body.w, body.h - CAPTION_H);
+            let mut table =
+                table_box(&slide.rows, bound, t).ok_or_else(|| SlidesError::DoesNotFit {
+                    slide: number,
+                    detail: slide
+                        .bullets
+                        .first()
+                        .cloned()
+                        .unwrap_or_else(|| "表格".into()),
+                })?;
+            let mut line = slide.bullets.first().cloned().unwrap_or_default();
+            if table.cells.len() < slide.rows.len() && !line.contains(EXCERPT) {
+                line.push_str(EXCERPT);
+            }
+            // A short table sits a third of the way down the space it leaves, with its caption.
+            let drop = (bound.h - table.rect.h) / 3;
+            table.rect.y += drop;
+            if !line.is_empty() {
+                let above = Rect::new(body.x, body.y + drop, body.w, CAPTION_H);
+                shapes.push(Shape::Text(caption(above, vec![line])?));
+            }
+            shapes.push(Shape::Table(table));
+        }
+    }
+    Ok(())
+}
+
+/// A colour `share` of the way from `from` to `to`.
+pub(crate) fn blend(from: u32, to: u32, share: f64) -> u32 {
+    let channel = |shift: u32| {
+        let a = f64::from((from >> shift) & 0xFF);
+        let b = f64::from((to >> shift) & 0xFF);
+        ((a + (b - a) * share).round() as u32).min(255) << shift
+    };
+    channel(16) | channel(8) | channel(0)
+}
+
+/// `rows` as a table inside `bound`: columns as wide as their text asks (each between a narrow
+/// and a wide share), the largest text size at which every row fits; rows from the end left
+/// out (and the table then said to be an excerpt by its caption) when even the smallest size
+/// does not fit them all; none when not even the header and one row fit.
+fn table_box(rows: &[Vec<String>], bound: Rect, t: &Template) -> Option<TableBox> {
+    let columns = rows.iter().map(Vec::len).max()?;
+    if columns == 0 {
+        return None;
+    }
+    // Each column's widest cell, in ems, kept between 3 and 16 so no column starves.
+    let natural: Vec<f64> = (0..columns)
+        .map(|c| {
+            rows.iter()
+                .filter_map(|r| r.get(c))
+                .map(|cell| fit::width_em(cell.trim()))
+                .fold(0.0, f64::max)
+                .clamp(3.0, 16.0)
+        })
+        .collect();
+    let total: f64 = natural.iter().sum();
+    let mut widths: Vec<i64> = natural
+        .iter()
+        .map(|w| (bound.w as f64 * w / total) as i64)
+        .collect();
+    // The rounding's remainder goes to the last column, so the table is exactly `bound` wide.
+    let used: i64 = widths.iter().sum();
+    if let Some(last) = widths.last_mut() {
+        *last += bound.w - used;
+    }
+    let lay = |size: f64, count: usize| -> Option<(Vec<i64>, Vec<Vec<TableCell>>)> {
+        let mut heights = Vec::with_capacity(count);
+        let mut cells = Vec::with_capacity(count);
+        for row in rows.iter().take(count) {
+            let mut lines_of_row = Vec::with_capacity(columns);
+            let mut most = 1;
+            for (c, width) in widths.iter().enumerate() {
+                let text = row.get(c).map_or("", |s| s.trim());
+                let inner_pt = emu_to_pt(width - 2 * INSET_X);
+                if inner_pt <= size {
+                    return None;
+                }
+                let lines = fit::wrap(text, inner_pt / size);
+                most = most.max(lines.len());
+                lines_of_row.push(TableCell {
+                    text: text.to_string(),
+                    lines,
+                });
+            }
+            let pt = most as f64 * size * LINE_SPACING;
+            heights.push((pt * EMU_PER_PT as f64).ceil() as i64 + 2 * INSET_Y);
+            cells.push(lines_of_row);
+        }
+        (heights.iter().sum::<i64>() <= bound.h).then_some((heights, cells))
+    };
+    let sizes = || {
+        let (min, max) = TABLE_PT;
+        (0..=((max - min) as usize)).map(move |k| max - k as f64)
+    };
+    let (size, (heights, cells)) = sizes()
+        .find_map(|size| lay(size, rows.len()).map(|l| (size, l)))
+        .or_else(|| {
+            (2..rows.len())
+                .rev()
+                .find_map(|count| lay(TABLE_PT.0, count).map(|l| (TABLE_PT.0, l)))
+        })?;
+    let height = heights.iter().sum();
+    Some(TableBox {
+        rect: Rect::new(bound.x, bound.y, bound.w, height),
+        columns: widths,
+        heights,
+        cells,
+        size_pt: size,
+        header_fill: t.primary,
+        header_colour: t.on_primary,
+        band_fill: blend(t.background, t.primary, 0.08),
+        fill: t.background,
+        colour: t.body_colour(),
+        line: blend(t.background, t.body_colour(), 0.35),
+    })
 }
 
 fn title_box(t: &Template, number: usize, title: &str) -> Result<Shape, SlidesError> {
@@ -568,7 +794,7 @@ fn banner_title(number: usize, band: Rect, text: &str, look: Look) -> Result<Tex
 fn cover(
     deck: &Deck,
     t: &Template,
-    logo: Option<&Logo>,
+    logo: Option<&Picture>,
     number: usize,
     shapes: &mut Vec<Shape>,
 ) -> Result<(), SlidesError> {
@@ -869,7 +1095,12 @@ const XML_HEAD: &str = r#"<?xml version="1.0" encoding="UTF-8" standalone="yes"?
 const NS: &str = r#"xmlns:a="http://schemas.openxmlformats.org/drawingml/2006/main" xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships" xmlns:p="http://schemas.openxmlformats.org/presentationml/2006/main""#;
 const R_NS: &str = "http://schemas.openxmlformats.org/officeDocument/2006/relationships";
 
-fn slide_xml(slide: &LaidOut, t: &Template, logo_rel: Option<&str>) -> String {
+fn slide_xml(
+    slide: &LaidOut,
+    t: &Template,
+    logo_rel: Option<&str>,
+    figure_rels: &[(usize, String)],
+) -> String {
     let mut tree = String::new();
     // Shape ids: 1 is the tree; shape i is i + 2.
     for (i, shape) in slide.shapes.iter().enumerate() {
@@ -929,6 +1160,27 @@ fn slide_xml(slide: &LaidOut, t: &Template, logo_rel: Option<&str>) -> String {
                     (y2 - y1).abs(),
                 );
             }
+            Shape::Figure { rect, index } => {
+                let Some((_, rel)) = figure_rels.iter().find(|(i, _)| i == index) else {
+                    continue;
+                };
+                let _ = write!(
+                    tree,
+                    r#"<p:pic><p:nvPicPr><p:cNvPr id="{id}" name="图片 {id}" descr="论文插图"/><p:cNvPicPr><a:picLocks noChangeAspect="1"/></p:cNvPicPr><p:nvPr/></p:nvPicPr><p:blipFill><a:blip r:embed="{rel}"/><a:stretch><a:fillRect/></a:stretch></p:blipFill><p:spPr>{}<a:prstGeom prst="rect"><a:avLst/></a:prstGeom></p:spPr></p:pic>"#,
+                    xfrm(*rect)
+                );
+            }
+            Shape::Table(table) => {
+                let _ = write!(
+                    tree,
+                    r#"<p:graphicFrame><p:nvGraphicFramePr><p:cNvPr id="{id}" name="表格 {id}"/><p:cNvGraphicFramePr><a:graphicFrameLocks noGrp="1"/></p:cNvGraphicFramePr><p:nvPr/></p:nvGraphicFramePr><p:xfrm><a:off x="{}" y="{}"/><a:ext cx="{}" cy="{}"/></p:xfrm><a:graphic><a:graphicData uri="http://schemas.openxmlformats.org/drawingml/2006/table">{}</a:graphicData></a:graphic></p:graphicFrame>"#,
+                    table.rect.x,
+                    table.rect.y,
+                    table.rect.w,
+                    table.rect.h,
+                    table_xml(table)
+                );
+            }
             Shape::Logo(rect) => {
                 let Some(rel) = logo_rel else { continue };
                 let _ = write!(
@@ -943,6 +1195,63 @@ fn slide_xml(slide: &LaidOut, t: &Template, logo_rel: Option<&str>) -> String {
         r#"{XML_HEAD}<p:sld {NS}><p:cSld><p:bg><p:bgPr><a:solidFill><a:srgbClr val="{:06X}"/></a:solidFill><a:effectLst/></p:bgPr></p:bg><p:spTree><p:nvGrpSpPr><p:cNvPr id="1" name=""/><p:cNvGrpSpPr/><p:nvPr/></p:nvGrpSpPr><p:grpSpPr><a:xfrm><a:off x="0" y="0"/><a:ext cx="0" cy="0"/><a:chOff x="0" y="0"/><a:chExt cx="0" cy="0"/></a:xfrm></p:grpSpPr>{tree}</p:spTree></p:cSld><p:clrMapOvr><a:masterClrMapping/></p:clrMapOvr></p:sld>"#,
         t.background
     )
+}
+
+/// A table as DrawingML: explicit widths, heights, margins, fills and borders (no table style,
+/// so every viewer draws it alike); the header row bold on the template's colour; each cell's
+/// text one paragraph at the fitted size with the exact line spacing the heights were
+/// measured with.
+fn table_xml(table: &TableBox) -> String {
+    let size = table.size_pt;
+    let spacing = (size * LINE_SPACING * 100.0).round() as i64;
+    let border = |side: &str| {
+        format!(
+            r#"<a:{side} w="9525"><a:solidFill><a:srgbClr val="{:06X}"/></a:solidFill></a:{side}>"#,
+            table.line
+        )
+    };
+    let borders: String = ["lnL", "lnR", "lnT", "lnB"]
+        .iter()
+        .map(|s| border(s))
+        .collect();
+    let mut xml = String::from(r#"<a:tbl><a:tblPr firstRow="1" bandRow="1"/><a:tblGrid>"#);
+    for w in &table.columns {
+        let _ = write!(xml, r#"<a:gridCol w="{w}"/>"#);
+    }
+    xml.push_str("</a:tblGrid>");
+    for (r, (cells, height)) in table.cells.iter().zip(&table.heights).enumerate() {
+        let header = r == 0;
+        let (fill, colour) = if header {
+            (table.header_fill, table.header_colour)
+        } else if r % 2 == 0 {
+            (table.band_fill, table.colour)
+        } else {
+            (table.fill, table.colour)
+        };
+        let _ = write!(xml, r#"<a:tr h="{height}">"#);
+        for cell in cells {
+            let text = &cell.text;
+            let _ = write!(
+                xml,
+                r#"<a:tc><a:txBody><a:bodyPr/><a:lstStyle/><a:p><a:pPr algn="ctr"><a:lnSpc><a:spcPts val="{spacing}"/></a:lnSpc><a:spcBef><a:spcPts val="0"/></a:spcBef><a:spcAft><a:spcPts val="0"/></a:spcAft><a:buNone/></a:pPr>{}</a:p></a:txBody><a:tcPr marL="{INSET_X}" marR="{INSET_X}" marT="{INSET_Y}" marB="{INSET_Y}" anchor="ctr">{borders}<a:solidFill><a:srgbClr val="{fill:06X}"/></a:solidFill></a:tcPr></a:tc>"#,
+                if text.is_empty() {
+                    format!(
+                        r#"<a:endParaRPr lang="zh-CN" altLang="en-US" sz="{}" dirty="0"/>"#,
+                        (size * 100.0).round() as i64
+                    )
+                } else {
+                    format!(
+                        "<a:r>{}<a:t>{}</a:t></a:r>",
+                        run_properties(size, colour, header),
+                        esc(text)
+                    )
+                }
+            );
+        }
+        xml.push_str("</a:tr>");
+    }
+    xml.push_str("</a:tbl>");
+    xml
 }
 
 fn notes_xml(slide_number: usize, notes: &str) -> String {
@@ -1025,17 +1334,52 @@ fn rels(entries: &[(&str, String, String)]) -> String {
 }
 
 /// Writes the deck as a .pptx file.
-pub fn write(deck: &Deck, t: &Template, logo: Option<&Logo>) -> Result<Vec<u8>, SlidesError> {
+/// The pictures of a deck's figure slides, by their index in `Paper::figures`.
+pub type Figures = std::collections::BTreeMap<usize, Picture>;
+
+pub fn write(
+    deck: &Deck,
+    t: &Template,
+    logo: Option<&Picture>,
+    figures: &Figures,
+) -> Result<Vec<u8>, SlidesError> {
     let slides = layout(deck, t, logo)?;
-    write_laid_out(deck, t, logo, &slides)
+    write_laid_out(deck, t, logo, figures, &slides)
+}
+
+/// The figures a slide shows, each with its relationship id (after the layout's, notes' and
+/// logo's: rId4 on).
+fn figure_rels(slide: &LaidOut) -> Vec<(usize, String)> {
+    let mut out: Vec<(usize, String)> = Vec::new();
+    for shape in &slide.shapes {
+        if let Shape::Figure { index, .. } = shape
+            && !out.iter().any(|(i, _)| i == index)
+        {
+            out.push((*index, format!("rId{}", 4 + out.len())));
+        }
+    }
+    out
 }
 
 fn write_laid_out(
     deck: &Deck,
     t: &Template,
-    logo: Option<&Logo>,
+    logo: Option<&Picture>,
+    figures: &Figures,
     slides: &[LaidOut],
 ) -> Result<Vec<u8>, SlidesError> {
+    for (i, slide) in slides.iter().enumerate() {
+        if let Some((index, _)) = figure_rels(slide)
+            .into_iter()
+            .find(|(index, _)| !figures.contains_key(index))
+        {
+            return Err(SlidesError::Write(format!(
+                "第 {} 页的插图（论文第 {} 幅图）缺失",
+                i + 1,
+                index + 1
+            )));
+        }
+    }
     let n = slides.len();
     let mut parts: Vec<(String, Vec<u8>)> = Vec::new();
     let mut overrides: Vec<(String, &str)> = Vec::new();
@@ -1156,7 +1500,7 @@ fn write_laid_out(
         put(
             format!("ppt/slides/slide{number}.xml"),
             "slide",
-            slide_xml(slide, t, logo_rel),
+            slide_xml(slide, t, logo_rel, &figure_rels(slide)),
         );
         put(
             format!("ppt/notesSlides/notesSlide{number}.xml"),
@@ -1244,6 +1588,16 @@ fn write_laid_out(
         {
             entries.push(("rId3", office("image"), format!("../media/logo.{}", l.ext)));
         }
+        let figure_entries = figure_rels(slide);
+        for (index, rid) in &figure_entries {
+            if let Some(p) = figures.get(index) {
+                entries.push((
+                    rid,
+                    office("image"),
+                    format!("../media/figure{index}.{}", p.ext),
+                ));
+            }
+        }
         rel_parts.push((
             format!("ppt/slides/_rels/slide{number}.xml.rels"),
             rels(&entries),
@@ -1268,11 +1622,21 @@ fn write_laid_out(
     let mut types = format!(
         r#"{XML_HEAD}<Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/><Default Extension="xml" ContentType="application/xml"/>"#
     );
-    if let Some(l) = logo {
+    // The figures written: those a slide shows.
+    let shown: std::collections::BTreeSet<usize> = slides
+        .iter()
+        .flat_map(figure_rels)
+        .map(|(index, _)| index)
+        .collect();
+    let extensions: std::collections::BTreeSet<&str> = logo
+        .map(|l| l.ext)
+        .into_iter()
+        .chain(shown.iter().filter_map(|i| figures.get(i)).map(|p| p.ext))
+        .collect();
+    for ext in extensions {
         let _ = write!(
             types,
-            r#"<Default Extension="{}" ContentType="image/{}"/>"#,
-            l.ext, l.ext
+            r#"<Default Extension="{ext}" ContentType="image/{ext}"/>"#
         );
     }
     for (path, content_type) in &overrides {
@@ -1301,6 +1665,11 @@ fn write_laid_out(
     }
     if let (Some(l), Some(path)) = (logo, &logo_path) {
         add(path, &l.bytes)?;
+    }
+    for index in &shown {
+        if let Some(p) = figures.get(index) {
+            add(&format!("ppt/media/figure{index}.{}", p.ext), &p.bytes)?;
+        }
     }
     let cursor = zip
         .finish()

@@ -3,7 +3,7 @@
 //! holds, with no office suite on the server.
 
 use crate::fit::LINE_SPACING;
-use crate::pptx::{LaidOut, Shape, TextBox};
+use crate::pptx::{LaidOut, Shape, TableBox, TextBox};
 use crate::template::{EMU_PER_PT, Rect, SLIDE_H, SLIDE_W, Template};
 use std::fmt::Write as _;
 
@@ -64,6 +64,46 @@ fn text(out: &mut String, t: &TextBox) {
             y += line_height;
         }
         y += gap;
+    }
+}
+
+/// A table: each cell's fill and border, its lines centred as the .pptx sets them.
+fn draw_table(out: &mut String, table: &TableBox) {
+    let size = table.size_pt;
+    let line_height = size * LINE_SPACING;
+    let mut y = pt(table.rect.y);
+    for (r, (cells, height)) in table.cells.iter().zip(&table.heights).enumerate() {
+        let h = pt(*height);
+        let (fill, colour, bold) = if r == 0 {
+            (table.header_fill, table.header_colour, true)
+        } else if r % 2 == 0 {
+            (table.band_fill, table.colour, false)
+        } else {
+            (table.fill, table.colour, false)
+        };
+        let mut x = pt(table.rect.x);
+        for (cell, width) in cells.iter().zip(&table.columns) {
+            let w = pt(*width);
+            let _ = write!(
+                out,
+                r##"<rect x="{x:.1}" y="{y:.1}" width="{w:.1}" height="{h:.1}" fill="#{fill:06X}" stroke="#{:06X}" stroke-width="0.75"/>"##,
+                table.line
+            );
+            let lines: Vec<&String> = cell.lines.iter().filter(|l| !l.is_empty()).collect();
+            let top = y + (h - lines.len() as f64 * line_height) / 2.0;
+            for (i, line) in lines.iter().enumerate() {
+                let _ = write!(
+                    out,
+                    r##"<text x="{:.1}" y="{:.1}" font-size="{size:.1}" fill="#{colour:06X}" text-anchor="middle"{}>{}</text>"##,
+                    x + w / 2.0,
+                    top + i as f64 * line_height + size * 0.95,
+                    if bold { r#" font-weight="bold""# } else { "" },
+                    esc(line)
+                );
+            }
+            x += w;
+        }
+        y += h;
     }
 }
 
@@ -149,6 +189,22 @@ pub fn render(slide: &LaidOut, t: &Template) -> String {
                     );
                 }
             }
+            Shape::Figure { rect, .. } => {
+                // Where the paper's figure goes, labelled: the drawing does not carry it.
+                let (cx, cy) = centre(*rect);
+                let _ = write!(
+                    out,
+                    r##"<rect x="{:.1}" y="{:.1}" width="{:.1}" height="{:.1}" fill="#{:06X}" stroke="#{:06X}" stroke-dasharray="6 4"/><text x="{cx:.1}" y="{cy:.1}" font-size="16" fill="#{:06X}" text-anchor="middle">论文插图</text>"##,
+                    pt(rect.x),
+                    pt(rect.y),
+                    pt(rect.w),
+                    pt(rect.h),
+                    crate::pptx::blend(t.background, t.primary, 0.06),
+                    t.accent,
+                    t.body_colour()
+                );
+            }
+            Shape::Table(table) => draw_table(&mut out, table),
             Shape::Logo(rect) => {
                 // Where the logo goes, labelled: the drawing does not carry the image.
                 let (cx, cy) = centre(*rect);
@@ -182,13 +238,13 @@ mod tests {
             title: "A<B & C 的研究".into(),
             kind: DeckKind::Defence,
             meta: DeckMeta::default(),
-            slides: vec![Slide {
-                kind: SlideKind::Cover,
-                title: "A<B & C 的研究".into(),
-                bullets: vec![],
-                notes: String::new(),
-                seconds: 0,
-            }],
+            slides: vec![Slide::new(
+                SlideKind::Cover,
+                "A<B & C 的研究".into(),
+                vec![],
+                String::new(),
+            )],
+            condensed_by: None,
         };
         for t in &crate::TEMPLATES {
             let laid = crate::pptx::layout(&deck, t, None).unwrap();

@@ -5,7 +5,7 @@
 mod common;
 
 use slides::deck::{DeckKind, DeckMeta, DeckRequest, SLIDE_COUNTS, SlideKind};
-use slides::pptx::{self, Logo, Shape};
+use slides::pptx::{self, Picture, Shape};
 use slides::template::{Rect, SLIDE_H, SLIDE_W, TEMPLATES};
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::Read;
@@ -193,8 +193,10 @@ fn assert_valid_package(pptx: &[u8], slides: usize) {
 
 #[test]
 fn every_template_and_slide_count_makes_a_valid_deck_whose_text_fits() {
-    let paper = slides::Paper::from_extracted(&common::extracted()).unwrap();
-    let logo = Logo::from_bytes(&pptx::badge_png(4, 2)).unwrap();
+    let extracted = common::extracted();
+    let paper = slides::Paper::from_extracted(&extracted).unwrap();
+    let figures = paper.pictures(&extracted.images);
+    let logo = Picture::logo(&pptx::badge_png(4, 2)).unwrap();
     let slide = Rect::new(0, 0, SLIDE_W, SLIDE_H);
     for count in SLIDE_COUNTS {
         let deck = slides::plan(&paper, &request(count)).unwrap();
@@ -203,6 +205,16 @@ fn every_template_and_slide_count_makes_a_valid_deck_whose_text_fits() {
             let laid = pptx::layout(&deck, template, Some(&logo)).unwrap();
             for (i, s) in laid.iter().enumerate() {
                 for shape in &s.shapes {
+                    if let Shape::Table(table) = shape {
+                        // A table's measured rows fill its frame, which stays in the body.
+                        assert!(
+                            template.body_frame().contains(&table.rect),
+                            "{}",
+                            template.id
+                        );
+                        assert_eq!(table.heights.iter().sum::<i64>(), table.rect.h);
+                        assert_eq!(table.columns.iter().sum::<i64>(), table.rect.w);
+                    }
                     if let Some(text) = shape.text() {
                         assert!(
                             slide.contains(&text.rect),
@@ -220,7 +232,7 @@ fn every_template_and_slide_count_makes_a_valid_deck_whose_text_fits() {
                     }
                 }
             }
-            let bytes = pptx::write(&deck, template, Some(&logo)).unwrap();
+            let bytes = pptx::write(&deck, template, Some(&logo), &figures).unwrap();
             assert_valid_package(&bytes, deck.slides.len());
         }
     }
@@ -294,6 +306,13 @@ fn no_number_on_a_slide_is_missing_from_the_paper() {
         let laid = pptx::layout(&deck, &TEMPLATES[0], None).unwrap();
         for (i, slide) in laid.iter().enumerate() {
             for shape in &slide.shapes {
+                if let Shape::Table(table) = shape {
+                    for cell in table.cells.iter().flatten() {
+                        for n in slides::deck::numbers(&cell.text) {
+                            assert!(extracted.text.contains(&n), "slide {}: {n}", i + 1);
+                        }
+                    }
+                }
                 let Some(text) = shape.text() else { continue };
                 for paragraph in &text.paragraphs {
                     for n in slides::deck::numbers(paragraph) {
@@ -319,20 +338,20 @@ fn bad_input_is_refused_with_a_code() {
     let err = slides::plan(&paper, &request(60)).unwrap_err();
     assert_eq!(err.code(), "invalid_slide_count");
     assert_eq!(
-        Logo::from_bytes(b"GIF89a not a logo").unwrap_err().code(),
+        Picture::logo(b"GIF89a not a logo").unwrap_err().code(),
         "invalid_logo"
     );
     assert_eq!(
-        Logo::from_bytes(b"\x89PNG\r\n\x1a\n").unwrap_err().code(),
+        Picture::logo(b"\x89PNG\r\n\x1a\n").unwrap_err().code(),
         "invalid_logo"
     );
     // A PNG cut short, one too large to decode safely: refused; a whole one is taken.
     let whole = pptx::badge_png(40, 20);
-    assert!(Logo::from_bytes(&whole).is_ok());
-    assert!(Logo::from_bytes(&whole[..whole.len() - 5]).is_err());
+    assert!(Picture::logo(&whole).is_ok());
+    assert!(Picture::logo(&whole[..whole.len() - 5]).is_err());
     let mut huge = whole.clone();
     huge[16..20].copy_from_slice(&20_000u32.to_be_bytes());
-    assert!(Logo::from_bytes(&huge).is_err());
+    assert!(Picture::logo(&huge).is_err());
     let flat = docio::extract(
         "一段没有标题的文字。".as_bytes(),
         "a.txt",
@@ -351,7 +370,7 @@ fn a_logo_keeps_its_aspect_ratio_and_every_slide_of_the_school_template_shows_it
     // Long enough for title pages of the parts.
     let deck = slides::plan(&paper, &request(20)).unwrap();
     assert!(deck.slides.iter().any(|s| s.kind == SlideKind::Section));
-    let logo = Logo::from_bytes(&pptx::badge_png(4, 2)).unwrap();
+    let logo = Picture::logo(&pptx::badge_png(4, 2)).unwrap();
     let school = slides::template::by_id("school").unwrap();
     let laid = pptx::layout(&deck, school, Some(&logo)).unwrap();
     for slide in laid.iter().filter(|s| !s.shapes.is_empty()) {
@@ -375,4 +394,125 @@ fn a_logo_keeps_its_aspect_ratio_and_every_slide_of_the_school_template_shows_it
     // Every slide: the cover, and the header strip of every other.
     let content = deck.slides.len();
     assert_eq!(with_logo, content);
+}
+
+#[test]
+fn the_papers_table_becomes_a_pptx_table_and_its_figure_an_embedded_picture() {
+    let extracted = common::extracted();
+    let paper = slides::Paper::from_extracted(&extracted).unwrap();
+    // Read with their captions, in the section they sit in; their cells and captions are not
+    // text for bullets.
+    assert_eq!(paper.tables.len(), 1);
+    assert_eq!(paper.tables[0].caption, "表1 各模型检测结果对比");
+    assert_eq!(paper.tables[0].rows[3][0], "本文方法");
+    assert_eq!(paper.figures.len(), 1);
+    assert_eq!(paper.figures[0].caption, "图1 改进模型的裂缝检测结果示例");
+    assert_eq!(
+        (paper.figures[0].width, paper.figures[0].height),
+        (480, 270)
+    );
+    let section = &paper.sections[paper.tables[0].section];
+    assert!(section.heading.contains("对比实验"), "{}", section.heading);
+    assert!(
+        section
+            .paragraphs
+            .iter()
+            .all(|p| !p.contains("Faster R-CNN\n") && p != "84.1" && !p.starts_with("表1"))
+    );
+
+    let figures = paper.pictures(&extracted.images);
+    let deck = slides::plan(&paper, &request(15)).unwrap();
+    let table = deck
+        .slides
+        .iter()
+        .find(|s| s.kind == SlideKind::Table)
+        .expect("a table slide");
+    assert_eq!(table.rows, paper.tables[0].rows);
+    assert_eq!(table.bullets, vec!["表1 各模型检测结果对比"]);
+    // The script is the paper's sentence that refers to the table.
+    assert!(
+        table.notes.contains("各模型的结果如表1所示"),
+        "{}",
+        table.notes
+    );
+    let figure = deck
+        .slides
+        .iter()
+        .find(|s| s.kind == SlideKind::Figure)
+        .expect("a figure slide");
+    assert!(figure.notes.contains("图1给出了"), "{}", figure.notes);
+    // Both within the results part, after its text; the deck still fits the count asked.
+    assert!(deck.slides.len() <= 15);
+
+    for template in &TEMPLATES {
+        let bytes = pptx::write(&deck, template, None, &figures).unwrap();
+        let parts = parts(&bytes);
+        assert_eq!(parts["ppt/media/figure0.png"], pptx::badge_png(480, 270));
+        let types = String::from_utf8_lossy(&parts["[Content_Types].xml"]).to_string();
+        assert!(types.contains(r#"Extension="png""#));
+        let at = deck
+            .slides
+            .iter()
+            .position(|s| s.kind == SlideKind::Table)
+            .unwrap()
+            + 1;
+        let xml = &parts[&format!("ppt/slides/slide{at}.xml")];
+        let found = elements(xml);
+        assert_eq!(found.iter().filter(|(n, _)| n == "a:gridCol").count(), 5);
+        assert_eq!(found.iter().filter(|(n, _)| n == "a:tr").count(), 4);
+        assert_eq!(found.iter().filter(|(n, _)| n == "a:tc").count(), 20);
+        let text = String::from_utf8_lossy(xml);
+        assert!(text.contains("本文方法") && text.contains("86.4"));
+    }
+    // A figure whose picture the caller lacks is an error, not a blank frame.
+    let err = pptx::write(&deck, &TEMPLATES[0], None, &Default::default()).unwrap_err();
+    assert_eq!(err.code(), "deck_write_failed");
+
+    // A deck with no room besides a slide for each part shows none; a table too wide for a
+    // slide is not shown.
+    let short = slides::plan(&paper, &request(10)).unwrap();
+    assert!(short.slides.len() <= 10);
+    let objects = short
+        .slides
+        .iter()
+        .filter(|s| matches!(s.kind, SlideKind::Table | SlideKind::Figure))
+        .count();
+    assert_eq!(objects, 0);
+    let mut wide = paper.clone();
+    wide.figures.clear();
+    wide.tables[0].rows = vec![(0..12).map(|k| format!("列{k}")).collect(); 3];
+    let deck = slides::plan(&wide, &request(15)).unwrap();
+    assert!(deck.slides.iter().all(|s| s.kind != SlideKind::Table));
+}
+
+#[test]
+fn a_long_table_is_shown_in_part_and_says_so() {
+    let extracted = common::extracted();
+    let mut paper = slides::Paper::from_extracted(&extracted).unwrap();
+    paper.figures.clear();
+    let header = paper.tables[0].rows[0].clone();
+    let body = paper.tables[0].rows[1].clone();
+    paper.tables[0].rows = std::iter::once(header)
+        .chain(std::iter::repeat_n(body, 30))
+        .collect();
+    let deck = slides::plan(&paper, &request(15)).unwrap();
+    let table = deck
+        .slides
+        .iter()
+        .find(|s| s.kind == SlideKind::Table)
+        .unwrap();
+    assert_eq!(table.rows.len(), 10);
+    assert!(
+        table.bullets[0].ends_with(pptx::EXCERPT),
+        "{:?}",
+        table.bullets
+    );
+    for template in &TEMPLATES {
+        let laid = pptx::layout(&deck, template, None).unwrap();
+        assert!(
+            laid.iter()
+                .flat_map(|s| &s.shapes)
+                .any(|s| matches!(s, Shape::Table(t) if t.size_pt >= 10.0))
+        );
+    }
 }

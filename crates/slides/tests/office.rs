@@ -7,7 +7,7 @@
 mod common;
 
 use slides::deck::{DeckKind, DeckMeta, DeckRequest};
-use slides::pptx::{self, Logo};
+use slides::pptx::{self, Picture};
 use slides::template::{EMU_PER_PT, TEMPLATES};
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -65,7 +65,9 @@ fn words(pdf: &Path) -> Vec<(usize, f64, f64, f64, f64, String)> {
 
 #[test]
 fn libreoffice_draws_every_word_of_every_template_inside_its_frame_and_python_pptx_reads_it() {
-    let paper = slides::Paper::from_extracted(&common::extracted()).unwrap();
+    let extracted = common::extracted();
+    let paper = slides::Paper::from_extracted(&extracted).unwrap();
+    let figures = paper.pictures(&extracted.images);
     let request = DeckRequest {
         kind: DeckKind::Defence,
         slides: 15,
@@ -77,12 +79,16 @@ fn libreoffice_draws_every_word_of_every_template_inside_its_frame_and_python_pp
         },
     };
     let deck = slides::plan(&paper, &request).unwrap();
-    let logo = Logo::from_bytes(&pptx::badge_png(60, 30)).unwrap();
+    let logo = Picture::logo(&pptx::badge_png(60, 30)).unwrap();
     let dir = std::env::temp_dir().join(format!("wenjian-slides-office-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     for template in &TEMPLATES {
         let path = dir.join(format!("{}.pptx", template.id));
-        std::fs::write(&path, pptx::write(&deck, template, Some(&logo)).unwrap()).unwrap();
+        std::fs::write(
+            &path,
+            pptx::write(&deck, template, Some(&logo), &figures).unwrap(),
+        )
+        .unwrap();
 
         // python-pptx opens it: every slide, its frames and its notes.
         let read = Command::new(python())
@@ -120,6 +126,26 @@ fn libreoffice_draws_every_word_of_every_template_inside_its_frame_and_python_pp
         assert!(
             listed_slides[0]["pictures"].as_u64().unwrap() >= 1,
             "the logo"
+        );
+        // The paper's table is a table python-pptx reads cell by cell; its figure a picture.
+        let table = deck
+            .slides
+            .iter()
+            .position(|s| s.kind == slides::SlideKind::Table)
+            .expect("a table slide");
+        let frames = listed_slides[table]["frames"].as_array().unwrap();
+        let read_table = frames.iter().find(|f| f.get("table").is_some()).unwrap();
+        assert_eq!(read_table["table"], serde_json::json!([4, 5]));
+        assert!(read_table["text"].as_str().unwrap().contains("本文方法"));
+        let figure = deck
+            .slides
+            .iter()
+            .position(|s| s.kind == slides::SlideKind::Figure)
+            .expect("a figure slide");
+        let logos = usize::from(template.id == "school");
+        assert_eq!(
+            listed_slides[figure]["pictures"].as_u64().unwrap() as usize,
+            1 + logos
         );
 
         // LibreOffice draws it; every word inside a frame python-pptx listed.

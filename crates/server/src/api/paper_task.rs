@@ -119,9 +119,20 @@ pub async fn extract(
     upload: &Upload,
     caller: &Caller,
 ) -> Result<docio::Extracted, ApiError> {
+    extract_with_images(state, upload, caller, 0).await
+}
+
+/// `extract`, with the pictures of a .docx up to `image_bytes` in all (for slides).
+pub async fn extract_with_images(
+    state: &AppState,
+    upload: &Upload,
+    caller: &Caller,
+    image_bytes: usize,
+) -> Result<docio::Extracted, ApiError> {
     let limits = docio::Limits {
         max_bytes: state.config.max_upload_bytes,
         max_chars: state.config.max_paper_chars,
+        image_bytes,
         ..docio::Limits::default()
     };
     state
@@ -865,6 +876,8 @@ mod tests {
             reader: "docx".into(),
             headings: vec![],
             title: title.map(String::from),
+            tables: vec![],
+            images: vec![],
         };
         let marked = doc(Some("县域供销社研究"));
         assert_eq!(default_title(&upload("我的论文"), &marked), "我的论文");

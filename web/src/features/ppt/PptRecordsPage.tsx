@@ -42,6 +42,18 @@ function ScriptModal({ id, onClose }: { id: number | null; onClose: () => void }
                     </b>
                     <div className="muted">约 {s.seconds} 秒</div>
                     <div style={{ whiteSpace: 'pre-wrap', marginTop: 4 }}>{s.notes}</div>
+                    {s.originals.length > 0 && (
+                      <div className="muted" style={{ marginTop: 4 }} data-testid="ppt-originals">
+                        要点原句：
+                        {s.originals.map((o, k) =>
+                          o === s.bullets[k] ? null : (
+                            <div key={k}>
+                              「{s.bullets[k]}」← {o}
+                            </div>
+                          ),
+                        )}
+                      </div>
+                    )}
                   </div>
                 </div>
               </List.Item>

@@ -18,7 +18,7 @@ const LOGO_MAX_BYTES = 2 * 1024 * 1024
 
 /** How every deck's text is made, said before anyone pays. */
 export const METHOD_NOTICE =
-  '幻灯片文字全部摘自您论文的原句（按章节提炼要点），讲稿由相应段落的原句组成；不使用大模型改写，不会出现论文中没有的数字或结论。'
+  '幻灯片文字摘自您论文的原句（按章节提炼要点），论文中的表格和插图放入对应页，讲稿由相应段落的原句组成；较长的要点由模型压缩，只删减字词，每条都与原句核对数字、术语和语义，不合格的保留原句，不会出现论文中没有的数字或结论。'
 
 const KINDS: { value: DeckKind; label: string; hint: string }[] = [
   { value: 'defence', label: '毕业答辩', hint: '讲稿按 10–15 分钟估计' },

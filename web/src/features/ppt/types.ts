@@ -60,12 +60,14 @@ export interface PptCost {
 }
 
 export interface SlideView {
-  kind: 'cover' | 'contents' | 'section' | 'bullets' | 'route' | 'thanks'
+  kind: 'cover' | 'contents' | 'section' | 'bullets' | 'route' | 'table' | 'figure' | 'thanks'
   title: string
   bullets: string[]
   notes: string
   seconds: number
   svg: string
+  /** The bullets as the paper's sentences, when a model shortened some. */
+  originals: string[]
 }
 
 export interface PptDetail {
@@ -75,6 +77,8 @@ export interface PptDetail {
   method: string
   /** The outline as typed, for a draft made from one. */
   outline: string
+  /** What the model did to a finished deck's long bullets. */
+  condensing?: { model: string; tried: number; adopted: number; unavailable?: string | null } | null
 }
 
 export interface TemplateView {

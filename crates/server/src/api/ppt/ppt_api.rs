@@ -8,7 +8,7 @@
 
 use super::task::{self as ppt_task, FILES, KIND, PptInput, PptResult};
 use crate::api::paper_task::{
-    self, Caller, IdForm, ListForm, Queueing, RecordPage, TaskCost, Upload, extract, plain_line,
+    self, Caller, IdForm, ListForm, Queueing, RecordPage, TaskCost, Upload, plain_line,
 };
 use crate::auth::AuthUser;
 use crate::envelope::{ApiError, ApiResult, Success};
@@ -149,7 +149,7 @@ fn template_name(id: &str) -> String {
 }
 
 /// The first `count` slides of a finished deck as SVG (the logo as a frame of its size).
-fn previews(result: &PptResult, logo: Option<&slides::pptx::Logo>, count: usize) -> Vec<String> {
+fn previews(result: &PptResult, logo: Option<&slides::pptx::Picture>, count: usize) -> Vec<String> {
     let Some(t) = slides::template::by_id(&result.template) else {
         return Vec::new();
     };
@@ -403,7 +403,20 @@ fn paper_of_generated(doc: &crate::api::paper::task::PaperDoc) -> Paper {
             .map(str::to_string)
             .collect(),
         sections,
+        tables: Vec::new(),
+        figures: Vec::new(),
     }
+}
+
+/// Bytes of the pictures read from an uploaded paper for its figure slides.
+const FIGURE_BYTES: usize = 30 * 1024 * 1024;
+
+/// A paper read for a deck: the paper, the uploaded file's name, and the pictures of its
+/// figures (`Figure::image` indexes them) to keep.
+struct ReadPaper {
+    paper: Paper,
+    file_name: String,
+    images: Vec<docio::Image>,
 }
 
 /// Reads the paper the form names.
@@ -412,15 +425,25 @@ async fn read_paper(
     user_id: i64,
     form: &SaveForm,
     file: Option<&Upload>,
-) -> Result<(Paper, String), ApiError> {
-    match form.source.as_str() {
+) -> Result<ReadPaper, ApiError> {
+    let (paper, file_name) = match form.source.as_str() {
         "upload" | "" => {
             let upload = file.ok_or_else(|| {
                 ApiError::bad_request("file_required", "请上传论文文件（.docx、.pdf 或 .txt）")
             })?;
-            let extracted = extract(state, upload, &Caller::user(user_id)).await?;
+            let extracted = paper_task::extract_with_images(
+                state,
+                upload,
+                &Caller::user(user_id),
+                FIGURE_BYTES,
+            )
+            .await?;
             let paper = Paper::from_extracted(&extracted).map_err(slides_error)?;
-            Ok((paper, upload.file_name.clone()))
+            return Ok(ReadPaper {
+                paper,
+                file_name: upload.file_name.clone(),
+                images: extracted.images,
+            });
         }
         "paper" => {
             let id = form.source_id.ok_or_else(|| {
@@ -439,7 +462,7 @@ async fn read_paper(
                         "这篇论文还没有写完正文，写完后再生成 PPT",
                     )
                 })?;
-            Ok((paper_of_generated(&doc), String::new()))
+            (paper_of_generated(&doc), String::new())
         }
         "check" => {
             let id = form.source_id.ok_or_else(|| {
@@ -462,9 +485,11 @@ async fn read_paper(
                     .map(|&(line, level)| docio::Heading { line, level })
                     .collect(),
                 title: Some(task.title.clone()),
+                tables: Vec::new(),
+                images: Vec::new(),
             };
             let paper = Paper::from_extracted(&extracted).map_err(slides_error)?;
-            Ok((paper, String::new()))
+            (paper, String::new())
         }
         "outline" => {
             if form.outline.chars().count() > 20_000 {
@@ -482,13 +507,20 @@ async fn read_paper(
                 ),
                 e => slides_error(e),
             })?;
-            Ok((paper, String::new()))
+            (paper, String::new())
         }
-        _ => Err(ApiError::bad_request(
-            "invalid_source",
-            "来源只能是 upload（上传论文）、paper（本站生成的论文）、check（本站查重的论文）或 outline（填写提纲）",
-        )),
-    }
+        _ => {
+            return Err(ApiError::bad_request(
+                "invalid_source",
+                "来源只能是 upload（上传论文）、paper（本站生成的论文）、check（本站查重的论文）或 outline（填写提纲）",
+            ));
+        }
+    };
+    Ok(ReadPaper {
+        paper,
+        file_name,
+        images: Vec::new(),
+    })
 }
 
 /// Saves a deck draft: a new one, or the changes to one not yet submitted. The paper is read
@@ -550,7 +582,7 @@ pub async fn save_or_update(
             .to_string(),
     };
     let logo = match logo {
-        Some(bytes) => Some(slides::pptx::Logo::from_bytes(&bytes).map_err(slides_error)?),
+        Some(bytes) => Some(slides::pptx::Picture::logo(&bytes).map_err(slides_error)?),
         None => None,
     };
     // The paper: read anew when a source is given, else the draft's own.
@@ -561,6 +593,8 @@ pub async fn save_or_update(
             && existing
                 .as_ref()
                 .is_some_and(|(_, i)| i.source != form.source || i.source_id != form.source_id);
+    // Pictures of a paper read now, to keep once the draft has its id.
+    let mut images: Option<Vec<docio::Image>> = None;
     let (paper, file_name, source, source_id) = match (&existing, changes_source) {
         (Some((_, input)), false) => (
             input.paper.clone(),
@@ -569,12 +603,13 @@ pub async fn save_or_update(
             input.source_id,
         ),
         _ => {
-            let (paper, file_name) = read_paper(&state, user_id, &form, file.as_ref()).await?;
+            let read = read_paper(&state, user_id, &form, file.as_ref()).await?;
+            images = Some(read.images);
             let source = match form.source.as_str() {
                 "" => "upload".to_string(),
                 s => s.to_string(),
             };
-            (paper, file_name, source, form.source_id)
+            (read.paper, read.file_name, source, form.source_id)
         }
     };
     let kept = existing
@@ -663,7 +698,10 @@ pub async fn save_or_update(
     if let Some(upload) = &file {
         paper_task::keep_upload(&state, FILES, task.id, upload).await;
     }
-    if existing.is_some() || logo.is_some() {
+    if let Some(images) = &images {
+        keep_figures(&state, task.id, &mut input.paper, images).await?;
+    }
+    if existing.is_some() || logo.is_some() || images.as_ref().is_some_and(|i| !i.is_empty()) {
         let stored = state
             .store
             .update_pending_task(task.id, user_id, &title, &json(&input)?)
@@ -677,6 +715,33 @@ pub async fn save_or_update(
     }
     let task = state.store.task(task.id, user_id).await?;
     Ok(Success(record(&task, 0)))
+}
+
+/// Keeps the pictures of a paper just read (those of an earlier paper of the draft go) and
+/// names each figure's file.
+async fn keep_figures(
+    state: &AppState,
+    task_id: i64,
+    paper: &mut Paper,
+    images: &[docio::Image],
+) -> Result<(), ApiError> {
+    let folder = format!("{FILES}/{task_id}/figures");
+    if let Err(e) = state.files.remove_under(&folder).await {
+        tracing::warn!(error = %e, "earlier figures not deleted");
+    }
+    for (index, figure) in paper.figures.iter_mut().enumerate() {
+        let Some(image) = images.get(figure.image) else {
+            continue;
+        };
+        let key = ppt_task::figure_key(task_id, index, &figure.ext);
+        state
+            .files
+            .put(&key, &image.bytes)
+            .await
+            .map_err(|e| ApiError::internal(format!("保存论文插图失败：{e}")))?;
+        figure.file = key;
+    }
+    Ok(())
 }
 
 /// What a deck costs this user now: one use of a 答辩PPT package, else the balance.
@@ -725,6 +790,9 @@ pub struct PptDetail {
     pub slides: Vec<SlideView>,
     /// How the deck's text was made, for the page to say plainly.
     pub method: String,
+    /// What the model did to a finished deck's long bullets (none for a draft, or when no
+    /// model was asked).
+    pub condensing: Option<ppt_task::Condensing>,
     /// The outline as typed, for a draft made from one (to edit it again).
     pub outline: String,
 }
@@ -732,7 +800,8 @@ pub struct PptDetail {
 #[derive(Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct SlideView {
-    /// cover, contents, section, bullets, route or thanks.
+    /// cover, contents, section, bullets, route, table (one of the paper's tables), figure (one of
+    /// its pictures; drawn here as a labelled frame, embedded in the file) or thanks.
     pub kind: String,
     pub title: String,
     pub bullets: Vec<String>,
@@ -741,10 +810,50 @@ pub struct SlideView {
     pub seconds: u32,
     /// The slide drawn (SVG).
     pub svg: String,
+    /// The bullets as the paper's sentences, when a model shortened some (else empty).
+    pub originals: Vec<String>,
 }
 
 /// How the text of every deck is made (shown on the pages).
-pub const METHOD: &str = "幻灯片文字全部摘自您论文的原句（按章节提炼要点，长句在分句处截断），讲稿由相应段落的原句组成；未使用大模型改写，不会出现论文中没有的数字或结论。请在答辩前通读并按需修改。";
+const METHOD: &str = "幻灯片文字摘自您论文的原句（按章节提炼要点，长句在分句处截断），论文中的表格做成可编辑的表格、插图原样放入（预览中以“论文插图”框表示），讲稿由相应段落的原句组成。";
+const CHECKS: &str = "模型只能删减字词：每条压缩结果都与原句核对数字、英文术语、用字和语义（句向量相似度），任何一项不合格就保留原句，不会出现论文中没有的数字或结论。";
+
+/// What the pages say of a deck's text: how every deck is made, and what the model did (for a
+/// finished deck) or will do (for a draft) with its long bullets.
+fn method(state: &AppState, result: Option<&PptResult>) -> String {
+    let model_part = match result.map(|r| &r.condensing) {
+        Some(Some(c)) if c.adopted > 0 => format!(
+            "{} 条较长的要点中有 {} 条由模型 {} 压缩，原句见讲稿；{CHECKS}",
+            c.tried, c.adopted, c.model
+        ),
+        Some(Some(c)) if !c.model.is_empty() && c.unavailable.is_none() => format!(
+            "模型 {} 压缩的 {} 条要点都未通过核对，全部保留原句。",
+            c.model, c.tried
+        ),
+        Some(Some(c)) => format!(
+            "本次未能用模型压缩要点（{}），要点均为原句。",
+            c.unavailable.as_deref().unwrap_or("模型不可用")
+        ),
+        Some(None) => "本次未用模型压缩要点，要点均为原句。".to_string(),
+        None if !state.config.ppt_condense => "本站未启用模型压缩要点，要点均为原句。".to_string(),
+        None => {
+            let engine = state.models.engine(crate::models::Feature::Slides);
+            match (engine.source.as_str(), engine.model) {
+                ("local", Some(model)) => format!(
+                    "较长的要点将由本地小模型 {model} 压缩：它只能做有限的删减，未通过核对的要点保留原句。{CHECKS}"
+                ),
+                ("endpoint", Some(model)) => {
+                    format!("较长的要点将由模型 {model} 压缩。{CHECKS}")
+                }
+                _ => format!(
+                    "本站暂无可用模型压缩要点（{}），要点均为原句。",
+                    engine.unavailable.unwrap_or_default()
+                ),
+            }
+        }
+    };
+    format!("{METHOD}{model_part}请在答辩前通读并按需修改。")
+}
 
 /// One deck: a draft with its price, or a finished deck with every slide.
 #[utoipa::path(post, path = "/api/base/ai_ppt_info_api/load_by_id", tag = "ai_ppt_info_api", security(("bearer" = [])),
@@ -764,7 +873,8 @@ pub async fn load_by_id(
         TaskStatus::Pending => Some(cost(&state, &task, input.paper.chars()).await?),
         _ => None,
     };
-    let slides = match result_of(&task) {
+    let result = result_of(&task);
+    let slides = match &result {
         Some(result) => {
             let t = slides::template::by_id(&result.template)
                 .ok_or_else(|| ApiError::internal("模板已不存在"))?;
@@ -783,6 +893,7 @@ pub async fn load_by_id(
                     notes: s.notes.clone(),
                     seconds: s.seconds,
                     svg: slides::svg::render(l, t),
+                    originals: s.originals.clone(),
                 })
                 .collect()
         }
@@ -792,7 +903,8 @@ pub async fn load_by_id(
         record: record(&task, 0),
         cost,
         slides,
-        method: METHOD.into(),
+        method: method(&state, result.as_ref()),
+        condensing: result.as_ref().and_then(|r| r.condensing.clone()),
         outline: input.outline.clone(),
     }))
 }

@@ -2,6 +2,7 @@
 //! writes it with the chosen template and keeps the .pptx in the file store. Rendering with
 //! another template later reuses the plan (`render`), so the content is paid for once.
 
+use crate::models::Feature;
 use crate::worker::{TaskContext, TaskError, TaskFuture, TaskHandler};
 use serde::{Deserialize, Serialize};
 use slides::deck::{DeckKind, DeckMeta, DeckRequest};
@@ -43,8 +44,8 @@ pub struct PptInput {
 
 impl PptInput {
     /// The logo as a frame of its size (no pixels): for drawing slides as SVG.
-    pub fn logo_frame(&self) -> Option<slides::pptx::Logo> {
-        self.logo_size.map(|(width, height)| slides::pptx::Logo {
+    pub fn logo_frame(&self) -> Option<slides::pptx::Picture> {
+        self.logo_size.map(|(width, height)| slides::pptx::Picture {
             bytes: Vec::new(),
             ext: "png",
             width,
@@ -60,6 +61,21 @@ pub struct PptResult {
     pub template: String,
     /// Slides asked for (a thin paper gives fewer; nothing is padded).
     pub asked: usize,
+    /// What the model did to the bullets, when one was asked.
+    #[serde(default)]
+    pub condensing: Option<Condensing>,
+}
+
+/// The model step of a deck, as the pages tell it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct Condensing {
+    /// The model (`local:qwen2.5-0.5b`, `openai:deepseek-chat`…); empty when none could serve.
+    pub model: String,
+    /// Long bullets the model was asked to shorten, and answers that passed every check.
+    pub tried: usize,
+    pub adopted: usize,
+    /// Why the model did not serve, or stopped: the bullets stayed the paper's sentences.
+    pub unavailable: Option<String>,
 }
 
 /// The key of a deck's .pptx written with `template`.
@@ -76,7 +92,7 @@ pub fn pdf_key(task_id: i64, template: &str) -> String {
 pub async fn logo(
     files: &store::FileStore,
     input: &PptInput,
-) -> Result<Option<slides::pptx::Logo>, String> {
+) -> Result<Option<slides::pptx::Picture>, String> {
     let Some(key) = &input.logo else {
         return Ok(None);
     };
@@ -85,9 +101,41 @@ pub async fn logo(
         .await
         .map_err(|e| format!("读取校徽失败：{e}"))?
         .ok_or("校徽文件已丢失，请重新上传")?;
-    slides::pptx::Logo::from_bytes(&bytes)
+    slides::pptx::Picture::logo(&bytes)
         .map(Some)
         .map_err(|e| e.to_string())
+}
+
+/// Where a figure of a deck's paper is kept: `ppt/<id>/figures/<n>.<ext>`.
+pub fn figure_key(task_id: i64, index: usize, ext: &str) -> String {
+    format!("{FILES}/{task_id}/figures/{index}.{ext}")
+}
+
+/// The pictures of the figures `deck` shows, from the file store.
+pub async fn figures(
+    files: &store::FileStore,
+    input: &PptInput,
+    deck: &Deck,
+) -> Result<slides::pptx::Figures, String> {
+    let mut out = slides::pptx::Figures::new();
+    for figure in deck.slides.iter().filter_map(|s| s.figure) {
+        let key = input
+            .paper
+            .figures
+            .get(figure.index)
+            .map(|f| f.file.as_str())
+            .filter(|k| !k.is_empty())
+            .ok_or("论文插图缺失，请重新上传论文")?;
+        let bytes = files
+            .get(key, slides::pptx::FIGURE_MAX_BYTES)
+            .await
+            .map_err(|e| format!("读取论文插图失败：{e}"))?
+            .ok_or("论文插图已丢失，请重新上传论文")?;
+        let picture =
+            slides::pptx::Picture::figure(&bytes).ok_or("论文插图已损坏，请重新上传论文")?;
+        out.insert(figure.index, picture);
+    }
+    Ok(out)
 }
 
 /// Why a deck could not be written: the deck itself (a template, a logo, a frame), or the file
@@ -112,7 +160,10 @@ pub async fn render(
         RenderError::Deck(slides::SlidesError::UnknownTemplate(template.into()).to_string())
     })?;
     let logo = logo(files, input).await.map_err(RenderError::Deck)?;
-    let bytes = slides::pptx::write(deck, t, logo.as_ref())
+    let figures = figures(files, input, deck)
+        .await
+        .map_err(RenderError::Deck)?;
+    let bytes = slides::pptx::write(deck, t, logo.as_ref(), &figures)
         .map_err(|e| RenderError::Deck(e.to_string()))?;
     files
         .put(&pptx_key(task_id, template), &bytes)
@@ -123,11 +174,69 @@ pub async fn render(
 
 pub struct PptHandler {
     files: store::FileStore,
+    /// Where the model that shortens bullets comes from; none when decks are not condensed.
+    models: Option<std::sync::Arc<crate::models::ModelHub>>,
 }
 
 impl PptHandler {
-    pub fn new(files: store::FileStore) -> Self {
-        PptHandler { files }
+    pub fn new(
+        files: store::FileStore,
+        models: Option<std::sync::Arc<crate::models::ModelHub>>,
+    ) -> Self {
+        PptHandler { files, models }
+    }
+
+    /// Shortens the deck's long bullets with the model that serves slides, each answer checked
+    /// (by the encoder too when it is installed). A model that cannot serve leaves the paper's
+    /// sentences and says why.
+    async fn condense(&self, ctx: &TaskContext, deck: &mut Deck) -> Option<Condensing> {
+        let models = self.models.as_ref()?;
+        let model = match models.chat(Feature::Slides).await {
+            Ok(model) => model,
+            Err(why) => {
+                return Some(Condensing {
+                    model: String::new(),
+                    tried: 0,
+                    adopted: 0,
+                    unavailable: Some(why),
+                });
+            }
+        };
+        let encoder = models.encoder().await.ok();
+        let similarity = |a: &str, b: &str| {
+            encoder
+                .as_ref()
+                .map_or(1.0, |e| embed::cosine(&e.embed(a), &e.embed(b)))
+        };
+        let similarity: Option<&(dyn Fn(&str, &str) -> f32 + Send + Sync)> =
+            encoder.as_ref().map(|_| &similarity as _);
+        // Progress is reported from the worker's own future between answers.
+        let done = std::sync::atomic::AtomicUsize::new(0);
+        let all = std::sync::atomic::AtomicUsize::new(0);
+        let progress = |d: usize, a: usize| {
+            done.store(d, std::sync::atomic::Ordering::Relaxed);
+            all.store(a, std::sync::atomic::Ordering::Relaxed);
+        };
+        let condensing = slides::condense::condense(deck, model.as_ref(), similarity, &progress);
+        tokio::pin!(condensing);
+        let report = loop {
+            tokio::select! {
+                report = &mut condensing => break report,
+                _ = tokio::time::sleep(std::time::Duration::from_secs(2)) => {
+                    let (d, a) = (done.load(std::sync::atomic::Ordering::Relaxed), all.load(std::sync::atomic::Ordering::Relaxed));
+                    if a > 0 {
+                        let percent = 15 + (45 * d / a) as i64;
+                        ctx.progress(percent, &format!("正在用模型压缩要点（{d}/{a}）")).await;
+                    }
+                }
+            }
+        };
+        Some(Condensing {
+            model: report.model.clone(),
+            tried: report.attempts.len(),
+            adopted: report.adopted(),
+            unavailable: report.error,
+        })
     }
 
     async fn make(&self, ctx: TaskContext) -> Result<String, TaskError> {
@@ -139,8 +248,9 @@ impl PptHandler {
             slides: input.slides,
             meta: input.meta.clone(),
         };
-        let deck = slides::plan(&input.paper, &request)
+        let mut deck = slides::plan(&input.paper, &request)
             .map_err(|e| TaskError::permanent(e.to_string()))?;
+        let condensing = self.condense(&ctx, &mut deck).await;
         ctx.progress(60, "正在排版并生成 PPT").await;
         // A store that is briefly unavailable is worth another attempt; a bad template is not.
         render(&self.files, ctx.task_id, &input, &deck, &input.template)
@@ -153,6 +263,7 @@ impl PptHandler {
             deck,
             template: input.template,
             asked: input.slides,
+            condensing,
         })
         .map_err(|e| TaskError::permanent(format!("结果无法保存：{e}")))
     }

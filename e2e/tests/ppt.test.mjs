@@ -110,7 +110,12 @@ test('答辩PPT: outline → template → pay → deck with previews, script, .p
   const said = await page.locator('.ant-modal .ant-alert').innerText()
   if (withModel) {
     assert.match(said, /条由模型 local:qwen2\.5-[\d.]+b 压缩|未通过核对/)
-    if (/条由模型/.test(said)) assert.ok((await page.getByTestId('ppt-originals').count()) >= 1)
+    if (/条由模型/.test(said)) {
+      const originals = page.getByTestId('ppt-originals').first()
+      await originals.scrollIntoViewIfNeeded()
+      assert.match(await originals.innerText(), /要点原句：\s*「.+」← /)
+      await page.screenshot({ path: 'artifacts/ppt-script-originals.png' }).catch(() => {})
+    }
   } else {
     assert.match(said, /未能用模型压缩要点/)
   }

@@ -226,7 +226,7 @@ api_test!(
         let fields = [
             ("source", "upload"),
             ("kind", "defence"),
-            ("slides", "15"),
+            ("slides", "20"),
             ("school", "华东理工学院"),
             ("presenter", "李明"),
             ("supervisor", "王强"),
@@ -308,7 +308,7 @@ api_test!(
         let slides = detail["slides"].as_array().unwrap();
         let delivered = detail["record"]["delivered"].as_u64().unwrap() as usize;
         assert_eq!(slides.len(), delivered);
-        assert!((6..=15).contains(&delivered), "{delivered}");
+        assert!((6..=20).contains(&delivered), "{delivered}");
         assert_eq!(slides[0]["kind"], json!("cover"));
         // The paper's table and figure have slides of their own.
         let kinds: Vec<&str> = slides.iter().map(|s| s["kind"].as_str().unwrap()).collect();

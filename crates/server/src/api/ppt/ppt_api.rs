@@ -352,10 +352,12 @@ fn line(text: &str, max: usize) -> String {
     plain_line(text).chars().take(max).collect()
 }
 
-/// The paper a generated paper (论文生成) is: its chapters and sections as written.
+/// The paper a generated paper (论文生成) is: its chapters and sections as written, and the
+/// tables its sections hold (numbered as its .docx numbers them).
 fn paper_of_generated(doc: &crate::api::paper::task::PaperDoc) -> Paper {
     let outline = &doc.draft.outline;
-    let mut sections = Vec::new();
+    let mut sections: Vec<slides::paper::Section> = Vec::new();
+    let mut tables: Vec<slides::paper::Table> = Vec::new();
     for (index, chapter) in outline.chapters.iter().enumerate() {
         sections.push(slides::paper::Section {
             heading: chapter.title.clone(),
@@ -368,18 +370,7 @@ fn paper_of_generated(doc: &crate::api::paper::task::PaperDoc) -> Paper {
             .iter()
             .filter(|s| s.path.first() == Some(&index))
         {
-            let lines: Vec<String> = written
-                .text
-                .lines()
-                .map(str::trim)
-                .filter(|l| !l.is_empty())
-                .map(str::to_string)
-                .collect();
-            if written.path.len() == 1 {
-                if let Some(first) = sections.last_mut() {
-                    first.paragraphs.extend(lines);
-                }
-            } else {
+            if written.path.len() > 1 {
                 let heading = written
                     .heading
                     .split_once(' ')
@@ -388,8 +379,26 @@ fn paper_of_generated(doc: &crate::api::paper::task::PaperDoc) -> Paper {
                 sections.push(slides::paper::Section {
                     heading,
                     level: written.path.len().min(4) as u8,
-                    paragraphs: lines,
+                    paragraphs: Vec::new(),
                 });
+            }
+            let at = sections.len() - 1;
+            for block in compose::thesis::blocks_of(&written.text) {
+                match block {
+                    docio::thesis::Block::Paragraph(text) => sections[at].paragraphs.push(text),
+                    docio::thesis::Block::Table {
+                        caption,
+                        header,
+                        rows,
+                    } => tables.push(slides::paper::Table {
+                        section: at,
+                        caption: format!("表{} {caption}", tables.len() + 1)
+                            .trim()
+                            .to_string(),
+                        rows: std::iter::once(header).chain(rows).collect(),
+                    }),
+                    docio::thesis::Block::Figure { .. } => {}
+                }
             }
         }
     }
@@ -403,7 +412,7 @@ fn paper_of_generated(doc: &crate::api::paper::task::PaperDoc) -> Paper {
             .map(str::to_string)
             .collect(),
         sections,
-        tables: Vec::new(),
+        tables,
         figures: Vec::new(),
     }
 }

@@ -296,10 +296,8 @@ fn condense_all(
         llm::LocalScorer::load(&dir, name).expect("the local model (wenjian models fetch)");
     let model = llm::generate::LocalChat::new(std::sync::Arc::new(scorer));
     let runtime = tokio::runtime::Runtime::new().expect("runtime");
-    let similarity =
-        |a: &str, b: &str| encoder.map_or(1.0, |e| embed::cosine(&e.embed(a), &e.embed(b)));
-    let similarity: Option<&(dyn Fn(&str, &str) -> f32 + Send + Sync)> =
-        encoder.map(|_| &similarity as _);
+    let encoder = encoder.expect("the sentence encoder (wenjian models fetch usem3)");
+    let similarity = |a: &str, b: &str| embed::cosine(&encoder.embed(a), &encoder.embed(b));
     let (mut tried, mut adopted, mut new_numbers) = (0usize, 0usize, 0usize);
     let mut reasons: std::collections::BTreeMap<String, usize> = Default::default();
     let mut seconds = Vec::new();
@@ -322,7 +320,7 @@ fn condense_all(
         let report = runtime.block_on(slides::condense::condense(
             &mut deck,
             &model,
-            similarity,
+            &similarity,
             &|_, _| {},
         ));
         seconds.push(began.elapsed().as_secs_f64());

@@ -185,17 +185,25 @@ impl ObjectWalk {
                         };
                     }
                 }
-                b"w:tr" if self.depth == 1 => self.table.rows.push(Vec::new()),
-                b"w:tc" if self.depth == 1 => {
+                // Past the limits, rows and cells are not kept (a hostile table costs nothing).
+                b"w:tr" if self.depth == 1 && self.keeping() => self.table.rows.push(Vec::new()),
+                b"w:tc" if self.depth == 1 && self.keeping() => {
                     self.cell = Some(String::new());
                     self.span = 1;
                 }
+                b"w:gridSpan" if self.depth == 1 => self.grid_span(e),
                 b"a:blip" => self.blip(e, paragraphs),
                 _ => {}
             },
             Event::Empty(e) => match e.name().as_ref() {
-                b"w:gridSpan" if self.depth == 1 => {
-                    self.span = number_attr(e, b"w:val").unwrap_or(1).clamp(1, 64) as usize;
+                b"w:gridSpan" if self.depth == 1 => self.grid_span(e),
+                // A cell without content is an empty cell.
+                b"w:tc" if self.depth == 1 && self.keeping() => {
+                    if let Some(row) = self.table.rows.last_mut()
+                        && row.len() < MAX_COLUMNS
+                    {
+                        row.push(String::new());
+                    }
                 }
                 b"wp:extent" => {
                     self.extent = (
@@ -239,17 +247,33 @@ impl ObjectWalk {
         }
     }
 
-    /// A paragraph closed with `text`: a cell's text grows by it.
+    /// Whether this table's rows are still kept: tables and rows within their limits.
+    fn keeping(&self) -> bool {
+        self.out.tables.len() < MAX_TABLES && self.table.rows.len() < MAX_ROWS
+    }
+
+    fn grid_span(&mut self, e: &BytesStart<'_>) {
+        self.span = number_attr(e, b"w:val").unwrap_or(1).clamp(1, 64) as usize;
+    }
+
+    /// A paragraph closed with `text`: a cell's text grows by it, line breaks and tabs as
+    /// spaces, up to `MAX_CELL_CHARS`.
     fn paragraph(&mut self, text: &str) {
         if let Some(cell) = self.cell.as_mut() {
             let text = text.trim();
-            if text.is_empty() || cell.chars().count() >= MAX_CELL_CHARS {
+            let used = cell.chars().count();
+            if text.is_empty() || used >= MAX_CELL_CHARS {
                 return;
             }
             if !cell.is_empty() {
                 cell.push(' ');
             }
-            cell.extend(text.chars().take(MAX_CELL_CHARS));
+            let room = MAX_CELL_CHARS.saturating_sub(used + 1);
+            cell.extend(
+                text.chars()
+                    .map(|c| if c.is_whitespace() { ' ' } else { c })
+                    .take(room),
+            );
         }
     }
 
@@ -888,18 +912,25 @@ fn read_images(
         let Ok(Some(mut part)) = open_part(archive, path, left) else {
             continue;
         };
-        let mut bytes = Vec::new();
-        if part.read_to_end(&mut bytes).is_err() || bytes.len() as u64 > left {
+        // The header first: another format is not inflated at all.
+        let mut head = [0u8; 8];
+        if part.read_exact(&mut head).is_err() {
             continue;
         }
-        let ext = if bytes.starts_with(b"\x89PNG\r\n\x1a\n") {
+        let ext = if head.starts_with(b"\x89PNG\r\n\x1a\n") {
             "png"
-        } else if bytes.starts_with(&[0xFF, 0xD8, 0xFF]) {
+        } else if head.starts_with(&[0xFF, 0xD8, 0xFF]) {
             "jpeg"
         } else {
             continue;
         };
-        left -= bytes.len() as u64;
+        let mut bytes = head.to_vec();
+        let read = part.read_to_end(&mut bytes);
+        // What was inflated counts, whether or not the picture is kept.
+        left = left.saturating_sub(bytes.len() as u64);
+        if read.is_err() || part.limit() == 0 {
+            continue;
+        }
         out.push(Image {
             line,
             ext: ext.into(),

@@ -249,6 +249,32 @@ api_test!(
             json!("基于改进YOLOv5的道路裂缝检测方法研究")
         );
         assert_eq!(draft["hasLogo"], json!(true));
+        // The paper uploaded again: its figure is kept anew and the earlier copy goes.
+        let figure_files = async || {
+            s.state
+                .files
+                .list(&format!("ppt/{id}/figures"))
+                .await
+                .unwrap()
+                .into_iter()
+                .map(|f| f.key)
+                .collect::<Vec<_>>()
+        };
+        let before = figure_files().await;
+        assert_eq!(before.len(), 1, "{before:?}");
+        let id_text = id.to_string();
+        let (status, body) = save_multipart(
+            s,
+            &token,
+            &[("id", id_text.as_str()), ("source", "upload")],
+            Some(("毕业论文.docx", thesis_docx())),
+            None,
+        )
+        .await;
+        assert_eq!(status, StatusCode::OK, "{body}");
+        let after = figure_files().await;
+        assert_eq!(after.len(), 1, "{after:?}");
+        assert_ne!(before, after);
         assert!(draft["sections"].as_u64().unwrap() >= 5, "{draft}");
 
         // Without money: the price says so and submitting charges nothing.

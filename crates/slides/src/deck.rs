@@ -530,24 +530,18 @@ pub struct DeckRequest {
 /// Bullets on one content slide.
 const BULLETS_PER_SLIDE: usize = 4;
 
-/// Plans the deck: cover, contents, the parts the paper has (a title page each when the deck
-/// is long enough), the technical route, thanks.
-pub fn plan(paper: &Paper, request: &DeckRequest) -> Result<Deck, SlidesError> {
-    if !SLIDE_COUNTS.contains(&request.slides) {
-        return Err(SlidesError::SlideCount {
-            asked: request.slides,
-        });
-    }
-    let chapters = chapters(paper);
-    let placed = place_chapters(&chapters);
-    let kind = request.kind;
-    // The parts present, each with its chapters' sections. A subsection on the state of
-    // research is that part wherever the paper puts it (often inside 绪论); a part the paper
-    // returns to later joins its first place.
+/// The parts present, each with its sections, and the part of each of the paper's sections. A
+/// subsection on the state of research is that part wherever the paper puts it (often inside
+/// 绪论); a part the paper returns to later joins its first place; a part without text is none.
+fn parts_of<'a>(
+    paper: &'a Paper,
+    chapters: &[Chapter<'a>],
+    placed: &[Part],
+) -> (Vec<(Part, Vec<&'a Section>)>, Vec<Part>) {
     let mut merged: Vec<(Part, Vec<&Section>)> = Vec::new();
-    // The part of each of the paper's sections (chapters hold them all, in order).
+    // Chapters hold all the sections, in order.
     let mut part_of_section: Vec<Part> = Vec::with_capacity(paper.sections.len());
-    for (chapter, part) in chapters.iter().zip(&placed) {
+    for (chapter, part) in chapters.iter().zip(placed) {
         for (i, section) in chapter.sections.iter().enumerate() {
             let part = if i > 0
                 && Part::Status
@@ -567,10 +561,50 @@ pub fn plan(paper: &Paper, request: &DeckRequest) -> Result<Deck, SlidesError> {
         }
     }
     merged.sort_by_key(|(p, _)| *p);
-    let parts: Vec<(Part, Vec<&Section>)> = merged
+    let parts = merged
         .into_iter()
         .filter(|(_, s)| s.iter().any(|s| !s.paragraphs.is_empty()))
         .collect();
+    (parts, part_of_section)
+}
+
+/// Keeps of the paper's tables and figures only those a deck of any length could show (at most
+/// five, by `choose_objects`' ranking), a table's rows only as many as a slide shows and one
+/// more (to say it is cut): what a draft keeps of a paper of a hundred tables and pictures.
+pub fn keep_showable_objects(paper: &mut Paper) {
+    let chapters = chapters(paper);
+    let placed = place_chapters(&chapters);
+    let (parts, part_of_section) = parts_of(paper, &chapters, &placed);
+    let present: Vec<Part> = parts.iter().map(|(p, _)| *p).collect();
+    let most = SLIDE_COUNTS.iter().copied().max().unwrap_or(30);
+    let chosen = choose_objects(paper, &part_of_section, &present, most);
+    let mut tables = Vec::new();
+    let mut figures = Vec::new();
+    for object in chosen {
+        match object {
+            Object::Table(t) => tables.push(Table {
+                rows: t.rows.iter().take(TABLE_MAX_ROWS + 1).cloned().collect(),
+                ..t.clone()
+            }),
+            Object::Figure(f, _) => figures.push(f.clone()),
+        }
+    }
+    paper.tables = tables;
+    paper.figures = figures;
+}
+
+/// Plans the deck: cover, contents, the parts the paper has (a title page each when the deck
+/// is long enough), the technical route, thanks.
+pub fn plan(paper: &Paper, request: &DeckRequest) -> Result<Deck, SlidesError> {
+    if !SLIDE_COUNTS.contains(&request.slides) {
+        return Err(SlidesError::SlideCount {
+            asked: request.slides,
+        });
+    }
+    let chapters = chapters(paper);
+    let placed = place_chapters(&chapters);
+    let kind = request.kind;
+    let (parts, part_of_section) = parts_of(paper, &chapters, &placed);
     if parts.is_empty() {
         return Err(SlidesError::NoContent);
     }
@@ -892,6 +926,8 @@ impl Object<'_> {
 const TABLE_MAX_ROWS: usize = 10;
 /// Columns of a table a slide can show legibly.
 const TABLE_MAX_COLUMNS: usize = 8;
+/// Characters of a caption shown.
+const CAPTION_MAX: usize = 50;
 /// Characters of the longest cell of a table a slide can show.
 const TABLE_MAX_CELL: usize = 40;
 
@@ -905,6 +941,7 @@ fn showable(table: &Table) -> bool {
         && table.rows.len() >= 2
         && cells.iter().all(|c| c.chars().count() <= TABLE_MAX_CELL)
         && filled * 3 >= cells.len() * 2
+        && crate::pptx::table_fits(&table.rows[..table.rows.len().min(TABLE_MAX_ROWS)])
 }
 
 /// The tables and figures a deck of `slides` shows: one for a short deck, up to five for a long
@@ -932,45 +969,50 @@ fn choose_objects<'a>(
         };
         (part_rank, usize::from(!captioned))
     };
-    // (rank, position in the paper, object)
-    let mut all: Vec<((usize, usize), (usize, usize), Object)> = Vec::new();
+    /// An object with its rank (part, uncaptioned) and its place (section, index).
+    struct Ranked<'a> {
+        rank: (usize, usize),
+        at: (usize, usize),
+        object: Object<'a>,
+    }
+    let mut all: Vec<Ranked> = Vec::new();
     for (i, t) in paper.tables.iter().enumerate() {
         if showable(t) {
-            all.push((
-                rank(t.section, !t.caption.is_empty()),
-                (t.section, i),
-                Object::Table(t),
-            ));
+            all.push(Ranked {
+                rank: rank(t.section, !t.caption.is_empty()),
+                at: (t.section, i),
+                object: Object::Table(t),
+            });
         }
     }
     for (i, f) in paper.figures.iter().enumerate() {
-        all.push((
-            rank(f.section, !f.caption.is_empty()),
-            (f.section, i),
-            Object::Figure(f, i),
-        ));
+        all.push(Ranked {
+            rank: rank(f.section, !f.caption.is_empty()),
+            at: (f.section, i),
+            object: Object::Figure(f, i),
+        });
     }
-    all.retain(|(_, (section, _), _)| {
+    all.retain(|r| {
         part_of_section
-            .get(*section)
+            .get(r.at.0)
             .is_some_and(|p| present.contains(p))
     });
-    all.sort_by_key(|(rank, at, _)| (*rank, *at));
+    all.sort_by_key(|r| (r.rank, r.at));
     let mut per_section: std::collections::HashMap<usize, usize> = Default::default();
-    let mut chosen: Vec<((usize, usize), Object)> = Vec::new();
-    for (_, at, object) in all {
+    let mut chosen: Vec<Ranked> = Vec::new();
+    for r in all {
         if chosen.len() >= most {
             break;
         }
-        let n = per_section.entry(at.0).or_default();
+        let n = per_section.entry(r.at.0).or_default();
         if *n >= 2 {
             continue;
         }
         *n += 1;
-        chosen.push((at, object));
+        chosen.push(r);
     }
-    chosen.sort_by_key(|(at, _)| *at);
-    chosen.into_iter().map(|(_, o)| o).collect()
+    chosen.sort_by_key(|r| r.at);
+    chosen.into_iter().map(|r| r.object).collect()
 }
 
 /// The label a caption opens with ("表4-1", "图 3.2" → "图3.2"), to find where the text
@@ -996,7 +1038,10 @@ fn caption_label(caption: &str) -> Option<String> {
 /// The slide of a table or figure: titled by its section, its caption under it; the script
 /// is the paper's sentences that refer to it ("如表4-1所示……"), else the section's first ones.
 fn object_slide(paper: &Paper, object: &Object) -> Slide {
-    let (section, caption) = (object.section(), object.caption());
+    let section = object.section();
+    // A caption fits its two lines on the slide.
+    let caption: String = object.caption().trim().chars().take(CAPTION_MAX).collect();
+    let caption = caption.as_str();
     let sentences_of: Vec<String> = paper
         .sections
         .get(section)
@@ -1035,23 +1080,23 @@ fn object_slide(paper: &Paper, object: &Object) -> Slide {
     match object {
         Object::Table(t) => {
             let mut bullets = Vec::new();
-            if !t.caption.is_empty() || t.rows.len() > TABLE_MAX_ROWS {
+            if !caption.is_empty() || t.rows.len() > TABLE_MAX_ROWS {
                 let cut = if t.rows.len() > TABLE_MAX_ROWS {
                     crate::pptx::EXCERPT
                 } else {
                     ""
                 };
-                bullets.push(format!("{}{cut}", t.caption.trim()));
+                bullets.push(format!("{caption}{cut}"));
             }
             let mut slide = Slide::new(SlideKind::Table, title, bullets, notes);
             slide.rows = t.rows.iter().take(TABLE_MAX_ROWS).cloned().collect();
             slide
         }
         Object::Figure(f, i) => {
-            let bullets = if f.caption.is_empty() {
+            let bullets = if caption.is_empty() {
                 Vec::new()
             } else {
-                vec![f.caption.trim().to_string()]
+                vec![caption.to_string()]
             };
             let mut slide = Slide::new(SlideKind::Figure, title, bullets, notes);
             slide.figure = Some(FigureRef {

@@ -50,7 +50,8 @@ pub struct Figure {
     pub file: String,
 }
 
-/// A caption line: "表4-1 …", "图 3.2 …", "Table 2 …", "Fig. 3 …".
+/// A caption line: "表4-1 …", "图 3.2 …", "Table 2 …", "Fig. 3 …"; not a sentence about one
+/// ("图3所示为系统架构。").
 fn is_caption(line: &str, marks: &[&str]) -> bool {
     let line = line.trim();
     marks.iter().any(|m| {
@@ -59,6 +60,8 @@ fn is_caption(line: &str, marks: &[&str]) -> bool {
                 .starts_with(|c: char| c.is_ascii_digit() || "一二三四五六七八九十".contains(c))
         })
     }) && line.chars().count() <= 60
+        && !line.contains("所示")
+        && !line.ends_with(['。', '；'])
 }
 
 const TABLE_MARKS: [&str; 3] = ["表", "Table", "TABLE"];
@@ -118,17 +121,26 @@ impl Paper {
         let mut in_abstract = false;
         let mut in_matter = false;
         let mut headings = doc_headings.iter().peekable();
-        // Lines that are a table's cells or a caption: shown as tables and figures, not as text.
+        // Lines that are a table's cells or the caption beside a table or a picture: shown with
+        // them, not as text. A line like a caption with nothing beside it stays text.
         let mut object_lines = vec![false; lines.len()];
+        let mut mark = |k: Option<usize>, marks: &[&str]| {
+            if let Some(k) = k.filter(|k| *k < lines.len())
+                && (marks.is_empty() || is_caption(lines[k], marks))
+            {
+                object_lines[k] = true;
+            }
+        };
         for t in &doc.tables {
             for k in t.start_line..t.end_line.min(lines.len()) {
-                object_lines[k] = true;
+                mark(Some(k), &[]);
             }
+            mark(t.start_line.checked_sub(1), &TABLE_MARKS);
+            mark(Some(t.end_line), &TABLE_MARKS);
         }
-        for (k, line) in lines.iter().enumerate() {
-            if is_caption(line, &TABLE_MARKS) || is_caption(line, &FIGURE_MARKS) {
-                object_lines[k] = true;
-            }
+        for i in &doc.images {
+            mark(Some(i.line), &FIGURE_MARKS);
+            mark(i.line.checked_sub(1), &FIGURE_MARKS);
         }
         // The section each line belongs to, when it is a section's text.
         let mut owner: Vec<Option<usize>> = vec![None; lines.len()];

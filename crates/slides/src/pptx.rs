@@ -122,18 +122,7 @@ pub fn badge_png(width: u32, height: u32) -> Vec<u8> {
 
 /// CRC-32 (ISO-HDLC), as PNG chunks carry it.
 fn crc32(bytes: &[u8]) -> u32 {
-    let mut crc = 0xFFFF_FFFFu32;
-    for &b in bytes {
-        crc ^= u32::from(b);
-        for _ in 0..8 {
-            crc = if crc & 1 == 1 {
-                (crc >> 1) ^ 0xEDB8_8320
-            } else {
-                crc >> 1
-            };
-        }
-    }
-    !crc
+    crc32fast::hash(bytes)
 }
 
 impl Picture {
@@ -575,8 +564,8 @@ pub fn layout(
 
 /// What a table's caption adds when the slide shows part of it.
 pub const EXCERPT: &str = "（节选，完整表格见论文）";
-/// Height of a table's or figure's caption line.
-const CAPTION_H: i64 = INCH * 9 / 20;
+/// Height of a table's or figure's caption: two lines at its smallest size.
+const CAPTION_H: i64 = INCH * 6 / 10;
 const CAPTION_PT: (f64, f64) = (12.0, 16.0);
 /// A table's text sizes: smaller than a bullet's, never below legible.
 const TABLE_PT: (f64, f64) = (10.0, 18.0);
@@ -651,6 +640,15 @@ fn object(
     Ok(())
 }
 
+/// Whether `rows` lay out as a table under a caption on every template's slide.
+pub fn table_fits(rows: &[Vec<String>]) -> bool {
+    crate::TEMPLATES.iter().all(|t| {
+        let body = t.body_frame();
+        let bound = Rect::new(body.x, body.y + CAPTION_H, body.w, body.h - CAPTION_H);
+        table_box(rows, bound, t).is_some_and(|table| table.cells.len() == rows.len())
+    })
+}
+
 /// A colour `share` of the way from `from` to `to`.
 pub(crate) fn blend(from: u32, to: u32, share: f64) -> u32 {
     let channel = |shift: u32| {
@@ -685,6 +683,26 @@ fn table_box(rows: &[Vec<String>], bound: Rect, t: &Template) -> Option<TableBox
         .iter()
         .map(|w| (bound.w as f64 * w / total) as i64)
         .collect();
+    // No column narrower than two characters at the smallest size: the narrow ones take their
+    // least from the wide ones.
+    let least = (2.0 * TABLE_PT.0 * EMU_PER_PT as f64) as i64 + 2 * INSET_X;
+    if least * columns as i64 > bound.w {
+        return None;
+    }
+    for _ in 0..columns {
+        let short: i64 = widths.iter().map(|w| (least - w).max(0)).sum();
+        if short == 0 {
+            break;
+        }
+        let spare: i64 = widths.iter().map(|w| (w - least).max(0)).sum();
+        for w in widths.iter_mut() {
+            *w = if *w < least {
+                least
+            } else {
+                *w - (((*w - least) as f64 / spare.max(1) as f64) * short as f64) as i64
+            };
+        }
+    }
     // The rounding's remainder goes to the last column, so the table is exactly `bound` wide.
     let used: i64 = widths.iter().sum();
     if let Some(last) = widths.last_mut() {

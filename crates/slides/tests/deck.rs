@@ -516,3 +516,51 @@ fn a_long_table_is_shown_in_part_and_says_so() {
         );
     }
 }
+
+#[test]
+fn a_wide_table_with_a_narrow_column_and_a_long_caption_still_lays_out() {
+    let extracted = common::extracted();
+    let mut paper = slides::Paper::from_extracted(&extracted).unwrap();
+    paper.figures.clear();
+    let long = "检测精度与召回率比较";
+    let mut rows = vec![
+        std::iter::once("序号".to_string())
+            .chain((0..7).map(|k| format!("{long}{k}")))
+            .collect::<Vec<_>>(),
+    ];
+    rows.extend((1..=4).map(|r| {
+        std::iter::once(r.to_string())
+            .chain((0..7).map(|k| format!("{long}{k}")))
+            .collect::<Vec<_>>()
+    }));
+    paper.tables[0].rows = rows;
+    paper.tables[0].caption = "表1 ".to_string() + &"很长的表题".repeat(14);
+    let deck = slides::plan(&paper, &request(15)).unwrap();
+    let table = deck
+        .slides
+        .iter()
+        .find(|s| s.kind == SlideKind::Table)
+        .expect("shown");
+    assert!(table.bullets[0].chars().count() <= 50 + pptx::EXCERPT.chars().count());
+    for template in &TEMPLATES {
+        pptx::layout(&deck, template, None).unwrap();
+    }
+}
+
+#[test]
+fn a_draft_keeps_only_the_tables_and_figures_a_deck_could_show() {
+    let extracted = common::extracted();
+    let mut paper = slides::Paper::from_extracted(&extracted).unwrap();
+    let table = paper.tables[0].clone();
+    let figure = paper.figures[0].clone();
+    paper.tables = vec![table; 40];
+    paper.figures = vec![figure; 40];
+    for t in &mut paper.tables {
+        t.rows = std::iter::repeat_n(t.rows[1].clone(), 100).collect();
+    }
+    slides::deck::keep_showable_objects(&mut paper);
+    assert!(paper.tables.len() + paper.figures.len() <= 5);
+    assert!(paper.tables.iter().all(|t| t.rows.len() <= 11));
+    // Two at most from one section.
+    assert_eq!(paper.tables.len() + paper.figures.len(), 2);
+}

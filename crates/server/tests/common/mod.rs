@@ -15,10 +15,19 @@ pub struct TestServer {
     db: Option<TestDb>,
     shutdown: Option<tokio::sync::oneshot::Sender<()>>,
     task: Option<tokio::task::JoinHandle<()>>,
+    /// The server's own data folder (files of uploads and decks), removed with it.
+    _data: Option<tempfile::TempDir>,
 }
 
 impl TestServer {
     pub async fn start(db: TestDb, mut config: Config) -> Self {
+        // Each server its own data folder: two servers (SQLite and PostgreSQL) both have a task
+        // 1, and nothing a test writes belongs in the source tree.
+        let data = (config.data_dir == Config::default().data_dir)
+            .then(|| tempfile::tempdir().expect("a data folder"));
+        if let Some(dir) = &data {
+            config.data_dir = dir.path().to_path_buf();
+        }
         // The test binary is not `wenjian`; uploads are read by the same child on its own.
         config
             .extractor
@@ -42,6 +51,7 @@ impl TestServer {
             db: Some(db),
             shutdown: Some(tx),
             task: Some(task),
+            _data: data,
         }
     }
 

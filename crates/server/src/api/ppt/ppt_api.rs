@@ -618,7 +618,10 @@ pub async fn save_or_update(
                 "" => "upload".to_string(),
                 s => s.to_string(),
             };
-            (read.paper, read.file_name, source, form.source_id)
+            // A draft keeps the few tables and figures a deck could show, not a hundred.
+            let mut paper = read.paper;
+            slides::deck::keep_showable_objects(&mut paper);
+            (paper, read.file_name, source, form.source_id)
         }
     };
     let kept = existing
@@ -655,7 +658,14 @@ pub async fn save_or_update(
         slides,
         meta: meta.clone(),
     };
-    slides::plan(&paper, &request).map_err(slides_error)?;
+    let planned = slides::plan(&paper, &request).map_err(slides_error)?;
+    let drawn_with = slides::template::by_id(&template)
+        .ok_or_else(|| slides_error(SlidesError::UnknownTemplate(template.clone())))?;
+    let logo_frame = match &logo {
+        Some(l) => Some(l.clone()),
+        None => existing.as_ref().and_then(|(_, i)| i.logo_frame()),
+    };
+    slides::pptx::layout(&planned, drawn_with, logo_frame.as_ref()).map_err(slides_error)?;
     let mut input = PptInput {
         kind,
         slides,
@@ -707,14 +717,31 @@ pub async fn save_or_update(
     if let Some(upload) = &file {
         paper_task::keep_upload(&state, FILES, task.id, upload).await;
     }
-    if let Some(images) = &images {
-        keep_figures(&state, task.id, &mut input.paper, images).await?;
-    }
-    if existing.is_some() || logo.is_some() || images.as_ref().is_some_and(|i| !i.is_empty()) {
+    // A paper read now has its pictures kept in a folder of their own; the draft's earlier ones
+    // go once the draft names the new ones (a submit in between keeps what it paid for).
+    let kept_figures = match &images {
+        Some(images) => Some(keep_figures(&state, task.id, &mut input.paper, images).await?),
+        None => None,
+    };
+    if existing.is_some() || logo.is_some() || kept_figures.is_some() {
         let stored = state
             .store
             .update_pending_task(task.id, user_id, &title, &json(&input)?)
             .await?;
+        // Stored: the earlier pictures go; refused: the ones just kept do.
+        let unused: Vec<String> = if stored {
+            match (&existing, &kept_figures) {
+                (Some((_, earlier)), Some(_)) => figure_folders(&earlier.paper),
+                _ => Vec::new(),
+            }
+        } else {
+            kept_figures.iter().cloned().collect()
+        };
+        for folder in unused {
+            if let Err(e) = state.files.remove_under(&folder).await {
+                tracing::warn!(error = %e, "figures not deleted");
+            }
+        }
         if !stored {
             return Err(ApiError::conflict(
                 "already_submitted",
@@ -726,23 +753,23 @@ pub async fn save_or_update(
     Ok(Success(record(&task, 0)))
 }
 
-/// Keeps the pictures of a paper just read (those of an earlier paper of the draft go) and
-/// names each figure's file.
+/// Keeps the pictures of a paper just read in a new folder of the draft's and names each
+/// figure's file; the folder.
 async fn keep_figures(
     state: &AppState,
     task_id: i64,
     paper: &mut Paper,
     images: &[docio::Image],
-) -> Result<(), ApiError> {
-    let folder = format!("{FILES}/{task_id}/figures");
-    if let Err(e) = state.files.remove_under(&folder).await {
-        tracing::warn!(error = %e, "earlier figures not deleted");
-    }
+) -> Result<String, ApiError> {
+    let batch = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    let folder = ppt_task::figure_folder(task_id, &batch.to_string());
     for (index, figure) in paper.figures.iter_mut().enumerate() {
         let Some(image) = images.get(figure.image) else {
             continue;
         };
-        let key = ppt_task::figure_key(task_id, index, &figure.ext);
+        let key = format!("{folder}/{index}.{}", figure.ext);
         state
             .files
             .put(&key, &image.bytes)
@@ -750,7 +777,18 @@ async fn keep_figures(
             .map_err(|e| ApiError::internal(format!("保存论文插图失败：{e}")))?;
         figure.file = key;
     }
-    Ok(())
+    Ok(folder)
+}
+
+/// The folders a draft's figures are kept in.
+fn figure_folders(paper: &Paper) -> Vec<String> {
+    let mut out: Vec<String> = paper
+        .figures
+        .iter()
+        .filter_map(|f| f.file.rsplit_once('/').map(|(dir, _)| dir.to_string()))
+        .collect();
+    out.dedup();
+    out
 }
 
 /// What a deck costs this user now: one use of a 答辩PPT package, else the balance.

@@ -106,25 +106,29 @@ pub async fn logo(
         .map_err(|e| e.to_string())
 }
 
-/// Where a figure of a deck's paper is kept: `ppt/<id>/figures/<n>.<ext>`.
-pub fn figure_key(task_id: i64, index: usize, ext: &str) -> String {
-    format!("{FILES}/{task_id}/figures/{index}.{ext}")
+/// Where the figures of a paper read for a deck are kept: `ppt/<id>/figures/<batch>/`, a
+/// batch for each reading of the paper.
+pub fn figure_folder(task_id: i64, batch: &str) -> String {
+    format!("{FILES}/{task_id}/figures/{batch}")
 }
 
 /// The pictures of the figures `deck` shows, from the file store.
 pub async fn figures(
     files: &store::FileStore,
+    task_id: i64,
     input: &PptInput,
     deck: &Deck,
 ) -> Result<slides::pptx::Figures, String> {
     let mut out = slides::pptx::Figures::new();
+    let own = format!("{FILES}/{task_id}/figures/");
     for figure in deck.slides.iter().filter_map(|s| s.figure) {
+        // Only this deck's own files.
         let key = input
             .paper
             .figures
             .get(figure.index)
             .map(|f| f.file.as_str())
-            .filter(|k| !k.is_empty())
+            .filter(|k| k.starts_with(&own) && !k.contains(".."))
             .ok_or("论文插图缺失，请重新上传论文")?;
         let bytes = files
             .get(key, slides::pptx::FIGURE_MAX_BYTES)
@@ -160,7 +164,7 @@ pub async fn render(
         RenderError::Deck(slides::SlidesError::UnknownTemplate(template.into()).to_string())
     })?;
     let logo = logo(files, input).await.map_err(RenderError::Deck)?;
-    let figures = figures(files, input, deck)
+    let figures = figures(files, task_id, input, deck)
         .await
         .map_err(RenderError::Deck)?;
     let bytes = slides::pptx::write(deck, t, logo.as_ref(), &figures)
@@ -202,14 +206,19 @@ impl PptHandler {
                 });
             }
         };
-        let encoder = models.encoder().await.ok();
-        let similarity = |a: &str, b: &str| {
-            encoder
-                .as_ref()
-                .map_or(1.0, |e| embed::cosine(&e.embed(a), &e.embed(b)))
+        // The encoder is the check the rules do not make: without it nothing is shortened.
+        let encoder = match models.encoder().await {
+            Ok(encoder) => encoder,
+            Err(why) => {
+                return Some(Condensing {
+                    model: model.id(),
+                    tried: 0,
+                    adopted: 0,
+                    unavailable: Some(why),
+                });
+            }
         };
-        let similarity: Option<&(dyn Fn(&str, &str) -> f32 + Send + Sync)> =
-            encoder.as_ref().map(|_| &similarity as _);
+        let similarity = |a: &str, b: &str| embed::cosine(&encoder.embed(a), &encoder.embed(b));
         // Progress is reported from the worker's own future between answers.
         let done = std::sync::atomic::AtomicUsize::new(0);
         let all = std::sync::atomic::AtomicUsize::new(0);
@@ -217,7 +226,7 @@ impl PptHandler {
             done.store(d, std::sync::atomic::Ordering::Relaxed);
             all.store(a, std::sync::atomic::Ordering::Relaxed);
         };
-        let condensing = slides::condense::condense(deck, model.as_ref(), similarity, &progress);
+        let condensing = slides::condense::condense(deck, model.as_ref(), &similarity, &progress);
         tokio::pin!(condensing);
         let report = loop {
             tokio::select! {

@@ -7,6 +7,7 @@ use crate::worker::{TaskContext, TaskError, TaskFuture, TaskHandler};
 use serde::{Deserialize, Serialize};
 use slides::deck::{DeckKind, DeckMeta, DeckRequest};
 use slides::{Deck, Paper};
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 pub const KIND: &str = "ppt";
 /// Where a deck's files live, under the files folder: `ppt/<id>/…`.
@@ -220,11 +221,11 @@ impl PptHandler {
         };
         let similarity = |a: &str, b: &str| embed::cosine(&encoder.embed(a), &encoder.embed(b));
         // Progress is reported from the worker's own future between answers.
-        let done = std::sync::atomic::AtomicUsize::new(0);
-        let all = std::sync::atomic::AtomicUsize::new(0);
+        let done = AtomicUsize::new(0);
+        let all = AtomicUsize::new(0);
         let progress = |d: usize, a: usize| {
-            done.store(d, std::sync::atomic::Ordering::Relaxed);
-            all.store(a, std::sync::atomic::Ordering::Relaxed);
+            done.store(d, Ordering::Relaxed);
+            all.store(a, Ordering::Relaxed);
         };
         let condensing = slides::condense::condense(deck, model.as_ref(), &similarity, &progress);
         tokio::pin!(condensing);
@@ -232,9 +233,9 @@ impl PptHandler {
             tokio::select! {
                 report = &mut condensing => break report,
                 _ = tokio::time::sleep(std::time::Duration::from_secs(2)) => {
-                    let (d, a) = (done.load(std::sync::atomic::Ordering::Relaxed), all.load(std::sync::atomic::Ordering::Relaxed));
-                    if a > 0 {
-                        let percent = 15 + (45 * d / a) as i64;
+                    let (d, a) = (done.load(Ordering::Relaxed), all.load(Ordering::Relaxed));
+                    if let Some(share) = (45 * d).checked_div(a) {
+                        let percent = 15 + share as i64;
                         ctx.progress(percent, &format!("正在用模型压缩要点（{d}/{a}）")).await;
                     }
                 }

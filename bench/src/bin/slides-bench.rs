@@ -152,12 +152,7 @@ fn main() {
     let mut office_decks = 0usize;
     let mut millis = Vec::new();
     for (index, (field, paper)) in papers.iter().enumerate() {
-        let paper_text: String = paper
-            .sections
-            .iter()
-            .flat_map(|s| s.paragraphs.iter())
-            .cloned()
-            .collect();
+        let paper_text = text_of(paper);
         let paper_sentences: Vec<String> = paper
             .sections
             .iter()
@@ -285,6 +280,16 @@ fn main() {
     );
 }
 
+/// The paper's body text, all paragraphs run together.
+fn text_of(paper: &Paper) -> String {
+    paper
+        .sections
+        .iter()
+        .flat_map(|s| s.paragraphs.iter())
+        .cloned()
+        .collect()
+}
+
 /// Each paper's 15-slide deck with its long bullets shortened by the local model `name`.
 fn condense_all(
     papers: &[(String, Paper)],
@@ -304,12 +309,7 @@ fn condense_all(
     let mut answers = Vec::new();
     let mut saved_chars = (0usize, 0usize);
     for (field, paper) in papers {
-        let paper_text: String = paper
-            .sections
-            .iter()
-            .flat_map(|s| s.paragraphs.iter())
-            .cloned()
-            .collect();
+        let paper_text = text_of(paper);
         let request = DeckRequest {
             kind: DeckKind::Defence,
             slides: 15,

@@ -917,11 +917,7 @@ fn read_images(
         if part.read_exact(&mut head).is_err() {
             continue;
         }
-        let ext = if head.starts_with(b"\x89PNG\r\n\x1a\n") {
-            "png"
-        } else if head.starts_with(&[0xFF, 0xD8, 0xFF]) {
-            "jpeg"
-        } else {
+        let Some(ext) = crate::picture_format(&head) else {
             continue;
         };
         let mut bytes = head.to_vec();

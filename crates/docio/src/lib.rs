@@ -139,6 +139,18 @@ pub struct Image {
     pub height_emu: u64,
 }
 
+/// The picture format of `bytes` by its signature: "png", "jpeg", or none for anything else
+/// (what every slide and document viewer draws).
+pub fn picture_format(bytes: &[u8]) -> Option<&'static str> {
+    if bytes.starts_with(b"\x89PNG\r\n\x1a\n") {
+        Some("png")
+    } else if bytes.starts_with(&[0xFF, 0xD8, 0xFF]) {
+        Some("jpeg")
+    } else {
+        None
+    }
+}
+
 /// Bytes as base64 in JSON (the child's reply), not as an array of numbers.
 pub(crate) mod base64_bytes {
     use base64::Engine as _;

@@ -534,11 +534,7 @@ impl Writer {
         (width, height): (u32, u32),
         pager: &mut Pager,
     ) {
-        let ext = if image.starts_with(b"\x89PNG\r\n\x1a\n") {
-            "png"
-        } else if image.starts_with(&[0xFF, 0xD8, 0xFF]) {
-            "jpeg"
-        } else {
+        let Some(ext) = crate::picture_format(image) else {
             return;
         };
         if width == 0 || height == 0 {

@@ -144,6 +144,16 @@ async fn balance(s: &TestServer, token: &str) -> i64 {
 }
 
 /// Runs the deck task until `id` ends; its detail.
+/// `load_by_id` of deck `id` as `token`'s user.
+async fn load_by_id(s: &TestServer, token: &str, id: i64) -> (StatusCode, Value) {
+    s.post(
+        "/api/base/ai_ppt_info_api/load_by_id",
+        Some(token),
+        json!({"id": id}),
+    )
+    .await
+}
+
 async fn made(s: &TestServer, token: &str, id: i64) -> Value {
     made_with(s, token, id, None).await
 }
@@ -163,13 +173,7 @@ async fn made_with(
     let mut detail = Value::Null;
     // The local model takes seconds a bullet.
     for _ in 0..6000 {
-        let (status, body) = s
-            .post(
-                "/api/base/ai_ppt_info_api/load_by_id",
-                Some(token),
-                json!({"id": id}),
-            )
-            .await;
+        let (status, body) = load_by_id(s, token, id).await;
         assert_eq!(status, StatusCode::OK, "{body}");
         detail = body["result"].clone();
         if ["done", "failed"].contains(&detail["record"]["status"].as_str().unwrap()) {
@@ -278,13 +282,7 @@ api_test!(
         assert!(draft["sections"].as_u64().unwrap() >= 5, "{draft}");
 
         // Without money: the price says so and submitting charges nothing.
-        let (_, body) = s
-            .post(
-                "/api/base/ai_ppt_info_api/load_by_id",
-                Some(&token),
-                json!({"id": id}),
-            )
-            .await;
+        let (_, body) = load_by_id(s, &token, id).await;
         assert_eq!(body["result"]["cost"]["paysWith"], json!("insufficient"));
         assert_eq!(body["result"]["cost"]["priceFen"], json!(1990));
         let (status, body) = s
@@ -429,13 +427,7 @@ api_test!(
 
         // Another user sees none of it.
         let other = s.register("ppt_other", "password-1").await;
-        let (status, body) = s
-            .post(
-                "/api/base/ai_ppt_info_api/load_by_id",
-                Some(&other),
-                json!({"id": id}),
-            )
-            .await;
+        let (status, body) = load_by_id(s, &other, id).await;
         assert_error(status, &body, 404, "ppt_not_found");
         let res = download(s, &other, id, "pptx").await;
         assert_eq!(res.status(), StatusCode::NOT_FOUND);
@@ -448,13 +440,7 @@ api_test!(
             )
             .await;
         assert_eq!(status, StatusCode::OK);
-        let (status, body) = s
-            .post(
-                "/api/base/ai_ppt_info_api/load_by_id",
-                Some(&token),
-                json!({"id": id}),
-            )
-            .await;
+        let (status, body) = load_by_id(s, &token, id).await;
         assert_error(status, &body, 404, "ppt_not_found");
     }
 );
@@ -697,13 +683,7 @@ async fn long_bullets_are_shortened_by_the_local_model_and_every_answer_is_check
         let (status, body) = s.post(SAVE, Some(&token), deck_from("道路裂缝检测")).await;
         assert_eq!(status, StatusCode::OK, "{body}");
         let id = body["result"]["id"].as_i64().unwrap();
-        let (_, body) = s
-            .post(
-                "/api/base/ai_ppt_info_api/load_by_id",
-                Some(&token),
-                json!({"id": id}),
-            )
-            .await;
+        let (_, body) = load_by_id(s, &token, id).await;
         let method = body["result"]["method"].as_str().unwrap().to_string();
         assert!(method.contains("压缩"), "{method}");
         submit(id).await;

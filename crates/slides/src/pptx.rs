@@ -144,12 +144,10 @@ impl Picture {
         if bytes.len() > max_bytes {
             return None;
         }
-        let (ext, (width, height)) = if bytes.starts_with(b"\x89PNG\r\n\x1a\n") {
-            ("png", png_size(bytes)?)
-        } else if bytes.starts_with(&[0xFF, 0xD8, 0xFF]) {
-            ("jpeg", jpeg_size(bytes)?)
-        } else {
-            return None;
+        let ext = docio::picture_format(bytes)?;
+        let (width, height) = match ext {
+            "png" => png_size(bytes)?,
+            _ => jpeg_size(bytes)?,
         };
         let fits = width > 0
             && height > 0

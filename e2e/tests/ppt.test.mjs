@@ -83,7 +83,7 @@ test('答辩PPT: outline → template → pay → deck with previews, script, .p
   assert.match(await page.getByTestId('pays-with').innerText(), /账户余额/)
   // Before paying: which model will shorten the long bullets, and what the small one gives.
   const how = page.locator('.ant-alert', { hasText: '内容如何生成' })
-  assert.match(await how.innerText(), withModel ? /本地小模型 qwen2\.5-[\d.]+b 压缩/ : /暂无可用模型/)
+  assert.match(await how.innerText(), withModel ? /本地小模型（qwen2\.5-[\d.]+b）压缩/ : /暂无可用模型/)
   await page.getByTestId('template-green').click()
   await page.waitForTimeout(300)
   await page.screenshot({ path: 'artifacts/ppt-templates.png', fullPage: true }).catch(() => {})
@@ -116,11 +116,11 @@ test('答辩PPT: outline → template → pay → deck with previews, script, .p
   // What the model did: the bullets it shortened beside the paper's sentences, or that none passed.
   const said = await page.locator('.ant-modal .ant-alert').innerText()
   if (withModel) {
-    assert.match(said, /条由模型 local:qwen2\.5-[\d.]+b 压缩|未通过核对/)
-    if (/条由模型/.test(said)) {
+    assert.match(said, /条由本地小模型（qwen2\.5-[\d.]+b）压缩|未通过核对/)
+    if (/条由本地小模型/.test(said)) {
       const originals = page.getByTestId('ppt-originals').first()
       await originals.scrollIntoViewIfNeeded()
-      assert.match(await originals.innerText(), /要点原句：\s*「.+」← /)
+      assert.match(await originals.innerText(), /幻灯片上：.+\s+论文原句：.+/)
       await page.screenshot({ path: 'artifacts/ppt-script-originals.png' }).catch(() => {})
     }
   } else {

@@ -67,6 +67,9 @@ pub fn prompt(sentence: &str) -> Vec<Message> {
 #[serde(rename_all = "snake_case")]
 pub enum Rejection {
     Empty,
+    /// A hedge of the sentence ("可能", "约", "初步") left out: the claim grows surer than the
+    /// paper's.
+    Hedge,
     NotShorter,
     TooLong,
     NewNumber,
@@ -156,6 +159,23 @@ const TURNING: [&str; 17] = [
     "相反",
 ];
 
+/// Words that hedge or bound a claim; an answer keeps every one its sentence has.
+const HEDGES: [&str; 13] = [
+    "可能",
+    "或许",
+    "也许",
+    "约",
+    "左右",
+    "部分",
+    "一定程度",
+    "有望",
+    "初步",
+    "基本",
+    "体外",
+    "仿真",
+    "理论上",
+];
+
 /// Whether a model may shorten `sentence`: long enough to need it, and no word in it that
 /// leaving others out could turn round.
 pub fn condensable(sentence: &str) -> bool {
@@ -187,6 +207,12 @@ pub fn check(sentence: &str, answer: &str, cosine: Option<f32>) -> Result<(), Re
         .any(|w| !source_latin.contains(w))
     {
         return Err(Rejection::NewLatin);
+    }
+    if HEDGES
+        .iter()
+        .any(|h| sentence.matches(h).count() > answer.matches(h).count())
+    {
+        return Err(Rejection::Hedge);
     }
     // Only deletions: the sentence's characters, in its order.
     if !is_subsequence(&said, &source) {
@@ -395,6 +421,28 @@ mod tests {
         assert_eq!(
             check(SENTENCE, "改进模型平均精度均值达到86.4%", Some(0.5)),
             Err(Rejection::Meaning)
+        );
+    }
+
+    #[test]
+    fn a_hedge_of_the_sentence_stays() {
+        let hedged = "而且一旦发生严重金融风险，还将有可能会引发地区性的金融危机";
+        assert_eq!(
+            check(hedged, "一旦发生严重金融风险，将引发地区性的金融危机", None),
+            Err(Rejection::Hedge)
+        );
+        assert_eq!(
+            check(hedged, "一旦发生严重金融风险，可能引发地区性金融危机", None),
+            Ok(())
+        );
+        let in_vitro = "体外细胞试验表明，HA能显著降低PAMAM对MDA-MB-231乳腺癌细胞的毒性";
+        assert_eq!(
+            check(
+                in_vitro,
+                "HA显著降低PAMAM对MDA-MB-231乳腺癌细胞的毒性",
+                None
+            ),
+            Err(Rejection::Hedge)
         );
     }
 

@@ -609,8 +609,8 @@ pub fn plan(paper: &Paper, request: &DeckRequest) -> Result<Deck, SlidesError> {
         return Err(SlidesError::NoContent);
     }
 
-    let route_steps = route_steps(&chapters, &placed);
-    let with_route = route_steps.len() >= 3;
+    let route = Route::of(&chapters, &placed);
+    let with_route = route.steps.len() >= 3;
     let fixed = 3 + usize::from(with_route);
     let with_part_pages =
         request.slides >= 15 && parts.len() >= 3 && fixed + 2 * parts.len() <= request.slides;
@@ -727,13 +727,7 @@ pub fn plan(paper: &Paper, request: &DeckRequest) -> Result<Deck, SlidesError> {
             ));
         }
         if *part == Part::Methods && with_route {
-            let notes = route_notes(&route_steps);
-            slides.push(Slide::new(
-                SlideKind::Route,
-                "技术路线".into(),
-                route_steps.clone(),
-                notes,
-            ));
+            slides.push(route.slide());
         }
         slides.extend(part_slides(
             *part,
@@ -747,7 +741,7 @@ pub fn plan(paper: &Paper, request: &DeckRequest) -> Result<Deck, SlidesError> {
             objects
                 .iter()
                 .filter(|o| part_of_section.get(o.section()) == Some(part))
-                .map(|o| object_slide(paper, o)),
+                .map(|o| object_slide(paper, o, part.title(kind))),
         );
     }
     if with_route && !parts.iter().any(|(p, _)| *p == Part::Methods) {
@@ -755,16 +749,7 @@ pub fn plan(paper: &Paper, request: &DeckRequest) -> Result<Deck, SlidesError> {
         let at = slides
             .len()
             .saturating_sub(per_part.last().copied().unwrap_or(1));
-        let notes = route_notes(&route_steps);
-        slides.insert(
-            at,
-            Slide::new(
-                SlideKind::Route,
-                "技术路线".into(),
-                route_steps.clone(),
-                notes,
-            ),
-        );
+        slides.insert(at, route.slide());
     }
     let thanks = "我的汇报到此结束，恳请各位老师批评指正，谢谢！".to_string();
     slides.push(Slide::new(
@@ -1037,7 +1022,7 @@ fn caption_label(caption: &str) -> Option<String> {
 
 /// The slide of a table or figure: titled by its section, its caption under it; the script
 /// is the paper's sentences that refer to it ("如表4-1所示……"), else the section's first ones.
-fn object_slide(paper: &Paper, object: &Object) -> Slide {
+fn object_slide(paper: &Paper, object: &Object, part_title: &str) -> Slide {
     let section = object.section();
     // A caption fits its two lines on the slide.
     let caption: String = object.caption().trim().chars().take(CAPTION_MAX).collect();
@@ -1068,14 +1053,27 @@ fn object_slide(paper: &Paper, object: &Object) -> Slide {
         (None, Object::Table(_)) => "这张表".to_string(),
         (None, Object::Figure(..)) => "这幅图".to_string(),
     };
-    let mut notes = format!("请看{shown}。");
+    // A sentence that names the table or figure introduces it itself.
+    let named = label
+        .as_ref()
+        .is_some_and(|l| said.iter().any(|s| s.replace(' ', "").contains(l.as_str())));
+    let mut notes = if named {
+        String::new()
+    } else {
+        format!("请看{shown}。")
+    };
     for s in said {
         notes.push_str(&without_citations(s));
     }
+    // A chapter's table is titled by the part, as the chapter's text slides are; a section's by
+    // the section.
     let title = paper
         .sections
         .get(section)
-        .map(|s| bare_heading(&s.heading))
+        .map(|s| match s.level {
+            1 => part_title.to_string(),
+            _ => bare_heading(&s.heading),
+        })
         .unwrap_or_default();
     match object {
         Object::Table(t) => {
@@ -1124,6 +1122,37 @@ fn even_chunks<T: Clone>(items: &[T], n: usize) -> Vec<Vec<T>> {
     out
 }
 
+/// The route slide: the technical route from the methods' and results' own headings, or — when
+/// only the chapters can make the steps — the paper's structure, called so.
+struct Route {
+    steps: Vec<String>,
+    structure: bool,
+}
+
+impl Route {
+    fn of(chapters: &[Chapter], placed: &[Part]) -> Route {
+        let steps = route_steps(chapters, placed);
+        let all: Vec<String> = chapters.iter().map(|c| bare_heading(c.heading)).collect();
+        let structure = all.len() >= steps.len() && all[..steps.len()] == steps[..];
+        Route { steps, structure }
+    }
+
+    fn slide(&self) -> Slide {
+        let (title, notes) = if self.structure {
+            (
+                "论文结构",
+                format!("论文依次为：{}。", self.steps.join("、")),
+            )
+        } else {
+            (
+                "技术路线",
+                format!("本研究的技术路线依次为：{}。", self.steps.join("、")),
+            )
+        };
+        Slide::new(SlideKind::Route, title.into(), self.steps.clone(), notes)
+    }
+}
+
 /// The steps of the technical route: the subsections of the methods and results chapters when
 /// they make three to six steps, else those chapters, else every chapter; at most six.
 fn route_steps(chapters: &[Chapter], placed: &[Part]) -> Vec<String> {
@@ -1152,10 +1181,6 @@ fn route_steps(chapters: &[Chapter], placed: &[Part]) -> Vec<String> {
     };
     steps.truncate(6);
     steps
-}
-
-fn route_notes(steps: &[String]) -> String {
-    format!("本研究的技术路线依次为：{}。", steps.join("、"))
 }
 
 /// The level of the chapters.

@@ -194,7 +194,7 @@ pub fn render(slide: &LaidOut, t: &Template) -> String {
                 let (cx, cy) = centre(*rect);
                 let _ = write!(
                     out,
-                    r##"<rect x="{:.1}" y="{:.1}" width="{:.1}" height="{:.1}" fill="#{:06X}" stroke="#{:06X}" stroke-dasharray="6 4"/><text x="{cx:.1}" y="{cy:.1}" font-size="16" fill="#{:06X}" text-anchor="middle">论文插图</text>"##,
+                    r##"<rect x="{:.1}" y="{:.1}" width="{:.1}" height="{:.1}" fill="#{:06X}" stroke="#{:06X}" stroke-dasharray="6 4"/><text x="{cx:.1}" y="{cy:.1}" font-size="16" fill="#{:06X}" text-anchor="middle">论文插图（下载的PPT中为原图）</text>"##,
                     pt(rect.x),
                     pt(rect.y),
                     pt(rect.w),

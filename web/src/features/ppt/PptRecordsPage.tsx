@@ -1,5 +1,5 @@
 import { useState } from 'react'
-import { Alert, Button, Card, Empty, List, Modal, Select, Space, Spin, Tag } from 'antd'
+import { Alert, Button, Card, Empty, List, Modal, Select, Space, Spin } from 'antd'
 import { useQuery, useQueryClient } from '@tanstack/react-query'
 import { useNavigate } from 'react-router'
 import { pptChangeTemplate, pptDelete, pptDownload, pptList, pptLoad, pptTemplates } from './api'
@@ -43,12 +43,14 @@ function ScriptModal({ id, onClose }: { id: number | null; onClose: () => void }
                     <div className="muted">约 {s.seconds} 秒</div>
                     <div style={{ whiteSpace: 'pre-wrap', marginTop: 4 }}>{s.notes}</div>
                     {s.originals.length > 0 && (
-                      <div className="muted" style={{ marginTop: 4 }} data-testid="ppt-originals">
-                        要点原句：
+                      <div className="ppt-originals" data-testid="ppt-originals">
+                        <div className="muted">模型压缩过的要点：</div>
                         {s.originals.map((o, k) =>
                           o === s.bullets[k] ? null : (
                             <div key={k}>
-                              「{s.bullets[k]}」← {o}
+                              幻灯片上：{s.bullets[k]}
+                              <br />
+                              论文原句：{o}
                             </div>
                           ),
                         )}
@@ -107,9 +109,10 @@ export default function PptRecordsPage() {
           <Button size="small" type="link" onClick={() => void download(r, 'pptx')} data-testid="ppt-download">下载PPTX</Button>
           <Button size="small" type="link" onClick={() => void download(r, 'pdf')}>下载PDF</Button>
           <Button size="small" type="link" onClick={() => setScript(r.id)}>讲稿</Button>
+          <span className="muted">免费换模板</span>
           <Select
             size="small"
-            style={{ width: 110 }}
+            style={{ width: 100 }}
             value={r.template}
             loading={changing}
             aria-label="更换模板"
@@ -133,30 +136,27 @@ export default function PptRecordsPage() {
     r.previews.length > 0 ? (
       <div style={{ display: 'flex', gap: 4 }}>
         {r.previews.map((svg, i) => (
-          <SlideImage key={i} svg={svg} alt={`${r.title} 第${i + 1}页`} width={84} />
+          <SlideImage key={i} svg={svg} alt={`${r.title} 第${i + 1}页`} width={64} />
         ))}
       </div>
     ) : (
       <span className="muted">—</span>
     )
-  const made = (r: PptRecord) =>
-    r.delivered != null ? (
-      <span>
-        {r.delivered} 页{r.delivered < r.slides && <span className="muted">（选 {r.slides} 页，论文内容只够 {r.delivered} 页）</span>}
-        {r.seconds != null && <div className="muted">讲稿约 {minutes(r.seconds)}</div>}
-      </span>
-    ) : (
-      `${r.slides} 页`
-    )
+  const made = (r: PptRecord) => (
+    <span>
+      {r.kindLabel} · {r.delivered ?? r.slides} 页
+      {r.delivered != null && r.delivered < r.slides && <div className="muted">选 {r.slides} 页，论文内容只够 {r.delivered} 页</div>}
+      {r.seconds != null && <div className="muted">讲稿约 {minutes(r.seconds)}</div>}
+      <div className="muted">{formatDateTime(r.createdAt)}</div>
+    </span>
+  )
 
   const columns = [
-    { title: '预览', key: 'previews', width: 280, render: (_: unknown, r: PptRecord) => previews(r) },
+    { title: '预览', key: 'previews', width: 216, render: (_: unknown, r: PptRecord) => previews(r) },
     titleColumn(180),
-    { title: '类型', key: 'kind', width: 90, render: (_: unknown, r: PptRecord) => <Tag>{r.kindLabel}</Tag> },
-    { title: '页数', key: 'made', width: 150, render: (_: unknown, r: PptRecord) => made(r) },
-    { title: '模板', dataIndex: 'templateName', key: 'template', width: 80 },
+    { title: '类型与页数', key: 'made', width: 170, render: (_: unknown, r: PptRecord) => made(r) },
+    { title: '模板', dataIndex: 'templateName', key: 'template', width: 72 },
     { title: '状态', key: 'status', width: 170, render: (_: unknown, r: PptRecord) => <TaskStatusCell {...r} running="生成中" /> },
-    { title: '创建时间', dataIndex: 'createdAt', key: 'createdAt', width: 150, render: (v: number) => formatDateTime(v) },
     { title: '操作', key: 'actions', width: 250, fixed: 'right' as const, render: (_: unknown, r: PptRecord) => actions(r) },
   ]
 
@@ -170,7 +170,7 @@ export default function PptRecordsPage() {
           onRetry={() => void list.refetch()}
           columns={columns}
           dataSource={list.data?.records ?? []}
-          scroll={{ x: 1350 }}
+          scroll={{ x: 1060 }}
           pagination={{ current: page, pageSize: 10, total: list.data?.total ?? 0, onChange: setPage }}
           locale={{ emptyText: <Empty description="还没有答辩PPT" /> }}
           card={{

@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'react'
-import { Alert, Button, Card, Col, Descriptions, Empty, Row, Spin, Tag } from 'antd'
+import { Alert, Button, Card, Col, Descriptions, Empty, Row, Spin } from 'antd'
 import { CheckCircleFilled } from '@ant-design/icons'
 import { useQuery } from '@tanstack/react-query'
 import { useNavigate, useParams } from 'react-router'
@@ -57,7 +57,7 @@ export default function PptTypePage() {
   return (
     <div className="page-card">
       <Card title="选择模板并生成" extra={<Button type="link" onClick={() => navigate(`/aippt/ppt?draft=${id}`)}>返回修改</Button>}>
-        <Descriptions size="small" column={{ xs: 1, md: 3 }} className="mb" bordered>
+        <Descriptions size="small" column={{ xs: 1, md: 3 }} className="mb" bordered styles={{ label: { whiteSpace: 'nowrap' } }}>
           <Descriptions.Item label="标题">{record.title}</Descriptions.Item>
           <Descriptions.Item label="来源">{SOURCE_LABEL[record.source] ?? record.source}{record.fileName ? `（${record.fileName}）` : ''}</Descriptions.Item>
           <Descriptions.Item label="读到的章节">{record.sections} 个标题 · {record.chars.toLocaleString('zh-CN')} 字</Descriptions.Item>
@@ -88,7 +88,6 @@ export default function PptTypePage() {
                         {t.name} {selected && <CheckCircleFilled style={{ color: t.primary }} />}
                       </span>
                     }
-                    extra={<Tag color={t.primary}>{t.id}</Tag>}
                   >
                     <div style={{ display: 'grid', gridTemplateColumns: '1fr 1fr', gap: 6 }}>
                       {t.thumbnails.map((svg, i) => (
@@ -101,6 +100,7 @@ export default function PptTypePage() {
               )
             })}
           </Row>
+          {detail.data?.method && <Alert className="mt" type="info" showIcon title="内容如何生成" description={detail.data.method} />}
           {cost && (
             <Card size="small" className="mt ppt-fee" title="费用">
               <Descriptions column={1} size="small">
@@ -135,7 +135,6 @@ export default function PptTypePage() {
             </Card>
           )}
         </div>
-        {detail.data?.method && <Alert className="mt" type="info" showIcon title="内容如何生成" description={detail.data.method} />}
       </Card>
     </div>
   )

@@ -863,19 +863,31 @@ pub struct SlideView {
 
 /// How the text of every deck is made (shown on the pages).
 const METHOD: &str = "幻灯片文字摘自您论文的原句（按章节提炼要点，长句在分句处截断），论文中的表格做成可编辑的表格、插图原样放入（预览中以“论文插图”框表示），讲稿由相应段落的原句组成。";
-const CHECKS: &str = "模型只能删减字词：每条压缩结果都与原句核对数字、英文术语、用字和语义（句向量相似度），任何一项不合格就保留原句，不会出现论文中没有的数字或结论。";
+const CHECKS: &str = "模型只能删去字词：每条压缩结果都与原句逐条核对（字词与顺序、数字、英文术语、“可能”“约”等限定词、意思是否一致），任何一项不合格就保留原句，不会出现论文中没有的数字或结论。";
+
+/// A model as the pages name it: "本地小模型（qwen2.5-0.5b）" for `local:qwen2.5-0.5b`.
+fn model_words(id: &str) -> String {
+    match id.split_once(':') {
+        Some(("local", name)) => format!("本地小模型（{name}）"),
+        Some((_, name)) => format!("大模型（{name}）"),
+        None => format!("模型（{id}）"),
+    }
+}
 
 /// What the pages say of a deck's text: how every deck is made, and what the model did (for a
 /// finished deck) or will do (for a draft) with its long bullets.
 fn method(state: &AppState, result: Option<&PptResult>) -> String {
     let model_part = match result.map(|r| &r.condensing) {
         Some(Some(c)) if c.adopted > 0 => format!(
-            "{} 条较长的要点中有 {} 条由模型 {} 压缩，原句见讲稿；{CHECKS}",
-            c.tried, c.adopted, c.model
+            "{} 条较长的要点中有 {} 条由{}压缩，论文原句见每页讲稿下方；{CHECKS}",
+            c.tried,
+            c.adopted,
+            model_words(&c.model)
         ),
         Some(Some(c)) if !c.model.is_empty() && c.unavailable.is_none() => format!(
-            "模型 {} 压缩的 {} 条要点都未通过核对，全部保留原句。",
-            c.model, c.tried
+            "{}压缩的 {} 条要点都未通过核对，全部保留原句。",
+            model_words(&c.model),
+            c.tried
         ),
         Some(Some(c)) => format!(
             "本次未能用模型压缩要点（{}），要点均为原句。",
@@ -887,10 +899,10 @@ fn method(state: &AppState, result: Option<&PptResult>) -> String {
             let engine = state.models.engine(crate::models::Feature::Slides);
             match (engine.source.as_str(), engine.model) {
                 ("local", Some(model)) => format!(
-                    "较长的要点将由本地小模型 {model} 压缩：它只能做有限的删减，未通过核对的要点保留原句。{CHECKS}"
+                    "较长的要点将由本站的本地小模型（{model}）压缩：它只能做有限的删减，多数要点会保留原句。{CHECKS}"
                 ),
                 ("endpoint", Some(model)) => {
-                    format!("较长的要点将由模型 {model} 压缩。{CHECKS}")
+                    format!("较长的要点将由大模型（{model}）压缩。{CHECKS}")
                 }
                 _ => format!(
                     "本站暂无可用模型压缩要点（{}），要点均为原句。",

@@ -16,7 +16,8 @@ use llm::chat::{ChatModel, ChatRequest, Message, Role};
 
 /// Bullets up to this long are short enough already.
 pub const SHORT_ENOUGH: usize = 24;
-/// The length asked of the model, and the longest answer taken.
+/// The length asked of the model, and the widest answer taken (in characters, a Latin letter or
+/// digit counting about half).
 pub const TARGET_CHARS: usize = 28;
 pub const MAX_CHARS: usize = 36;
 /// An answer must save at least this share of the sentence's characters.
@@ -111,6 +112,14 @@ fn half_width(text: &str) -> String {
         .collect()
 }
 
+/// How wide a text sets, in characters: a Latin letter or digit about half a Chinese one.
+fn width(text: &str) -> f64 {
+    half_width(text)
+        .chars()
+        .map(|c| if c.is_ascii() { 0.55 } else { 1.0 })
+        .sum()
+}
+
 /// Marks that separate rather than say: an answer may add, drop or change them.
 fn is_separator(c: char) -> bool {
     c.is_whitespace() || "，。、；：,;:！？!?“”\"'‘’「」《》〈〉【】—…·".contains(c)
@@ -190,11 +199,15 @@ pub fn check(sentence: &str, answer: &str, cosine: Option<f32>) -> Result<(), Re
     if said.len() < 6 {
         return Err(Rejection::Empty);
     }
-    if answer.chars().count() > MAX_CHARS {
+    if width(answer) > MAX_CHARS as f64 {
         return Err(Rejection::TooLong);
     }
-    if said.len() as f64 > source.len() as f64 * (1.0 - MIN_SAVING) {
+    if width(answer) > width(sentence) * (1.0 - MIN_SAVING) {
         return Err(Rejection::NotShorter);
+    }
+    // A list keeps all its items: "分为训练集、验证集和测试集" less one item is another split.
+    if answer.matches('、').count() != sentence.matches('、').count() {
+        return Err(Rejection::NotFromSentence);
     }
     let (answer, sentence) = (half_width(answer), half_width(sentence));
     let source_numbers = numbers(&sentence);
@@ -421,6 +434,26 @@ mod tests {
         assert_eq!(
             check(SENTENCE, "改进模型平均精度均值达到86.4%", Some(0.5)),
             Err(Rejection::Meaning)
+        );
+    }
+
+    #[test]
+    fn a_list_keeps_all_its_items_and_latin_counts_half() {
+        let split = "数据集包含5类共6000张田间图像，按照7:2:1划分为训练集、验证集和测试集";
+        assert_eq!(
+            check(split, "6000张图像按7:2:1划分为训练集和测试集", None),
+            Err(Rejection::NotFromSentence)
+        );
+        // 40 characters, half of them Latin or digits: narrower than the limit.
+        let latin =
+            "实验结果表明，改进模型在测试集上的识别准确率达到95.3%，比原始ResNet50提高3.1个百分点";
+        assert_eq!(
+            check(
+                latin,
+                "改进模型识别准确率达到95.3%，比原始ResNet50提高3.1个百分点",
+                None
+            ),
+            Ok(())
         );
     }
 

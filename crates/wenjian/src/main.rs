@@ -109,43 +109,7 @@ enum Command {
         command: PaperCommand,
     },
     /// Defence slides (答辩PPT) from a paper, without the server.
-    Slides {
-        /// The paper: .docx, .pdf or .txt.
-        file: Option<PathBuf>,
-        /// Template id (see --templates).
-        #[arg(long, default_value = "academic-blue")]
-        template: String,
-        /// Slides: 10, 15, 20 or 30.
-        #[arg(long, default_value_t = 15)]
-        slides: usize,
-        /// defence (毕业答辩), proposal (开题报告) or course (课程汇报).
-        #[arg(long, default_value = "defence")]
-        kind: String,
-        #[arg(long, default_value = "")]
-        school: String,
-        #[arg(long, default_value = "")]
-        presenter: String,
-        #[arg(long, default_value = "")]
-        supervisor: String,
-        #[arg(long, default_value = "")]
-        date: String,
-        /// The school's logo (PNG or JPEG).
-        #[arg(long)]
-        logo: Option<PathBuf>,
-        /// Where to write the deck (default: beside the paper, .pptx).
-        #[arg(long)]
-        out: Option<PathBuf>,
-        /// Print the slides as JSON.
-        #[arg(long)]
-        json: bool,
-        /// List the templates.
-        #[arg(long)]
-        templates: bool,
-        /// Shorten long bullets with this local model (qwen2.5-0.5b or qwen2.5-1.5b), each
-        /// answer checked against the paper's sentence before it is used.
-        #[arg(long)]
-        condense: Option<String>,
-    },
+    Slides(slides_cmd::Args),
     /// Print the OpenAPI document (as served at /api/docs/openapi.json).
     Openapi,
     /// Model files (downloaded from package registries, verified by SHA-256).
@@ -561,38 +525,9 @@ async fn run() -> anyhow::Result<()> {
                 }
             }
         }
-        Command::Slides {
-            file,
-            template,
-            slides,
-            kind,
-            school,
-            presenter,
-            supervisor,
-            date,
-            logo,
-            out,
-            json,
-            templates,
-            condense,
-        } => {
-            slides_cmd::run(slides_cmd::Args {
-                file,
-                template,
-                slides,
-                kind,
-                school,
-                presenter,
-                supervisor,
-                date,
-                logo,
-                out,
-                json,
-                templates,
-                condense,
-                models_dir: config.models_dir(),
-            })
-            .await
+        Command::Slides(mut args) => {
+            args.models_dir = config.models_dir();
+            slides_cmd::run(args).await
         }
         Command::Openapi => {
             println!("{}", server::openapi::document_json());

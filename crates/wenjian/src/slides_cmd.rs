@@ -6,21 +6,45 @@ use serde::Serialize;
 use slides::deck::{DeckKind, DeckMeta, DeckRequest};
 use std::path::PathBuf;
 
+#[derive(clap::Args)]
 pub struct Args {
+    /// The paper: .docx, .pdf or .txt.
     pub file: Option<PathBuf>,
+    /// Template id (see --templates).
+    #[arg(long, default_value = "academic-blue")]
     pub template: String,
+    /// Slides: 10, 15, 20 or 30.
+    #[arg(long, default_value_t = 15)]
     pub slides: usize,
+    /// defence (毕业答辩), proposal (开题报告) or course (课程汇报).
+    #[arg(long, default_value = "defence")]
     pub kind: String,
+    #[arg(long, default_value = "")]
     pub school: String,
+    #[arg(long, default_value = "")]
     pub presenter: String,
+    #[arg(long, default_value = "")]
     pub supervisor: String,
+    #[arg(long, default_value = "")]
     pub date: String,
+    /// The school's logo (PNG or JPEG).
+    #[arg(long)]
     pub logo: Option<PathBuf>,
+    /// Where to write the deck (default: beside the paper, .pptx).
+    #[arg(long)]
     pub out: Option<PathBuf>,
+    /// Print the slides as JSON.
+    #[arg(long)]
     pub json: bool,
+    /// List the templates.
+    #[arg(long)]
     pub templates: bool,
-    /// A local model to shorten bullets with.
+    /// Shorten long bullets with this local model (qwen2.5-0.5b or qwen2.5-1.5b), each
+    /// answer checked against the paper's sentence before it is used.
+    #[arg(long)]
     pub condense: Option<String>,
+    /// The models folder (from the configuration, not the command line).
+    #[arg(skip)]
     pub models_dir: PathBuf,
 }
 

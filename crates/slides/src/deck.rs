@@ -527,6 +527,9 @@ pub struct DeckRequest {
     pub meta: DeckMeta,
 }
 
+/// Characters of body text a part needs on average before the parts get title pages.
+const PART_PAGE_CHARS: usize = 150;
+
 /// Bullets on one content slide.
 const BULLETS_PER_SLIDE: usize = 4;
 
@@ -612,8 +615,12 @@ pub fn plan(paper: &Paper, request: &DeckRequest) -> Result<Deck, SlidesError> {
     let route = Route::of(&chapters, &placed);
     let with_route = route.steps.len() >= 3;
     let fixed = 3 + usize::from(with_route);
-    let with_part_pages =
-        request.slides >= 15 && parts.len() >= 3 && fixed + 2 * parts.len() <= request.slides;
+    // Title pages of the parts where there is room and the paper says enough for them: a thin
+    // paper's deck would be one third dividers.
+    let with_part_pages = request.slides >= 15
+        && parts.len() >= 3
+        && fixed + 2 * parts.len() <= request.slides
+        && paper.chars() >= PART_PAGE_CHARS * parts.len();
     let part_pages = if with_part_pages { parts.len() } else { 0 };
     let content_budget = request
         .slides

@@ -564,3 +564,22 @@ fn a_draft_keeps_only_the_tables_and_figures_a_deck_could_show() {
     // Two at most from one section.
     assert_eq!(paper.tables.len() + paper.figures.len(), 2);
 }
+
+#[test]
+fn a_thin_paper_gets_no_title_pages_for_its_parts() {
+    let paper = slides::Paper::from_outline(
+        "道路裂缝检测",
+        "1 绪论\n道路裂缝是路面病害的早期表现，及时发现裂缝对道路养护具有重要意义。人工巡检效率低且有安全隐患。\n2 研究现状\n早期研究采用阈值分割和边缘检测。近年来深度学习方法得到广泛应用。\n3 研究方法\n本文采用改进的YOLOv5模型检测裂缝。模型引入了坐标注意力模块。\n4 实验结果\n改进模型的平均精度均值达到86.4%。检测速度为每秒58帧。\n5 结论\n本文方法满足道路巡检的实时性要求。未来将扩充样本。",
+    )
+    .unwrap();
+    let deck = slides::plan(&paper, &request(20)).unwrap();
+    assert!(
+        deck.slides.iter().all(|s| s.kind != SlideKind::Section),
+        "{:?}",
+        deck.slides.iter().map(|s| s.kind).collect::<Vec<_>>()
+    );
+    // A whole thesis keeps them (see a_defence_deck_has_the_parts_a_defence_needs…).
+    let thesis = slides::Paper::from_extracted(&common::extracted()).unwrap();
+    let long = slides::plan(&thesis, &request(20)).unwrap();
+    assert!(long.slides.iter().any(|s| s.kind == SlideKind::Section));
+}

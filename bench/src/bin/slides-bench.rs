@@ -302,7 +302,7 @@ fn condense_all(
     let model = llm::generate::LocalChat::new(std::sync::Arc::new(scorer));
     let runtime = tokio::runtime::Runtime::new().expect("runtime");
     let encoder = encoder.expect("the sentence encoder (wenjian models fetch usem3)");
-    let similarity = |a: &str, b: &str| embed::cosine(&encoder.embed(a), &encoder.embed(b));
+    let similarity = |a: &str, b: &str| encoder.cosine(a, b);
     let (mut tried, mut adopted, mut new_numbers) = (0usize, 0usize, 0usize);
     let mut reasons: std::collections::BTreeMap<String, usize> = Default::default();
     let mut seconds = Vec::new();

@@ -394,4 +394,9 @@ impl UseEncoder {
             .pop()
             .unwrap_or_else(|| vec![0.0; DIM])
     }
+
+    /// The cosine similarity of two sentences' embeddings.
+    pub fn cosine(&self, a: &str, b: &str) -> f32 {
+        crate::cosine(&self.embed(a), &self.embed(b))
+    }
 }

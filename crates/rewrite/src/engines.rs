@@ -57,9 +57,7 @@ impl<L: Library + 'static> Judge for EngineJudge<L> {
             original.to_string(),
             rewritten.to_string(),
         );
-        Box::pin(blocking(move || {
-            Ok(embed::cosine(&encoder.embed(&a), &encoder.embed(&b)) as f64)
-        }))
+        Box::pin(blocking(move || Ok(encoder.cosine(&a, &b) as f64)))
     }
 
     /// Under the detector's own scoring model, so no further model is loaded for it.

@@ -164,16 +164,22 @@ impl Picture {
 
     /// The picture's rectangle when fitted into `bound`, centred, keeping its aspect ratio.
     fn placed_in(&self, bound: Rect) -> Rect {
-        let scale = (bound.w as f64 / self.width as f64).min(bound.h as f64 / self.height as f64);
-        let w = (self.width as f64 * scale) as i64;
-        let h = (self.height as f64 * scale) as i64;
-        Rect::new(
-            bound.x + (bound.w - w) / 2,
-            bound.y + (bound.h - h) / 2,
-            w,
-            h,
-        )
+        fitted((self.width, self.height), bound)
     }
+}
+
+/// A `(width, height)` picture's rectangle when fitted into `bound`, centred, keeping its
+/// aspect ratio.
+fn fitted((width, height): (u32, u32), bound: Rect) -> Rect {
+    let scale = (bound.w as f64 / f64::from(width)).min(bound.h as f64 / f64::from(height));
+    let w = (f64::from(width) * scale) as i64;
+    let h = (f64::from(height) * scale) as i64;
+    Rect::new(
+        bound.x + (bound.w - w) / 2,
+        bound.y + (bound.h - h) / 2,
+        w,
+        h,
+    )
 }
 
 fn png_size(bytes: &[u8]) -> Option<(u32, u32)> {
@@ -593,13 +599,7 @@ fn object(
                 CAPTION_H
             };
             let bound = Rect::new(body.x, body.y, body.w, body.h - caption_h);
-            let frame = Picture {
-                bytes: Vec::new(),
-                ext: "png",
-                width: figure.width,
-                height: figure.height,
-            };
-            let rect = frame.placed_in(bound);
+            let rect = fitted((figure.width, figure.height), bound);
             shapes.push(Shape::Figure {
                 rect,
                 index: figure.index,

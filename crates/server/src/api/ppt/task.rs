@@ -219,7 +219,7 @@ impl PptHandler {
                 });
             }
         };
-        let similarity = |a: &str, b: &str| embed::cosine(&encoder.embed(a), &encoder.embed(b));
+        let similarity = |a: &str, b: &str| encoder.cosine(a, b);
         // Progress is reported from the worker's own future between answers.
         let done = AtomicUsize::new(0);
         let all = AtomicUsize::new(0);

@@ -271,6 +271,16 @@ impl SiteClock {
             .unwrap_or_default()
     }
 
+    /// When the day holding `ms` began in this zone (midnight), Unix milliseconds: what the
+    /// console counts "today" from.
+    pub fn day_start(&self, ms: i64) -> i64 {
+        jiff::Timestamp::from_millisecond(ms)
+            .ok()
+            .and_then(|t| t.to_zoned_datetime(self.zone.clone()).start_of_day().ok())
+            .map(|z| z.timestamp().as_millisecond())
+            .unwrap_or(ms - ms.rem_euclid(24 * 60 * 60 * 1000))
+    }
+
     /// A time as every report prints it, with the zone named: `2026-11-22 14:03（北京时间）`.
     pub fn shown(&self, ms: i64) -> String {
         format!("{}（{}）", self.local(ms), self.label)

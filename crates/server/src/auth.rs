@@ -35,6 +35,26 @@ impl FromRequestParts<AppState> for AuthUser {
     }
 }
 
+/// A signed-in operator (console); 401 without a valid token, 403 `not_operator` for everyone
+/// else. Checked on the server for every console call, whatever the web app shows.
+pub struct OperatorUser(pub SessionUser);
+
+impl FromRequestParts<AppState> for OperatorUser {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, ApiError> {
+        let AuthUser(session) = AuthUser::from_request_parts(parts, state).await?;
+        if !session.user.is_operator {
+            return Err(ApiError::new(
+                axum::http::StatusCode::FORBIDDEN,
+                "not_operator",
+                "此功能仅限运营人员使用",
+            ));
+        }
+        Ok(OperatorUser(session))
+    }
+}
+
 /// The signed-in user when there is one; visitors are `None`.
 pub struct MaybeUser(pub Option<SessionUser>);
 

@@ -114,6 +114,11 @@ impl From<StoreError> for ApiError {
                 "账户余额或免费次数不足",
             ),
             StoreError::Invalid(message) => ApiError::bad_request("invalid_file", message),
+            StoreError::Disabled => ApiError::new(
+                StatusCode::FORBIDDEN,
+                "account_disabled",
+                "该账号已被停用，如有疑问请联系客服",
+            ),
             other => ApiError::internal(other),
         }
     }

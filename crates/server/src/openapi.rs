@@ -1,6 +1,7 @@
 //! The generated OpenAPI document, served at `/api/docs/openapi.json`.
 
 use crate::api::account::account_info_api;
+use crate::api::admin::console_api;
 use crate::api::aigc::paper_aigc_api;
 use crate::api::chat::chat_gpt_api;
 use crate::api::check::check_api;
@@ -9,7 +10,7 @@ use crate::api::order::{order_info_api, product_package_api};
 use crate::api::paper::{files, package, paper_api};
 use crate::api::ppt::ppt_api;
 use crate::api::rewrite::{from_reports, machine_api, paper_machine_api};
-use crate::api::site::site_api;
+use crate::api::site::{site_api, sys_config_api};
 use axum::Json;
 use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
 use utoipa::{Modify, OpenApi};
@@ -26,6 +27,27 @@ Parameters documented as query are also accepted as a form or JSON body.",
         site_api::health,
         site_api::metrics,
         site_api::config,
+        sys_config_api::load_all_by_entity,
+        sys_config_api::load_by_id,
+        console_api::dashboard,
+        console_api::users,
+        console_api::user_detail,
+        console_api::adjust_balance,
+        console_api::set_disabled,
+        console_api::set_operator,
+        console_api::reset_password,
+        console_api::tasks,
+        console_api::retry_task,
+        console_api::cancel_task,
+        console_api::orders,
+        console_api::reconcile_orders,
+        console_api::packages,
+        console_api::save_package,
+        console_api::set_package_active,
+        console_api::audit,
+        console_api::config_entries,
+        console_api::save_config_entry,
+        console_api::delete_config_entry,
         login_api::login,
         login_api::register,
         login_api::current,
@@ -129,6 +151,8 @@ Parameters documented as query are also accepted as a form or JSON body.",
         (name = "product_package_api", description = "套餐：查重、AIGC检测、降重字数、论文生成等次数包，含价格与有效期"),
         (name = "order_info_api", description = "订单：购买套餐或充值，微信支付 / 支付宝扫码（或支付沙箱），轮询支付状态，订单列表；支付结果只以服务商签名通知或主动查询为准"),
         (name = "site_api", description = "站点信息与健康检查"),
+        (name = "ai_sys_config_api", description = "公开配置：公告、站点文字（运营后台可改，立即生效）与价格、套餐、PPT 模板（来自配置），无需登录"),
+        (name = "admin_api", description = "运营后台：概览、用户（余额调整、停用、重置密码、运营权限）、任务（重试、取消退款）、订单（搜索、立即对账）、套餐（新建、修改、上下架）、公告与站点文字、操作日志；仅限运营人员（401 未登录，403 非运营人员），每次改动写入只增不改的操作日志"),
         (name = "check_api", description = "论文查重：上传、计价、提交、进度与报告"),
         (name = "paper_aigc_api", description = "AIGC 检测：上传、计价、提交、逐段结果与报告"),
         (name = "ai_ppt_info_api", description = "答辩PPT：草稿（论文来源、类型、页数、封面信息、校徽）、模板、付费生成、下载 PPTX/PDF、免费更换模板"),

@@ -595,3 +595,80 @@ api_test!(
         assert_eq!(balance(s, &token).await, 5_000 - price);
     }
 );
+
+api_test!(
+    an_operator_finds_orders_and_reconciles_a_lost_notification_now,
+    sandbox_config(),
+    async |s: &TestServer| {
+        s.store()
+            .create_user("ops_orders", "Zq7-kite-river", true)
+            .await
+            .unwrap();
+        let (_, login) = s
+            .post(
+                "/api/base/login_api/f/login",
+                None,
+                json!({"username": "ops_orders", "password": "Zq7-kite-river"}),
+            )
+            .await;
+        let ops = login["result"]["access_token"]
+            .as_str()
+            .unwrap()
+            .to_string();
+        let token = s.register("buyer_ops", "password-1").await;
+        let (_, created) = s
+            .post(
+                "/api/order/order_info_api/create_order",
+                Some(&token),
+                json!({"kind": "top_up", "amountFen": 1000, "channel": "alipay"}),
+            )
+            .await;
+        let lost = created["result"].clone();
+        let no = lost["outTradeNo"].as_str().unwrap().to_string();
+        pay_on_phone(s, lost["payUrl"].as_str().unwrap(), &[("copies", "0")]).await;
+
+        let (status, found) = s.get("/api/admin/orders?q=buyer_ops", Some(&ops)).await;
+        assert_eq!(status, StatusCode::OK, "{found}");
+        assert_eq!(found["result"]["total"], 1);
+        assert_eq!(found["result"]["records"][0]["outTradeNo"], no.as_str());
+        assert_eq!(found["result"]["records"][0]["status"], "pending");
+        assert_eq!(found["result"]["records"][0]["loginName"], "buyer_ops");
+        let (_, by_number) = s
+            .get(
+                &format!(
+                    "/api/admin/orders?q={}&status=pending&channel=alipay",
+                    &no[2..]
+                ),
+                Some(&ops),
+            )
+            .await;
+        assert_eq!(by_number["result"]["total"], 1, "{by_number}");
+        let (_, none) = s.get("/api/admin/orders?status=paid", Some(&ops)).await;
+        assert_eq!(none["result"]["total"], 0);
+
+        let (status, done) = s
+            .post("/api/admin/orders/reconcile", Some(&ops), json!({}))
+            .await;
+        assert_eq!(status, StatusCode::OK, "{done}");
+        assert_eq!(done["result"], json!({"paid": 1, "closed": 0}));
+        assert_eq!(
+            balance(s, &token).await,
+            lost["creditFen"].as_i64().unwrap()
+        );
+        let (_, again) = s
+            .post("/api/admin/orders/reconcile", Some(&ops), json!({}))
+            .await;
+        assert_eq!(
+            again["result"],
+            json!({"paid": 0, "closed": 0}),
+            "paid once"
+        );
+        let (_, paid) = s.get("/api/admin/orders?status=paid", Some(&ops)).await;
+        assert_eq!(paid["result"]["total"], 1);
+        assert!(paid["result"]["records"][0]["providerTradeNo"].is_string());
+        let (_, log) = s
+            .get("/api/admin/audit?q=orders.reconcile", Some(&ops))
+            .await;
+        assert_eq!(log["result"]["total"], 2);
+    }
+);

@@ -20,6 +20,9 @@ pub enum StoreError {
     /// file over the caller's limit); the message is Chinese, for the user.
     #[error("{0}")]
     Invalid(String),
+    /// The account was disabled by an operator (or no longer exists): no session for it.
+    #[error("account disabled")]
+    Disabled,
     /// The file system under a folder-backed store failed.
     #[error("file system: {0}")]
     Io(String),

@@ -4,6 +4,7 @@
 //! which both backends accept.
 
 mod accounts;
+mod console;
 mod error;
 mod files;
 mod library;
@@ -20,6 +21,10 @@ mod throttle;
 mod users;
 
 pub use accounts::{Account, LedgerEntry, LedgerKind, MAX_ACCOUNT_AMOUNT};
+pub use console::{
+    Actor, AuditEntry, ConfigEntry, OrderFilter, OrderSummary, SiteCounts, TaskFilter, TaskSummary,
+    UserSummary,
+};
 pub use error::StoreError;
 pub use files::{FileStore, StoredFile};
 pub use library::SqlLibrary;

@@ -265,11 +265,11 @@ pub struct Refund {
     pub new: bool,
 }
 
-const ORDER_COLUMNS: &str = "id, out_trade_no, user_id, kind, channel, title, amount_fen, credit_fen, \
+pub(crate) const ORDER_COLUMNS: &str = "id, out_trade_no, user_id, kind, channel, title, amount_fen, credit_fen, \
     product_id, grant_kind, grant_amount, grant_days, task_id, status, provider_trade_no, pay_url, \
     refunded_fen, created_at, expires_at, paid_at, closed_at";
 
-fn order_from_row(row: &AnyRow) -> Result<Order> {
+pub(crate) fn order_from_row(row: &AnyRow) -> Result<Order> {
     let kind: String = row.try_get("kind")?;
     let status: String = row.try_get("status")?;
     let grant_kind: Option<String> = row.try_get("grant_kind")?;
@@ -298,10 +298,10 @@ fn order_from_row(row: &AnyRow) -> Result<Order> {
     })
 }
 
-const PRODUCT_COLUMNS: &str =
+pub(crate) const PRODUCT_COLUMNS: &str =
     "id, name, description, price_fen, grant_kind, grant_amount, valid_days, sort_order, active";
 
-fn product_from_row(row: &AnyRow) -> Result<Product> {
+pub(crate) fn product_from_row(row: &AnyRow) -> Result<Product> {
     let kind: String = row.try_get("grant_kind")?;
     let active: i64 = row.try_get("active")?;
     Ok(Product {

@@ -37,7 +37,7 @@ impl Store {
         let row = sqlx::query(
             "SELECT s.id AS session_id, s.via, s.created_at AS signed_in_at, u.id, u.login_name, u.avatar, u.introduction, u.is_operator, u.created_at \
              FROM sessions s JOIN users u ON u.id = s.user_id \
-             WHERE s.token_hash = $1 AND s.revoked_at IS NULL AND s.expires_at > $2",
+             WHERE s.token_hash = $1 AND s.revoked_at IS NULL AND s.expires_at > $2 AND u.disabled_at IS NULL",
         )
         .bind(&digest)
         .bind(now_ms())
@@ -55,6 +55,7 @@ impl Store {
                 avatar: row.try_get("avatar")?,
                 introduction: row.try_get("introduction")?,
                 is_operator: row.try_get::<i64, _>("is_operator")? != 0,
+                disabled: false,
                 created_at: row.try_get("created_at")?,
             },
         })
@@ -76,9 +77,10 @@ pub(crate) async fn insert_session(
 ) -> Result<String> {
     let token = secrets::new_token();
     let now = now_ms();
-    sqlx::query(
+    // A disabled user gets no session, however they signed in (password, QR, registration).
+    let inserted = sqlx::query(
         "INSERT INTO sessions (user_id, token_hash, via, ip, user_agent, created_at, expires_at) \
-         VALUES ($1, $2, $3, $4, $5, $6, $7)",
+         SELECT id, $2, $3, $4, $5, $6, $7 FROM users WHERE id = $1 AND disabled_at IS NULL",
     )
     .bind(new.user_id)
     .bind(secrets::token_digest(&token))
@@ -89,6 +91,9 @@ pub(crate) async fn insert_session(
     .bind(now + new.ttl_ms)
     .execute(&mut *conn)
     .await?;
+    if inserted.rows_affected() == 0 {
+        return Err(StoreError::Disabled);
+    }
     Ok(token)
 }
 

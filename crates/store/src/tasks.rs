@@ -241,7 +241,43 @@ async fn refund_task(
     Ok(())
 }
 
-async fn load_task(conn: &mut AnyConnection, task_id: i64) -> Result<Task> {
+/// Puts a task's job on its queue, due now.
+pub(crate) async fn enqueue_job(
+    conn: &mut AnyConnection,
+    task_id: i64,
+    queue: &str,
+    max_attempts: i64,
+    now: i64,
+) -> Result<()> {
+    sqlx::query(
+        "INSERT INTO jobs (task_id, queue, state, max_attempts, run_after, created_at) VALUES ($1, $2, 'ready', $3, $4, $4)",
+    )
+    .bind(task_id)
+    .bind(queue)
+    .bind(max_attempts.max(1))
+    .bind(now)
+    .execute(&mut *conn)
+    .await?;
+    Ok(())
+}
+
+/// Before a task runs again: its issued report stays verifiable under its code (detached from
+/// the task), and an unissued one goes; the new run gets its own.
+pub(crate) async fn detach_report_snapshots(conn: &mut AnyConnection, task_id: i64) -> Result<()> {
+    sqlx::query(
+        "UPDATE report_snapshots SET task_id = NULL WHERE task_id = $1 AND issued_at IS NOT NULL",
+    )
+    .bind(task_id)
+    .execute(&mut *conn)
+    .await?;
+    sqlx::query("DELETE FROM report_snapshots WHERE task_id = $1")
+        .bind(task_id)
+        .execute(&mut *conn)
+        .await?;
+    Ok(())
+}
+
+pub(crate) async fn load_task(conn: &mut AnyConnection, task_id: i64) -> Result<Task> {
     let row = sqlx::query(&format!("SELECT {TASK_COLUMNS} FROM tasks WHERE id = $1"))
         .bind(task_id)
         .fetch_optional(&mut *conn)
@@ -251,7 +287,7 @@ async fn load_task(conn: &mut AnyConnection, task_id: i64) -> Result<Task> {
 }
 
 /// Ends a task as failed or cancelled, refunding it, if it is not final yet. Returns whether it changed.
-async fn end_unsuccessfully(
+pub(crate) async fn end_unsuccessfully(
     conn: &mut AnyConnection,
     task_id: i64,
     status: TaskStatus,
@@ -486,17 +522,7 @@ impl Store {
             });
         }
         if rerun {
-            // The earlier report stays verifiable under its code; the new run gets its own.
-            sqlx::query(
-                "UPDATE report_snapshots SET task_id = NULL WHERE task_id = $1 AND issued_at IS NOT NULL",
-            )
-            .bind(task_id)
-            .execute(&mut *tx)
-            .await?;
-            sqlx::query("DELETE FROM report_snapshots WHERE task_id = $1")
-                .bind(task_id)
-                .execute(&mut *tx)
-                .await?;
+            detach_report_snapshots(&mut tx, task_id).await?;
         }
         // A package's use shows in the ledger too, moving no money.
         if charge.fen != 0 || charge.free_checks != 0 || charge.grant.is_some() {
@@ -518,15 +544,7 @@ impl Store {
             crate::orders::take_grant_units(&mut tx, user_id, task_id, grant, &charge.reason, now)
                 .await?;
         }
-        sqlx::query(
-            "INSERT INTO jobs (task_id, queue, state, max_attempts, run_after, created_at) VALUES ($1, $2, 'ready', $3, $4, $4)",
-        )
-        .bind(task_id)
-        .bind(queue)
-        .bind(max_attempts.max(1))
-        .bind(now)
-        .execute(&mut *tx)
-        .await?;
+        enqueue_job(&mut tx, task_id, queue, max_attempts, now).await?;
         let task = load_task(&mut tx, task_id).await?;
         tx.commit().await?;
         Ok(task)

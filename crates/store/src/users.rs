@@ -9,18 +9,22 @@ pub struct User {
     pub avatar: String,
     pub introduction: String,
     pub is_operator: bool,
+    /// Disabled by an operator: no session works and none can start.
+    pub disabled: bool,
     pub created_at: i64,
 }
 
-const USER_COLUMNS: &str = "id, login_name, avatar, introduction, is_operator, created_at";
+pub(crate) const USER_COLUMNS: &str =
+    "id, login_name, avatar, introduction, is_operator, disabled_at, created_at";
 
-fn user_from_row(row: &AnyRow) -> Result<User> {
+pub(crate) fn user_from_row(row: &AnyRow) -> Result<User> {
     Ok(User {
         id: row.try_get("id")?,
         login_name: row.try_get("login_name")?,
         avatar: row.try_get("avatar")?,
         introduction: row.try_get("introduction")?,
         is_operator: row.try_get::<i64, _>("is_operator")? != 0,
+        disabled: row.try_get::<Option<i64>, _>("disabled_at")?.is_some(),
         created_at: row.try_get("created_at")?,
     })
 }

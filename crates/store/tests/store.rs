@@ -986,3 +986,300 @@ mod tasks {
         }
     );
 }
+
+store_test!(
+    a_disabled_user_loses_every_session_and_gets_no_new_one,
+    |store: Store| async move {
+        let operator = store
+            .create_user("ops_lead", "pass-word-1", true)
+            .await
+            .unwrap();
+        let user = store
+            .create_user("student_a", "pass-word-2", false)
+            .await
+            .unwrap();
+        let token = session_for(&store, user.id, DAY_MS).await;
+        store.session_user(&token).await.unwrap();
+
+        let disabled = store
+            .set_user_disabled((&operator).into(), user.id, true)
+            .await
+            .unwrap();
+        assert!(disabled.disabled);
+        assert!(matches!(
+            store.session_user(&token).await,
+            Err(StoreError::NotFound)
+        ));
+        let again = store
+            .create_session(store::NewSession {
+                user_id: user.id,
+                via: "password",
+                ip: "127.0.0.1",
+                user_agent: "test",
+                ttl_ms: DAY_MS,
+            })
+            .await;
+        assert!(matches!(again, Err(StoreError::Disabled)), "{again:?}");
+        // Nobody locks themselves out.
+        assert!(matches!(
+            store
+                .set_user_disabled((&operator).into(), operator.id, true)
+                .await,
+            Err(StoreError::Invalid(_))
+        ));
+
+        let enabled = store
+            .set_user_disabled((&operator).into(), user.id, false)
+            .await
+            .unwrap();
+        assert!(!enabled.disabled);
+        let fresh = session_for(&store, user.id, DAY_MS).await;
+        assert_eq!(store.session_user(&fresh).await.unwrap().user.id, user.id);
+        // The revoked session stays revoked.
+        assert!(store.session_user(&token).await.is_err());
+
+        let (log, total) = store.audit_log("student_a", 0, 10).await.unwrap();
+        assert_eq!(total, 2);
+        assert_eq!(log[0].action, "user.enable");
+        assert_eq!(log[1].action, "user.disable");
+        assert_eq!(log[1].actor_name, "ops_lead");
+        assert_eq!(log[1].before, r#"{"disabled":false}"#);
+        assert_eq!(log[1].after, r#"{"disabled":true}"#);
+    }
+);
+
+store_test!(
+    an_operator_debit_never_goes_below_zero_and_is_logged_with_the_ledger,
+    |store: Store| async move {
+        let operator = store
+            .create_user("ops_money", "pass-word-1", true)
+            .await
+            .unwrap();
+        let user = store
+            .create_user("student_b", "pass-word-2", false)
+            .await
+            .unwrap();
+        let credited = store
+            .operator_adjust_balance((&operator).into(), user.id, 500, "补偿")
+            .await
+            .unwrap();
+        assert_eq!(credited.balance_fen, 500);
+        let refused = store
+            .operator_adjust_balance((&operator).into(), user.id, -501, "扣回")
+            .await;
+        assert!(matches!(refused, Err(StoreError::InsufficientFunds)));
+        assert_eq!(store.account(user.id).await.unwrap().balance_fen, 500);
+        store
+            .operator_adjust_balance((&operator).into(), user.id, -200, "扣回误充")
+            .await
+            .unwrap();
+        let ledger = store.ledger(user.id, 10).await.unwrap();
+        assert_eq!(ledger.len(), 2, "the refused debit left no row");
+        assert_eq!(ledger[0].delta_fen, -200);
+        assert!(ledger[0].reason.contains("扣回误充"));
+        let (log, total) = store.audit_log("balance", 0, 10).await.unwrap();
+        assert_eq!(total, 2, "the refused debit left no audit entry");
+        assert_eq!(log[0].action, "balance.debit");
+        assert!(
+            log[0].after.contains("\"balanceFen\":300"),
+            "{}",
+            log[0].after
+        );
+    }
+);
+
+store_test!(the_audit_log_is_append_only, |store: Store| async move {
+    let operator = store
+        .create_user("ops_audit", "pass-word-1", true)
+        .await
+        .unwrap();
+    store
+        .record_audit((&operator).into(), "site.test", "site", "", "{}")
+        .await
+        .unwrap();
+    // Even a statement run straight on the database cannot rewrite or drop an entry.
+    assert!(
+        store
+            .execute_for_tests("UPDATE audit_log SET action = 'x'")
+            .await
+            .is_err()
+    );
+    assert!(
+        store
+            .execute_for_tests("DELETE FROM audit_log")
+            .await
+            .is_err()
+    );
+    let (log, _) = store.audit_log("", 0, 10).await.unwrap();
+    assert_eq!(log.len(), 1);
+    assert_eq!(log[0].action, "site.test");
+});
+
+store_test!(
+    an_operator_retries_a_failed_task_free_and_cancels_a_queued_one_with_a_refund,
+    |store: Store| async move {
+        let operator = store
+            .create_user("ops_tasks", "pass-word-1", true)
+            .await
+            .unwrap();
+        let user = store
+            .create_user("student_c", "pass-word-2", false)
+            .await
+            .unwrap();
+        store
+            .operator_credit(user.id, 1000, 0, "test")
+            .await
+            .unwrap();
+        let charge = store::Charge {
+            fen: 300,
+            free_checks: 0,
+            grant: None,
+            reason: "查重".into(),
+        };
+        let failing = store
+            .create_task(user.id, "check", "论文一", "{}")
+            .await
+            .unwrap();
+        store
+            .submit_task(failing.id, user.id, "check", &charge, 1)
+            .await
+            .unwrap();
+        let job = store
+            .claim_job("check", "w", 30_000)
+            .await
+            .unwrap()
+            .unwrap();
+        store
+            .fail_job(job.job_id, "w", "引擎出错", false)
+            .await
+            .unwrap();
+        assert_eq!(store.account(user.id).await.unwrap().balance_fen, 1000);
+
+        // Only an ended-unsuccessfully task can be retried.
+        let queued = store
+            .create_task(user.id, "check", "论文二", "{}")
+            .await
+            .unwrap();
+        store
+            .submit_task(queued.id, user.id, "check", &charge, 1)
+            .await
+            .unwrap();
+        assert!(matches!(
+            store
+                .operator_retry_task((&operator).into(), queued.id, 3)
+                .await,
+            Err(StoreError::Conflict(_))
+        ));
+
+        let retried = store
+            .operator_retry_task((&operator).into(), failing.id, 3)
+            .await
+            .unwrap();
+        assert_eq!(retried.status, store::TaskStatus::Queued);
+        assert_eq!(retried.error, None);
+        assert_eq!(
+            store.account(user.id).await.unwrap().balance_fen,
+            700,
+            "the retry charged nothing new"
+        );
+        // Both tasks are on the queue now.
+        let mut claimed = Vec::new();
+        while let Some(job) = store.claim_job("check", "w2", 30_000).await.unwrap() {
+            claimed.push(job.task_id);
+        }
+        claimed.sort();
+        assert_eq!(claimed, vec![failing.id, queued.id]);
+
+        assert!(
+            store
+                .operator_cancel_task((&operator).into(), queued.id, "用户来电要求取消")
+                .await
+                .unwrap()
+        );
+        assert_eq!(store.account(user.id).await.unwrap().balance_fen, 1000);
+        assert!(
+            !store
+                .operator_cancel_task((&operator).into(), queued.id, "again")
+                .await
+                .unwrap(),
+            "a second cancel refunds nothing"
+        );
+        assert_eq!(store.account(user.id).await.unwrap().balance_fen, 1000);
+        let task = store.task_by_id(queued.id).await.unwrap();
+        assert_eq!(task.status, store::TaskStatus::Cancelled);
+        assert!(task.error.unwrap().contains("用户来电要求取消"));
+
+        let (all, total) = store
+            .search_tasks(&store::TaskFilter::default(), 0, 10)
+            .await
+            .unwrap();
+        assert_eq!(total, 2);
+        assert_eq!(all[0].login_name, "student_c");
+        let (failed, _) = store
+            .search_tasks(
+                &store::TaskFilter {
+                    status: "cancelled",
+                    query: "论文二",
+                    ..Default::default()
+                },
+                0,
+                10,
+            )
+            .await
+            .unwrap();
+        assert_eq!(failed.len(), 1);
+        let (log, _) = store.audit_log("task", 0, 10).await.unwrap();
+        let actions: Vec<&str> = log.iter().map(|e| e.action.as_str()).collect();
+        assert_eq!(actions, vec!["task.cancel", "task.retry"]);
+    }
+);
+
+store_test!(
+    users_are_searched_by_name_with_their_money_and_config_entries_kept,
+    |store: Store| async move {
+        let operator = store
+            .create_user("ops_site", "pass-word-1", true)
+            .await
+            .unwrap();
+        for name in ["li_100%", "li_200", "wang_1"] {
+            store.create_user(name, "pass-word-2", false).await.unwrap();
+        }
+        let (found, total) = store.search_users("LI_", 0, 10).await.unwrap();
+        assert_eq!(total, 2);
+        assert_eq!(found[0].user.login_name, "li_200", "newest first");
+        let (percent, _) = store.search_users("100%", 0, 10).await.unwrap();
+        assert_eq!(percent.len(), 1, "% is taken literally");
+        let (everyone, total) = store.search_users("", 0, 2).await.unwrap();
+        assert_eq!((everyone.len(), total), (2, 4));
+
+        store
+            .put_config_entry((&operator).into(), "notices", "exam", r#"{"title":"a"}"#)
+            .await
+            .unwrap();
+        store
+            .put_config_entry((&operator).into(), "notices", "exam", r#"{"title":"b"}"#)
+            .await
+            .unwrap();
+        let entries = store.config_entries("notices").await.unwrap();
+        assert_eq!(entries.len(), 1);
+        assert_eq!(entries[0].value, r#"{"title":"b"}"#);
+        store
+            .delete_config_entry((&operator).into(), "notices", "exam")
+            .await
+            .unwrap();
+        assert!(matches!(
+            store
+                .delete_config_entry((&operator).into(), "notices", "exam")
+                .await,
+            Err(StoreError::NotFound)
+        ));
+        let (log, _) = store.audit_log("notices:exam", 0, 10).await.unwrap();
+        assert_eq!(log.len(), 3);
+        assert_eq!(log[1].before, r#"{"title":"a"}"#);
+        assert_eq!(log[1].after, r#"{"title":"b"}"#);
+
+        let counts = store.site_counts(store::now_ms() - 1000, 14).await.unwrap();
+        assert_eq!(counts.users_total, 4);
+        assert_eq!(counts.users_today, 4);
+    }
+);

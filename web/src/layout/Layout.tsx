@@ -7,6 +7,7 @@ import Navbar from './Navbar'
 import Breadcrumbs from './Breadcrumbs'
 import TagsView from './TagsView'
 import AppMain from './AppMain'
+import NoticeBar from '../components/NoticeBar'
 import LoginDialog from '../features/auth/LoginDialog'
 import { useLoginBlocker } from '../features/auth/useLoginBlocker'
 import { MOBILE_BREAKPOINT, useAppStore } from '../stores/app'
@@ -104,6 +105,7 @@ export default function Layout() {
           </div>
           {tagsView && <TagsView />}
         </header>
+        <NoticeBar path={location.pathname} />
         <AppMain />
       </div>
       {settingsLoaded && (

@@ -23,7 +23,7 @@ export async function guardLoader({ request }: LoaderFunctionArgs) {
     if (user.roles.length > 0 && !user.anonymous) return null
     try {
       const info = await user.getInfo()
-      usePermissionStore.getState().generateRoutes(info.roles)
+      usePermissionStore.getState().generateRoutes(info.roles, info.operator)
       return null
     } catch (e) {
       useUserStore.getState().resetToken()

@@ -31,5 +31,7 @@ export interface MenuGroup {
   title: string
   icon: ReactNode
   roles?: string[]
+  /** Only operators see it (the console); the server checks the role on every call. */
+  operatorOnly?: boolean
   pages: PageRoute[]
 }

@@ -1,5 +1,6 @@
 import {
   AuditOutlined,
+  ControlOutlined,
   EditOutlined,
   FileSearchOutlined,
   FileTextOutlined,
@@ -39,6 +40,13 @@ const PaperOutlinePage = lazy(() => import('../features/paper/PaperOutlinePage')
 const PaperContentPage = lazy(() => import('../features/paper/PaperContentPage'))
 const PaperPackagePage = lazy(() => import('../features/paper/PaperPackagePage'))
 const PaperRecordsPage = lazy(() => import('../features/paper/PaperRecordsPage'))
+const ConsoleDashboard = lazy(() => import('../features/admin/ConsoleDashboard'))
+const ConsoleUsers = lazy(() => import('../features/admin/ConsoleUsers'))
+const ConsoleTasks = lazy(() => import('../features/admin/ConsoleTasks'))
+const ConsoleOrders = lazy(() => import('../features/admin/ConsoleOrders'))
+const ConsolePackages = lazy(() => import('../features/admin/ConsolePackages'))
+const ConsoleSite = lazy(() => import('../features/admin/ConsoleSite'))
+const ConsoleAudit = lazy(() => import('../features/admin/ConsoleAudit'))
 
 /** Every product screen of spec §2, grouped as the sidebar shows them. */
 export const menuGroups: MenuGroup[] = [
@@ -130,6 +138,21 @@ export const menuGroups: MenuGroup[] = [
       { path: '/order/taocan', meta: { title: '优惠套餐' }, element: <PackagesPage /> },
       { path: '/order/recharge', meta: { title: '账户充值' }, element: <RechargePage /> },
       { path: '/order/account', meta: { title: '账户中心' }, element: <AccountCenter /> },
+    ],
+  },
+  {
+    key: 'admin',
+    title: '运营后台',
+    icon: <ControlOutlined />,
+    operatorOnly: true,
+    pages: [
+      { path: '/admin/dashboard', meta: { title: '运营概览' }, element: <ConsoleDashboard /> },
+      { path: '/admin/users', meta: { title: '用户管理' }, element: <ConsoleUsers /> },
+      { path: '/admin/tasks', meta: { title: '任务管理' }, element: <ConsoleTasks /> },
+      { path: '/admin/orders', meta: { title: '订单管理' }, element: <ConsoleOrders /> },
+      { path: '/admin/packages', meta: { title: '套餐管理' }, element: <ConsolePackages /> },
+      { path: '/admin/site', meta: { title: '公告与站点' }, element: <ConsoleSite /> },
+      { path: '/admin/audit', meta: { title: '操作日志' }, element: <ConsoleAudit /> },
     ],
   },
 ]

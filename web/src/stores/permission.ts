@@ -6,10 +6,10 @@ import { filterGroups } from '../router/permission'
 interface PermissionState {
   /** The menu this user may see, generated from their roles. */
   groups: MenuGroup[]
-  generateRoutes: (roles: string[]) => void
+  generateRoutes: (roles: string[], operator?: boolean) => void
 }
 
 export const usePermissionStore = create<PermissionState>((set) => ({
   groups: [],
-  generateRoutes: (roles) => set({ groups: filterGroups(menuGroups, roles) }),
+  generateRoutes: (roles, operator = false) => set({ groups: filterGroups(menuGroups, roles, operator) }),
 }))

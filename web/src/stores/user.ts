@@ -11,6 +11,8 @@ interface UserState {
   avatar: string
   introduction: string
   roles: string[]
+  /** May use the operator console (/admin/…). */
+  operator: boolean
   /** True while browsing without a token (whitelisted pages only). */
   anonymous: boolean
   loginWithPassword: (username: string, password: string) => Promise<void>
@@ -22,7 +24,7 @@ interface UserState {
   resetToken: () => void
 }
 
-const emptyProfile = { id: null, loginName: '', name: '', avatar: '', introduction: '', roles: [] as string[] }
+const emptyProfile = { id: null, loginName: '', name: '', avatar: '', introduction: '', roles: [] as string[], operator: false }
 
 export const useUserStore = create<UserState>((set, get) => ({
   token: getToken(),
@@ -52,6 +54,7 @@ export const useUserStore = create<UserState>((set, get) => ({
       avatar: info.avatar,
       introduction: info.introduction,
       roles: info.roles,
+      operator: info.operator === true,
       anonymous: false,
     })
     return info

@@ -3,6 +3,7 @@
 //! each other, except rewriting, which starts from a finished check or detection.
 
 pub mod account;
+pub mod admin;
 pub mod aigc;
 pub mod chat;
 pub mod check;
@@ -34,6 +35,7 @@ pub fn routes() -> Router<AppState> {
         .merge(paper::routes())
         .merge(ppt::routes())
         .merge(order::routes())
+        .merge(admin::routes())
         .route("/api/docs/openapi.json", get(crate::openapi::document))
 }
 

@@ -86,7 +86,14 @@ pub async fn account(
     State(state): State<AppState>,
     AuthUser(session): AuthUser,
 ) -> ApiResult<AccountInfo> {
-    let user = &session.user;
+    Ok(Success(account_of(&state, &session.user).await?))
+}
+
+/// A user's balance, packages and recent ledger: what the account centre and the console show.
+pub async fn account_of(
+    state: &AppState,
+    user: &store::User,
+) -> Result<AccountInfo, crate::envelope::ApiError> {
     let account = state.store.account(user.id).await?;
     let ledger = state
         .store
@@ -133,7 +140,7 @@ pub async fn account(
             created_at: u.created_at,
         })
         .collect();
-    Ok(Success(AccountInfo {
+    Ok(AccountInfo {
         grants,
         grant_uses,
         user_id: user.id,
@@ -141,5 +148,5 @@ pub async fn account(
         balance_fen: account.balance_fen,
         free_check_credits: account.free_checks,
         ledger,
-    }))
+    })
 }

@@ -493,6 +493,7 @@ mod tests {
                 avatar: String::new(),
                 introduction: String::new(),
                 is_operator: false,
+                disabled: false,
                 created_at: 0,
             },
         }

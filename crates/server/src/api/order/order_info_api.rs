@@ -48,7 +48,7 @@ pub struct OrderView {
     pub sandbox: bool,
 }
 
-fn view(state: &AppState, o: Order) -> OrderView {
+pub fn view(state: &AppState, o: Order) -> OrderView {
     let pending = o.status == store::OrderStatus::Pending;
     OrderView {
         grant_label: o.grant_kind.map(|k| grant_label(k, o.grant_amount)),

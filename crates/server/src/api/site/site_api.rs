@@ -1,5 +1,6 @@
 //! Public facts the web app needs before anyone signs in, and a health probe.
 
+use super::sys_config_api;
 use crate::envelope::{ApiError, ApiResult, Success};
 use crate::state::AppState;
 use axum::extract::State;
@@ -36,8 +37,14 @@ pub struct SiteConfig {
 pub async fn config(State(state): State<AppState>) -> ApiResult<SiteConfig> {
     let paper = state.models.engine(crate::models::Feature::Paper);
     Ok(Success(SiteConfig {
-        site_title: state.config.site_title.clone(),
-        marketing_url: state.config.marketing_url.clone(),
+        // What an operator set in the console wins over the configuration file.
+        site_title: sys_config_api::site_text(&state, "site_title", &state.config.site_title).await,
+        marketing_url: sys_config_api::site_text(
+            &state,
+            "marketing_url",
+            &state.config.marketing_url,
+        )
+        .await,
         qr_provider: state.qr_provider.name().into(),
         version: env!("CARGO_PKG_VERSION").into(),
         chat_price_fen_per_thousand: state.config.chat_price_fen_per_thousand,

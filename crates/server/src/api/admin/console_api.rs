@@ -1,0 +1,1150 @@
+//! The console's calls: dashboard, users, tasks, configuration entries and the audit log.
+
+use crate::api::account::account_info_api::{AccountInfo, account_of};
+use crate::api::order::order_info_api::{OrderView, view as order_view};
+use crate::api::site::sys_config_api::{self, ConfigItem};
+use crate::auth::OperatorUser;
+use crate::envelope::{ApiError, ApiResult, Success};
+use crate::models::Feature;
+use crate::params::{Params, lenient};
+use crate::state::AppState;
+use axum::extract::State;
+use axum::http::StatusCode;
+use serde::{Deserialize, Serialize};
+use store::{Actor, MAX_ACCOUNT_AMOUNT, StoreError, TaskFilter};
+use utoipa::{IntoParams, ToSchema};
+
+/// Days of revenue the dashboard draws.
+const REVENUE_DAYS: i64 = 14;
+const DAY_MS: i64 = 24 * 60 * 60 * 1000;
+
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct TaskCount {
+    pub kind: String,
+    pub status: String,
+    pub count: i64,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct DayRevenue {
+    /// The day's midnight in the site's zone, Unix milliseconds.
+    pub day: i64,
+    /// Paid online that day, in fen (sandbox payments included while the sandbox runs).
+    pub fen: i64,
+    pub orders: i64,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct QueueRow {
+    pub queue: String,
+    pub waiting: i64,
+    pub running: i64,
+    /// Claimed by a worker whose lease ran out.
+    pub stalled: i64,
+    pub oldest_waiting_seconds: i64,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct WorkerRow {
+    pub name: String,
+    pub host: String,
+    pub queues: Vec<String>,
+    pub per_queue: i64,
+    pub started_at: i64,
+    pub seen_at: i64,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ModelRow {
+    /// 降重改写, 对话改写, 论文生成 or 答辩PPT.
+    pub feature: String,
+    /// `local`, `endpoint` or `none`.
+    pub source: String,
+    pub model: Option<String>,
+    /// Why it cannot run here, when it cannot.
+    pub unavailable: Option<String>,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Dashboard {
+    pub users_total: i64,
+    pub users_today: i64,
+    /// Registered in the last 7 days, today included.
+    pub users_week: i64,
+    pub tasks: Vec<TaskCount>,
+    /// The last 14 days, oldest first, days without payments included.
+    pub revenue: Vec<DayRevenue>,
+    pub queues: Vec<QueueRow>,
+    pub workers: Vec<WorkerRow>,
+    pub models: Vec<ModelRow>,
+    /// `folder` or `database`.
+    pub files_backend: String,
+    /// Bytes of uploaded and generated files.
+    pub files_bytes: u64,
+    /// Bytes of the embedded library's index folder (0 when the library is in the database).
+    pub library_bytes: u64,
+    pub sandbox_payments: bool,
+}
+
+/// Bytes under a folder (0 when it does not exist).
+fn folder_bytes(dir: &std::path::Path) -> u64 {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return 0;
+    };
+    entries
+        .flatten()
+        .map(|e| match e.file_type() {
+            Ok(t) if t.is_dir() => folder_bytes(&e.path()),
+            Ok(t) if t.is_file() => e.metadata().map(|m| m.len()).unwrap_or(0),
+            _ => 0,
+        })
+        .sum()
+}
+
+/// Everything an operator looks at first.
+#[utoipa::path(get, path = "/api/admin/dashboard", tag = "admin_api",
+    security(("bearer" = [])),
+    responses(
+        (status = 200, body = inline(crate::envelope::Envelope<Dashboard>)),
+        (status = 401, description = "not_logged_in", body = crate::envelope::ErrorBody),
+        (status = 403, description = "not_operator", body = crate::envelope::ErrorBody),
+    ))]
+pub async fn dashboard(
+    State(state): State<AppState>,
+    OperatorUser(_operator): OperatorUser,
+) -> ApiResult<Dashboard> {
+    let now = store::now_ms();
+    let today = state.clock.day_start(now);
+    let counts = state.store.site_counts(today, REVENUE_DAYS).await?;
+    let revenue = (0..REVENUE_DAYS)
+        .rev()
+        .map(|back| {
+            // Days are 24 hours apart except across a DST change; the zone's midnight decides.
+            let day = state.clock.day_start(today - back * DAY_MS + DAY_MS / 2);
+            let (fen, orders) = counts
+                .revenue
+                .iter()
+                .filter(|(d, _, _)| state.clock.day_start(*d + DAY_MS / 2) == day)
+                .fold((0, 0), |(f, o), (_, fen, n)| (f + fen, o + n));
+            DayRevenue { day, fen, orders }
+        })
+        .collect();
+    let queues = state
+        .store
+        .queue_depths()
+        .await?
+        .into_iter()
+        .map(|q| QueueRow {
+            queue: q.queue,
+            waiting: q.waiting,
+            running: q.running,
+            stalled: q.stalled,
+            oldest_waiting_seconds: q.oldest_waiting_ms / 1000,
+        })
+        .collect();
+    let workers = state
+        .store
+        .live_workers(crate::worker::presence_cutoff(now))
+        .await?
+        .into_iter()
+        .map(|w| WorkerRow {
+            queues: w
+                .queues
+                .split(',')
+                .filter(|q| !q.is_empty())
+                .map(String::from)
+                .collect(),
+            name: w.name,
+            host: w.host,
+            per_queue: w.per_queue,
+            started_at: w.started_at,
+            seen_at: w.seen_at,
+        })
+        .collect();
+    let models = [
+        (Feature::Rewrite, "降重改写"),
+        (Feature::Chat, "对话改写"),
+        (Feature::Paper, "论文生成"),
+        (Feature::Slides, "答辩PPT"),
+    ]
+    .into_iter()
+    .map(|(feature, name)| {
+        let engine = state.models.engine(feature);
+        ModelRow {
+            feature: name.into(),
+            source: engine.source,
+            model: engine.model,
+            unavailable: engine.unavailable,
+        }
+    })
+    .collect();
+    let files_bytes = state
+        .files
+        .list("")
+        .await
+        .map(|files| files.iter().map(|f| f.bytes).sum())
+        .unwrap_or(0);
+    let library_dir = state.config.library_dir();
+    let library_bytes = if state.config.library_backend == "database" {
+        0
+    } else {
+        tokio::task::spawn_blocking(move || folder_bytes(&library_dir))
+            .await
+            .unwrap_or(0)
+    };
+    Ok(Success(Dashboard {
+        users_total: counts.users_total,
+        users_today: counts.users_today,
+        users_week: counts.users_week,
+        tasks: counts
+            .tasks
+            .into_iter()
+            .map(|(kind, status, count)| TaskCount {
+                kind,
+                status,
+                count,
+            })
+            .collect(),
+        revenue,
+        queues,
+        workers,
+        models,
+        files_backend: state.files.backend_name().into(),
+        files_bytes,
+        library_bytes,
+        sandbox_payments: state.payments.is_sandbox(),
+    }))
+}
+
+#[derive(Debug, Deserialize, ToSchema, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct SearchForm {
+    /// Part of a login name, a title or a log entry (empty: all).
+    #[serde(default)]
+    pub q: String,
+    /// 1-based page (default 1).
+    #[serde(default, deserialize_with = "lenient::opt_i64")]
+    pub page: Option<i64>,
+    /// Page size (default 20, at most 100).
+    #[serde(default, deserialize_with = "lenient::opt_i64")]
+    pub size: Option<i64>,
+}
+
+impl SearchForm {
+    fn window(&self) -> (i64, i64, i64) {
+        let page = self.page.unwrap_or(1).max(1);
+        let size = self.size.unwrap_or(20).clamp(1, 100);
+        (page, size, (page - 1).saturating_mul(size))
+    }
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct Page<T> {
+    pub records: Vec<T>,
+    pub total: i64,
+    pub page: i64,
+    pub size: i64,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct UserRow {
+    pub id: i64,
+    pub login_name: String,
+    pub operator: bool,
+    pub disabled: bool,
+    pub balance_fen: i64,
+    pub free_checks: i64,
+    pub tasks: i64,
+    /// Paid online in all, in fen.
+    pub paid_fen: i64,
+    pub created_at: i64,
+}
+
+fn user_row(u: store::UserSummary) -> UserRow {
+    UserRow {
+        id: u.user.id,
+        login_name: u.user.login_name,
+        operator: u.user.is_operator,
+        disabled: u.user.disabled,
+        balance_fen: u.balance_fen,
+        free_checks: u.free_checks,
+        tasks: u.tasks,
+        paid_fen: u.paid_fen,
+        created_at: u.user.created_at,
+    }
+}
+
+/// Users whose login name contains `q`, newest first.
+#[utoipa::path(get, path = "/api/admin/users", tag = "admin_api",
+    security(("bearer" = [])), params(SearchForm),
+    responses(
+        (status = 200, body = inline(crate::envelope::Envelope<Page<UserRow>>)),
+        (status = 401, description = "not_logged_in", body = crate::envelope::ErrorBody),
+        (status = 403, description = "not_operator", body = crate::envelope::ErrorBody),
+    ))]
+pub async fn users(
+    State(state): State<AppState>,
+    OperatorUser(_operator): OperatorUser,
+    Params(form): Params<SearchForm>,
+) -> ApiResult<Page<UserRow>> {
+    let (page, size, offset) = form.window();
+    let (users, total) = state.store.search_users(&form.q, offset, size).await?;
+    Ok(Success(Page {
+        records: users.into_iter().map(user_row).collect(),
+        total,
+        page,
+        size,
+    }))
+}
+
+#[derive(Debug, Deserialize, ToSchema, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct UserForm {
+    #[serde(rename = "userId", deserialize_with = "lenient::i64")]
+    pub user_id: i64,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct UserDetail {
+    pub user: UserRow,
+    pub account: AccountInfo,
+    /// The newest 20 tasks.
+    pub tasks: Vec<TaskRow>,
+    /// The newest 20 orders.
+    pub orders: Vec<OrderView>,
+}
+
+const DETAIL_ROWS: i64 = 20;
+
+/// One user: account, packages, ledger, latest tasks and orders.
+#[utoipa::path(get, path = "/api/admin/users/detail", tag = "admin_api",
+    security(("bearer" = [])), params(UserForm),
+    responses(
+        (status = 200, body = inline(crate::envelope::Envelope<UserDetail>)),
+        (status = 401, description = "not_logged_in", body = crate::envelope::ErrorBody),
+        (status = 403, description = "not_operator", body = crate::envelope::ErrorBody),
+        (status = 404, description = "user_not_found", body = crate::envelope::ErrorBody),
+    ))]
+pub async fn user_detail(
+    State(state): State<AppState>,
+    OperatorUser(_operator): OperatorUser,
+    Params(form): Params<UserForm>,
+) -> ApiResult<UserDetail> {
+    let user = found_user(&state, form.user_id).await?;
+    Ok(Success(user_detail_of(&state, user).await?))
+}
+
+async fn found_user(state: &AppState, user_id: i64) -> Result<store::User, ApiError> {
+    match state.store.user_by_id(user_id).await {
+        Err(StoreError::NotFound) => Err(ApiError::not_found("user_not_found", "用户不存在")),
+        other => Ok(other?),
+    }
+}
+
+async fn user_detail_of(state: &AppState, user: store::User) -> Result<UserDetail, ApiError> {
+    let account = account_of(state, &user).await?;
+    let (tasks, tasks_total) = state
+        .store
+        .search_tasks(
+            &TaskFilter {
+                user_id: Some(user.id),
+                ..TaskFilter::default()
+            },
+            0,
+            DETAIL_ROWS,
+        )
+        .await?;
+    let orders = state
+        .store
+        .orders_of(user.id, DETAIL_ROWS, 0)
+        .await?
+        .into_iter()
+        .map(|o| order_view(state, o))
+        .collect();
+    let paid_fen = state
+        .store
+        .search_users(&user.login_name, 0, 1)
+        .await?
+        .0
+        .into_iter()
+        .find(|u| u.user.id == user.id)
+        .map_or(0, |u| u.paid_fen);
+    Ok(UserDetail {
+        user: UserRow {
+            id: user.id,
+            login_name: user.login_name.clone(),
+            operator: user.is_operator,
+            disabled: user.disabled,
+            balance_fen: account.balance_fen,
+            free_checks: account.free_check_credits,
+            tasks: tasks_total,
+            paid_fen,
+            created_at: user.created_at,
+        },
+        account,
+        tasks: tasks.into_iter().map(task_row).collect(),
+        orders,
+    })
+}
+
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct BalanceForm {
+    #[serde(deserialize_with = "lenient::i64")]
+    pub user_id: i64,
+    /// Positive credits, negative debits (fen).
+    #[serde(deserialize_with = "lenient::i64")]
+    pub delta_fen: i64,
+    /// Why, shown in the user's ledger and the audit log (required).
+    #[serde(default)]
+    pub reason: String,
+}
+
+fn operator_refusal(message: impl Into<String>) -> ApiError {
+    ApiError::bad_request("invalid_operation", message)
+}
+
+/// Credits or debits a user's balance with a reason; a debit never takes the balance below zero.
+#[utoipa::path(post, path = "/api/admin/users/balance", tag = "admin_api",
+    security(("bearer" = [])), request_body = BalanceForm,
+    responses(
+        (status = 200, body = inline(crate::envelope::Envelope<UserDetail>)),
+        (status = 400, description = "invalid_amount, reason_required", body = crate::envelope::ErrorBody),
+        (status = 402, description = "insufficient_balance: the debit is more than the balance", body = crate::envelope::ErrorBody),
+        (status = 403, description = "not_operator", body = crate::envelope::ErrorBody),
+    ))]
+pub async fn adjust_balance(
+    State(state): State<AppState>,
+    OperatorUser(operator): OperatorUser,
+    Params(form): Params<BalanceForm>,
+) -> ApiResult<UserDetail> {
+    if form.delta_fen == 0 || form.delta_fen.unsigned_abs() > MAX_ACCOUNT_AMOUNT as u64 {
+        return Err(ApiError::bad_request(
+            "invalid_amount",
+            "调整金额须为非零的整数分，且不超过账户上限",
+        ));
+    }
+    let reason = form.reason.trim();
+    if reason.is_empty() || reason.chars().count() > 100 {
+        return Err(ApiError::bad_request(
+            "reason_required",
+            "请填写调整原因（1–100 个字），它会出现在用户的账户流水中",
+        ));
+    }
+    let user = found_user(&state, form.user_id).await?;
+    match state
+        .store
+        .operator_adjust_balance(Actor::from(&operator.user), user.id, form.delta_fen, reason)
+        .await
+    {
+        Err(StoreError::InsufficientFunds) => {
+            return Err(ApiError::new(
+                StatusCode::PAYMENT_REQUIRED,
+                "insufficient_balance",
+                "扣减金额超过了用户的当前余额，未做任何改动",
+            ));
+        }
+        other => other?,
+    };
+    let user = found_user(&state, form.user_id).await?;
+    Ok(Success(user_detail_of(&state, user).await?))
+}
+
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct FlagForm {
+    #[serde(deserialize_with = "lenient::i64")]
+    pub user_id: i64,
+    pub value: bool,
+}
+
+/// Disables (ending every session at once) or enables a user.
+#[utoipa::path(post, path = "/api/admin/users/disabled", tag = "admin_api",
+    security(("bearer" = [])), request_body = FlagForm,
+    responses(
+        (status = 200, body = inline(crate::envelope::Envelope<UserDetail>)),
+        (status = 400, description = "invalid_operation: disabling oneself", body = crate::envelope::ErrorBody),
+        (status = 403, description = "not_operator", body = crate::envelope::ErrorBody),
+    ))]
+pub async fn set_disabled(
+    State(state): State<AppState>,
+    OperatorUser(operator): OperatorUser,
+    Params(form): Params<FlagForm>,
+) -> ApiResult<UserDetail> {
+    found_user(&state, form.user_id).await?;
+    let user = match state
+        .store
+        .set_user_disabled(Actor::from(&operator.user), form.user_id, form.value)
+        .await
+    {
+        Err(StoreError::Invalid(message)) => return Err(operator_refusal(message)),
+        other => other?,
+    };
+    Ok(Success(user_detail_of(&state, user).await?))
+}
+
+/// Grants or removes the operator role.
+#[utoipa::path(post, path = "/api/admin/users/operator", tag = "admin_api",
+    security(("bearer" = [])), request_body = FlagForm,
+    responses(
+        (status = 200, body = inline(crate::envelope::Envelope<UserDetail>)),
+        (status = 400, description = "invalid_operation: removing one's own role", body = crate::envelope::ErrorBody),
+        (status = 403, description = "not_operator", body = crate::envelope::ErrorBody),
+    ))]
+pub async fn set_operator(
+    State(state): State<AppState>,
+    OperatorUser(operator): OperatorUser,
+    Params(form): Params<FlagForm>,
+) -> ApiResult<UserDetail> {
+    found_user(&state, form.user_id).await?;
+    let user = match state
+        .store
+        .set_user_operator(Actor::from(&operator.user), form.user_id, form.value)
+        .await
+    {
+        Err(StoreError::Invalid(message)) => return Err(operator_refusal(message)),
+        other => other?,
+    };
+    Ok(Success(user_detail_of(&state, user).await?))
+}
+
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct PasswordForm {
+    #[serde(deserialize_with = "lenient::i64")]
+    pub user_id: i64,
+    pub password: String,
+}
+
+/// Sets a new password for a user (the same rules as registration) and ends their sessions.
+#[utoipa::path(post, path = "/api/admin/users/password", tag = "admin_api",
+    security(("bearer" = [])), request_body = PasswordForm,
+    responses(
+        (status = 200, body = inline(crate::envelope::Envelope<bool>)),
+        (status = 400, description = "the password rules' codes", body = crate::envelope::ErrorBody),
+        (status = 403, description = "not_operator", body = crate::envelope::ErrorBody),
+    ))]
+pub async fn reset_password(
+    State(state): State<AppState>,
+    OperatorUser(operator): OperatorUser,
+    Params(form): Params<PasswordForm>,
+) -> ApiResult<bool> {
+    let user = found_user(&state, form.user_id).await?;
+    crate::account_policy::check_new_password(&form.password, &user.login_name)?;
+    state
+        .store
+        .operator_reset_password(Actor::from(&operator.user), user.id, &form.password)
+        .await?;
+    Ok(Success(true))
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct TaskRow {
+    pub id: i64,
+    pub user_id: i64,
+    pub login_name: String,
+    pub kind: String,
+    pub title: String,
+    pub status: String,
+    pub progress: i64,
+    pub phase: String,
+    /// Why it failed or was cancelled.
+    pub error: Option<String>,
+    pub charged_fen: i64,
+    pub created_at: i64,
+    pub finished_at: Option<i64>,
+}
+
+fn task_row(t: store::TaskSummary) -> TaskRow {
+    TaskRow {
+        id: t.task.id,
+        user_id: t.task.user_id,
+        login_name: t.login_name,
+        kind: t.task.kind,
+        title: t.task.title,
+        status: t.task.status.as_str().into(),
+        progress: t.task.progress,
+        phase: t.task.phase,
+        error: t.task.error,
+        charged_fen: t.task.charged_fen,
+        created_at: t.task.created_at,
+        finished_at: t.task.finished_at,
+    }
+}
+
+#[derive(Debug, Deserialize, ToSchema, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct TaskSearchForm {
+    /// Part of the title.
+    #[serde(default)]
+    pub q: String,
+    /// `pending`, `queued`, `running`, `done`, `failed` or `cancelled`.
+    #[serde(default)]
+    pub status: String,
+    /// `check`, `aigc`, `rewrite`, `paper`, `ppt`, …
+    #[serde(default)]
+    pub kind: String,
+    #[serde(default, deserialize_with = "lenient::opt_i64")]
+    pub page: Option<i64>,
+    #[serde(default, deserialize_with = "lenient::opt_i64")]
+    pub size: Option<i64>,
+}
+
+/// Every user's tasks, newest first, by state, kind and title.
+#[utoipa::path(get, path = "/api/admin/tasks", tag = "admin_api",
+    security(("bearer" = [])), params(TaskSearchForm),
+    responses(
+        (status = 200, body = inline(crate::envelope::Envelope<Page<TaskRow>>)),
+        (status = 403, description = "not_operator", body = crate::envelope::ErrorBody),
+    ))]
+pub async fn tasks(
+    State(state): State<AppState>,
+    OperatorUser(_operator): OperatorUser,
+    Params(form): Params<TaskSearchForm>,
+) -> ApiResult<Page<TaskRow>> {
+    let window = SearchForm {
+        q: String::new(),
+        page: form.page,
+        size: form.size,
+    };
+    let (page, size, offset) = window.window();
+    let (tasks, total) = state
+        .store
+        .search_tasks(
+            &TaskFilter {
+                status: form.status.trim(),
+                kind: form.kind.trim(),
+                user_id: None,
+                query: &form.q,
+            },
+            offset,
+            size,
+        )
+        .await?;
+    Ok(Success(Page {
+        records: tasks.into_iter().map(task_row).collect(),
+        total,
+        page,
+        size,
+    }))
+}
+
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct TaskActionForm {
+    #[serde(deserialize_with = "lenient::i64")]
+    pub task_id: i64,
+    /// Why (required to cancel; shown to the user as the task's end).
+    #[serde(default)]
+    pub reason: String,
+}
+
+async fn task_row_of(state: &AppState, task_id: i64) -> Result<TaskRow, ApiError> {
+    let task = state.store.task_by_id(task_id).await?;
+    let user = state.store.user_by_id(task.user_id).await?;
+    Ok(task_row(store::TaskSummary {
+        task,
+        login_name: user.login_name,
+    }))
+}
+
+/// Runs a failed or cancelled task again at no new charge.
+#[utoipa::path(post, path = "/api/admin/tasks/retry", tag = "admin_api",
+    security(("bearer" = [])), request_body = TaskActionForm,
+    responses(
+        (status = 200, body = inline(crate::envelope::Envelope<TaskRow>)),
+        (status = 403, description = "not_operator", body = crate::envelope::ErrorBody),
+        (status = 404, description = "task_not_found", body = crate::envelope::ErrorBody),
+        (status = 409, description = "task_not_retryable: only failed or cancelled tasks", body = crate::envelope::ErrorBody),
+    ))]
+pub async fn retry_task(
+    State(state): State<AppState>,
+    OperatorUser(operator): OperatorUser,
+    Params(form): Params<TaskActionForm>,
+) -> ApiResult<TaskRow> {
+    match state
+        .store
+        .operator_retry_task(Actor::from(&operator.user), form.task_id, 3)
+        .await
+    {
+        Err(StoreError::NotFound) => {
+            return Err(ApiError::not_found("task_not_found", "任务不存在"));
+        }
+        Err(StoreError::Conflict(_)) => {
+            return Err(ApiError::conflict(
+                "task_not_retryable",
+                "只有失败或已取消的任务可以重试",
+            ));
+        }
+        other => other?,
+    };
+    Ok(Success(task_row_of(&state, form.task_id).await?))
+}
+
+/// Cancels any user's unfinished task and refunds it once.
+#[utoipa::path(post, path = "/api/admin/tasks/cancel", tag = "admin_api",
+    security(("bearer" = [])), request_body = TaskActionForm,
+    responses(
+        (status = 200, body = inline(crate::envelope::Envelope<TaskRow>)),
+        (status = 400, description = "reason_required", body = crate::envelope::ErrorBody),
+        (status = 403, description = "not_operator", body = crate::envelope::ErrorBody),
+        (status = 404, description = "task_not_found", body = crate::envelope::ErrorBody),
+        (status = 409, description = "task_already_ended", body = crate::envelope::ErrorBody),
+    ))]
+pub async fn cancel_task(
+    State(state): State<AppState>,
+    OperatorUser(operator): OperatorUser,
+    Params(form): Params<TaskActionForm>,
+) -> ApiResult<TaskRow> {
+    let reason = form.reason.trim();
+    if reason.is_empty() || reason.chars().count() > 100 {
+        return Err(ApiError::bad_request(
+            "reason_required",
+            "请填写取消原因（1–100 个字），用户会在任务上看到它",
+        ));
+    }
+    let cancelled = match state
+        .store
+        .operator_cancel_task(Actor::from(&operator.user), form.task_id, reason)
+        .await
+    {
+        Err(StoreError::NotFound) => {
+            return Err(ApiError::not_found("task_not_found", "任务不存在"));
+        }
+        other => other?,
+    };
+    if !cancelled {
+        return Err(ApiError::conflict(
+            "task_already_ended",
+            "任务已经结束，无需取消",
+        ));
+    }
+    Ok(Success(task_row_of(&state, form.task_id).await?))
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct AuditRow {
+    pub id: i64,
+    pub actor_id: i64,
+    pub actor_name: String,
+    /// e.g. `balance.credit`, `user.disable`, `task.retry`, `config.put`.
+    pub action: String,
+    /// What it was done to: `user:12 zhangsan`, `task:40 …`, `notices:exam`.
+    pub target: String,
+    /// JSON before and after (empty when there is nothing to show).
+    pub before: String,
+    pub after: String,
+    pub created_at: i64,
+}
+
+/// The audit log, newest first, searched by actor, action or target. Append-only: nothing
+/// edits or removes an entry, not even the database's owner through the application.
+#[utoipa::path(get, path = "/api/admin/audit", tag = "admin_api",
+    security(("bearer" = [])), params(SearchForm),
+    responses(
+        (status = 200, body = inline(crate::envelope::Envelope<Page<AuditRow>>)),
+        (status = 403, description = "not_operator", body = crate::envelope::ErrorBody),
+    ))]
+pub async fn audit(
+    State(state): State<AppState>,
+    OperatorUser(_operator): OperatorUser,
+    Params(form): Params<SearchForm>,
+) -> ApiResult<Page<AuditRow>> {
+    let (page, size, offset) = form.window();
+    let (entries, total) = state.store.audit_log(&form.q, offset, size).await?;
+    Ok(Success(Page {
+        records: entries
+            .into_iter()
+            .map(|e| AuditRow {
+                id: e.id,
+                actor_id: e.actor_id,
+                actor_name: e.actor_name,
+                action: e.action,
+                target: e.target,
+                before: e.before,
+                after: e.after,
+                created_at: e.created_at,
+            })
+            .collect(),
+        total,
+        page,
+        size,
+    }))
+}
+
+/// Every entry of an entity as the console edits it: switched-off notices included.
+#[utoipa::path(get, path = "/api/admin/config", tag = "admin_api",
+    security(("bearer" = [])), params(sys_config_api::EntityForm),
+    responses(
+        (status = 200, body = inline(crate::envelope::Envelope<Vec<ConfigItem>>)),
+        (status = 400, description = "unknown_entity", body = crate::envelope::ErrorBody),
+        (status = 403, description = "not_operator", body = crate::envelope::ErrorBody),
+    ))]
+pub async fn config_entries(
+    State(state): State<AppState>,
+    OperatorUser(_operator): OperatorUser,
+    Params(form): Params<sys_config_api::EntityForm>,
+) -> ApiResult<Vec<ConfigItem>> {
+    Ok(Success(
+        sys_config_api::entries(&state, form.entity.trim(), false).await?,
+    ))
+}
+
+#[derive(Debug, Deserialize, ToSchema)]
+pub struct SaveConfigForm {
+    /// `notices` or `site_texts`.
+    pub entity: String,
+    /// A notice's id (letters, digits, - and _), or `site_title` / `marketing_url`.
+    pub id: String,
+    /// A notice object, or a site text string.
+    #[schema(value_type = Object)]
+    pub value: serde_json::Value,
+}
+
+/// Creates or replaces a notice or a site text; every process sees it at once.
+#[utoipa::path(post, path = "/api/admin/config/save", tag = "admin_api",
+    security(("bearer" = [])), request_body = SaveConfigForm,
+    responses(
+        (status = 200, body = inline(crate::envelope::Envelope<ConfigItem>)),
+        (status = 400, description = "invalid_config, unknown_entity", body = crate::envelope::ErrorBody),
+        (status = 403, description = "not_operator", body = crate::envelope::ErrorBody),
+    ))]
+pub async fn save_config_entry(
+    State(state): State<AppState>,
+    OperatorUser(operator): OperatorUser,
+    Params(form): Params<SaveConfigForm>,
+) -> ApiResult<ConfigItem> {
+    let entity = form.entity.trim();
+    let id = form.id.trim();
+    let value = sys_config_api::validated(entity, id, &form.value)?;
+    let entry = state
+        .store
+        .put_config_entry(Actor::from(&operator.user), entity, id, &value)
+        .await?;
+    Ok(Success(ConfigItem {
+        value: serde_json::from_str(&entry.value).unwrap_or_default(),
+        entity: entry.entity,
+        id: entry.id,
+        updated_at: Some(entry.updated_at),
+        editable: true,
+    }))
+}
+
+/// Removes a notice, or a site text (the configuration file's value applies again).
+#[utoipa::path(post, path = "/api/admin/config/delete", tag = "admin_api",
+    security(("bearer" = [])), request_body = sys_config_api::EntryForm,
+    responses(
+        (status = 200, body = inline(crate::envelope::Envelope<bool>)),
+        (status = 400, description = "unknown_entity", body = crate::envelope::ErrorBody),
+        (status = 403, description = "not_operator", body = crate::envelope::ErrorBody),
+        (status = 404, description = "config_not_found", body = crate::envelope::ErrorBody),
+    ))]
+pub async fn delete_config_entry(
+    State(state): State<AppState>,
+    OperatorUser(operator): OperatorUser,
+    Params(form): Params<sys_config_api::EntryForm>,
+) -> ApiResult<bool> {
+    let entity = form.entity.trim();
+    if !sys_config_api::EDITABLE.contains(&entity) {
+        return Err(ApiError::bad_request(
+            "unknown_entity",
+            "只有公告与站点文字可以在后台删除",
+        ));
+    }
+    match state
+        .store
+        .delete_config_entry(Actor::from(&operator.user), entity, form.id.trim())
+        .await
+    {
+        Err(StoreError::NotFound) => Err(ApiError::not_found("config_not_found", "没有这一项配置")),
+        other => {
+            other?;
+            Ok(Success(true))
+        }
+    }
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct OrderRow {
+    #[serde(flatten)]
+    pub order: OrderView,
+    pub user_id: i64,
+    pub login_name: String,
+    /// The provider's own transaction number, once paid.
+    pub provider_trade_no: Option<String>,
+}
+
+#[derive(Debug, Deserialize, ToSchema, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct OrderSearchForm {
+    /// Part of our order number, the provider's, or the buyer's login name.
+    #[serde(default)]
+    pub q: String,
+    /// `pending`, `paid`, `closed` or `refunded`.
+    #[serde(default)]
+    pub status: String,
+    /// `wechat` or `alipay`.
+    #[serde(default)]
+    pub channel: String,
+    #[serde(default, deserialize_with = "lenient::opt_i64")]
+    pub page: Option<i64>,
+    #[serde(default, deserialize_with = "lenient::opt_i64")]
+    pub size: Option<i64>,
+}
+
+/// Every user's orders, newest first, by number, buyer, state and channel.
+#[utoipa::path(get, path = "/api/admin/orders", tag = "admin_api",
+    security(("bearer" = [])), params(OrderSearchForm),
+    responses(
+        (status = 200, body = inline(crate::envelope::Envelope<Page<OrderRow>>)),
+        (status = 403, description = "not_operator", body = crate::envelope::ErrorBody),
+    ))]
+pub async fn orders(
+    State(state): State<AppState>,
+    OperatorUser(_operator): OperatorUser,
+    Params(form): Params<OrderSearchForm>,
+) -> ApiResult<Page<OrderRow>> {
+    let window = SearchForm {
+        q: String::new(),
+        page: form.page,
+        size: form.size,
+    };
+    let (page, size, offset) = window.window();
+    let (orders, total) = state
+        .store
+        .search_orders(
+            &store::OrderFilter {
+                status: form.status.trim(),
+                channel: form.channel.trim(),
+                query: &form.q,
+            },
+            offset,
+            size,
+        )
+        .await?;
+    Ok(Success(Page {
+        records: orders
+            .into_iter()
+            .map(|o| OrderRow {
+                user_id: o.order.user_id,
+                provider_trade_no: o.order.provider_trade_no.clone(),
+                login_name: o.login_name,
+                order: order_view(&state, o.order),
+            })
+            .collect(),
+        total,
+        page,
+        size,
+    }))
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Reconciled {
+    /// Pending orders the providers said were paid (now credited, once).
+    pub paid: usize,
+    /// Expired orders closed.
+    pub closed: usize,
+}
+
+/// Asks the providers about every pending order now, instead of waiting for the next round of
+/// the reconciler: a payment whose notification was lost is credited (once), expired orders
+/// are closed.
+#[utoipa::path(post, path = "/api/admin/orders/reconcile", tag = "admin_api",
+    security(("bearer" = [])),
+    responses(
+        (status = 200, body = inline(crate::envelope::Envelope<Reconciled>)),
+        (status = 403, description = "not_operator", body = crate::envelope::ErrorBody),
+        (status = 503, description = "payment_unavailable: no provider configured", body = crate::envelope::ErrorBody),
+    ))]
+pub async fn reconcile_orders(
+    State(state): State<AppState>,
+    OperatorUser(operator): OperatorUser,
+) -> ApiResult<Reconciled> {
+    if let Some(why) = state.payments.unavailable() {
+        return Err(ApiError::new(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "payment_unavailable",
+            why,
+        ));
+    }
+    let (paid, closed) = crate::api::order::notify::reconcile_once(&state, 0).await?;
+    state
+        .store
+        .record_audit(
+            Actor::from(&operator.user),
+            "orders.reconcile",
+            "orders",
+            "",
+            &serde_json::json!({ "paid": paid, "closed": closed }).to_string(),
+        )
+        .await?;
+    Ok(Success(Reconciled { paid, closed }))
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct PackageRow {
+    #[serde(flatten)]
+    pub package: crate::api::order::product_package_api::Package,
+    pub sort_order: i64,
+    /// On sale now.
+    pub active: bool,
+}
+
+fn package_row(p: store::Product) -> PackageRow {
+    PackageRow {
+        sort_order: p.sort_order,
+        active: p.active,
+        package: crate::api::order::product_package_api::package_of(p),
+    }
+}
+
+/// Every package, on sale or retired, in display order.
+#[utoipa::path(get, path = "/api/admin/packages", tag = "admin_api",
+    security(("bearer" = [])),
+    responses(
+        (status = 200, body = inline(crate::envelope::Envelope<Vec<PackageRow>>)),
+        (status = 403, description = "not_operator", body = crate::envelope::ErrorBody),
+    ))]
+pub async fn packages(
+    State(state): State<AppState>,
+    OperatorUser(_operator): OperatorUser,
+) -> ApiResult<Vec<PackageRow>> {
+    let products = state.store.products(false).await?;
+    Ok(Success(products.into_iter().map(package_row).collect()))
+}
+
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct PackageForm {
+    /// Absent to create a package.
+    #[serde(default, deserialize_with = "lenient::opt_i64")]
+    pub id: Option<i64>,
+    pub name: String,
+    #[serde(default)]
+    pub description: String,
+    #[serde(deserialize_with = "lenient::i64")]
+    pub price_fen: i64,
+    /// `check`, `aigc`, `rewrite_chars`, `paper` or `ppt`.
+    pub grant_kind: String,
+    #[serde(deserialize_with = "lenient::i64")]
+    pub grant_amount: i64,
+    #[serde(deserialize_with = "lenient::i64")]
+    pub valid_days: i64,
+    #[serde(default, deserialize_with = "lenient::opt_i64")]
+    pub sort_order: Option<i64>,
+}
+
+/// The most one package may cost (¥10,000), grant and last.
+const PACKAGE_MAX_FEN: i64 = 1_000_000;
+const PACKAGE_MAX_AMOUNT: i64 = 10_000_000;
+const PACKAGE_MAX_DAYS: i64 = 3650;
+
+fn invalid_package(message: &str) -> ApiError {
+    ApiError::bad_request("invalid_package", message)
+}
+
+/// A package form checked: a name, a price, something granted and a validity.
+fn new_product(form: &PackageForm) -> Result<store::NewProduct, ApiError> {
+    let name = form.name.trim();
+    if name.is_empty() || name.chars().count() > 30 {
+        return Err(invalid_package("套餐名称须为 1–30 个字"));
+    }
+    let description = form.description.trim();
+    if description.chars().count() > 100 {
+        return Err(invalid_package("套餐说明至多 100 个字"));
+    }
+    if !(1..=PACKAGE_MAX_FEN).contains(&form.price_fen) {
+        return Err(invalid_package("价格须在 0.01 元到 10000 元之间"));
+    }
+    let Some(grant_kind) = store::GrantKind::parse(form.grant_kind.trim()) else {
+        return Err(invalid_package(
+            "请选择套餐包含的服务：查重、AIGC检测、降重字数、论文生成或答辩PPT",
+        ));
+    };
+    if !(1..=PACKAGE_MAX_AMOUNT).contains(&form.grant_amount) {
+        return Err(invalid_package("套餐必须包含至少 1 个单位的服务"));
+    }
+    if !(1..=PACKAGE_MAX_DAYS).contains(&form.valid_days) {
+        return Err(invalid_package("有效期须为 1–3650 天"));
+    }
+    Ok(store::NewProduct {
+        name: name.into(),
+        description: description.into(),
+        price_fen: form.price_fen,
+        grant_kind,
+        grant_amount: form.grant_amount,
+        valid_days: form.valid_days,
+        sort_order: form.sort_order.unwrap_or(100).clamp(0, 10_000),
+    })
+}
+
+/// Creates or changes a package. Orders already paid keep what they bought.
+#[utoipa::path(post, path = "/api/admin/packages/save", tag = "admin_api",
+    security(("bearer" = [])), request_body = PackageForm,
+    responses(
+        (status = 200, body = inline(crate::envelope::Envelope<PackageRow>)),
+        (status = 400, description = "invalid_package", body = crate::envelope::ErrorBody),
+        (status = 403, description = "not_operator", body = crate::envelope::ErrorBody),
+        (status = 404, description = "package_not_found", body = crate::envelope::ErrorBody),
+    ))]
+pub async fn save_package(
+    State(state): State<AppState>,
+    OperatorUser(operator): OperatorUser,
+    Params(form): Params<PackageForm>,
+) -> ApiResult<PackageRow> {
+    let product = new_product(&form)?;
+    match state
+        .store
+        .operator_save_product(Actor::from(&operator.user), form.id, &product)
+        .await
+    {
+        Err(StoreError::NotFound) => Err(ApiError::not_found("package_not_found", "套餐不存在")),
+        other => Ok(Success(package_row(other?))),
+    }
+}
+
+#[derive(Debug, Deserialize, ToSchema)]
+pub struct PackageActiveForm {
+    #[serde(deserialize_with = "lenient::i64")]
+    pub id: i64,
+    pub value: bool,
+}
+
+/// Puts a package on sale or retires it.
+#[utoipa::path(post, path = "/api/admin/packages/active", tag = "admin_api",
+    security(("bearer" = [])), request_body = PackageActiveForm,
+    responses(
+        (status = 200, body = inline(crate::envelope::Envelope<bool>)),
+        (status = 403, description = "not_operator", body = crate::envelope::ErrorBody),
+        (status = 404, description = "package_not_found", body = crate::envelope::ErrorBody),
+    ))]
+pub async fn set_package_active(
+    State(state): State<AppState>,
+    OperatorUser(operator): OperatorUser,
+    Params(form): Params<PackageActiveForm>,
+) -> ApiResult<bool> {
+    match state
+        .store
+        .operator_set_product_active(Actor::from(&operator.user), form.id, form.value)
+        .await
+    {
+        Err(StoreError::NotFound) => Err(ApiError::not_found("package_not_found", "套餐不存在")),
+        other => {
+            other?;
+            Ok(Success(true))
+        }
+    }
+}

@@ -1,0 +1,319 @@
+//! `ai_sys_config_api`: the public configuration the web app reads without a token — notices
+//! and site texts that operators edit in the console (kept in the database, so every process
+//! sees a change at once), and the prices, packages and slide templates this server runs with.
+
+use crate::envelope::{ApiError, ApiResult, Success};
+use crate::params::Params;
+use crate::state::AppState;
+use axum::extract::State;
+use serde::{Deserialize, Serialize};
+use utoipa::{IntoParams, ToSchema};
+
+/// Entities the console edits; the others are read-only views of the configuration.
+pub const NOTICES: &str = "notices";
+pub const SITE_TEXTS: &str = "site_texts";
+pub const EDITABLE: [&str; 2] = [NOTICES, SITE_TEXTS];
+const READ_ONLY: [&str; 3] = ["prices", "packages", "slide_templates"];
+
+/// The site texts an operator may set, with their longest length in characters.
+pub const SITE_TEXT_IDS: [(&str, usize); 2] = [("site_title", 30), ("marketing_url", 200)];
+
+/// A notice shown at the top of chosen pages (or every page).
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Notice {
+    pub title: String,
+    pub content: String,
+    /// `info`, `warning` or `success`.
+    pub level: String,
+    /// Route paths it shows on (`/papercheck/check`); empty: every page.
+    #[serde(default)]
+    pub pages: Vec<String>,
+    pub enabled: bool,
+}
+
+/// One configuration entry.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ConfigItem {
+    pub entity: String,
+    pub id: String,
+    /// A notice (`Notice`), a site text (a string), a price, a package or a template.
+    #[schema(value_type = Object)]
+    pub value: serde_json::Value,
+    /// When an operator last changed it; `None` for entries drawn from the configuration file.
+    pub updated_at: Option<i64>,
+    /// Whether the console edits it.
+    pub editable: bool,
+}
+
+#[derive(Debug, Deserialize, ToSchema, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct EntityForm {
+    /// `notices`, `site_texts`, `prices`, `packages` or `slide_templates`.
+    pub entity: String,
+}
+
+#[derive(Debug, Deserialize, ToSchema, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct EntryForm {
+    pub entity: String,
+    pub id: String,
+}
+
+fn unknown_entity(entity: &str) -> ApiError {
+    ApiError::bad_request(
+        "unknown_entity",
+        format!(
+            "未知的配置类别“{}”，可选：{}",
+            entity.chars().take(40).collect::<String>(),
+            EDITABLE
+                .iter()
+                .chain(READ_ONLY.iter())
+                .copied()
+                .collect::<Vec<_>>()
+                .join("、")
+        ),
+    )
+}
+
+fn invalid(message: impl Into<String>) -> ApiError {
+    ApiError::bad_request("invalid_config", message)
+}
+
+/// Checks an entry the console wants to save and returns its JSON as kept: a notice with its
+/// fields trimmed and bounded, a site text as a JSON string.
+pub fn validated(entity: &str, id: &str, value: &serde_json::Value) -> Result<String, ApiError> {
+    match entity {
+        NOTICES => {
+            if id.is_empty()
+                || id.len() > 40
+                || !id
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+            {
+                return Err(invalid(
+                    "公告编号只能由字母、数字、- 和 _ 组成（至多 40 个）",
+                ));
+            }
+            let mut notice: Notice = serde_json::from_value(value.clone())
+                .map_err(|e| invalid(format!("公告格式不正确：{e}")))?;
+            notice.title = notice.title.trim().to_string();
+            notice.content = notice.content.trim().to_string();
+            if notice.title.is_empty() || notice.title.chars().count() > 40 {
+                return Err(invalid("公告标题须为 1–40 个字"));
+            }
+            if notice.content.is_empty() || notice.content.chars().count() > 500 {
+                return Err(invalid("公告内容须为 1–500 个字"));
+            }
+            if !["info", "warning", "success"].contains(&notice.level.as_str()) {
+                return Err(invalid("公告级别只能是 info、warning 或 success"));
+            }
+            notice.pages = notice
+                .pages
+                .iter()
+                .map(|p| p.trim().to_string())
+                .filter(|p| !p.is_empty())
+                .collect();
+            notice.pages.dedup();
+            if notice.pages.len() > 30
+                || notice.pages.iter().any(|p| {
+                    !p.starts_with('/') || p.len() > 100 || p.contains(char::is_whitespace)
+                })
+            {
+                return Err(invalid("显示页面须为以 / 开头的页面路径（至多 30 个）"));
+            }
+            Ok(serde_json::to_string(&notice).unwrap_or_default())
+        }
+        SITE_TEXTS => {
+            let Some((_, max)) = SITE_TEXT_IDS.iter().find(|(name, _)| *name == id) else {
+                return Err(invalid(
+                    "站点文字只有 site_title（站点名称）与 marketing_url（首页链接）",
+                ));
+            };
+            let text = value
+                .as_str()
+                .ok_or_else(|| invalid("站点文字须为字符串"))?
+                .trim();
+            if text.chars().count() > *max {
+                return Err(invalid(format!("内容过长（至多 {max} 个字）")));
+            }
+            if id == "site_title" && text.is_empty() {
+                return Err(invalid("站点名称不能为空"));
+            }
+            if id == "marketing_url"
+                && !text.is_empty()
+                && !(text.starts_with("https://") || text.starts_with("http://"))
+            {
+                return Err(invalid(
+                    "首页链接须以 http:// 或 https:// 开头，留空则使用本站服务首页",
+                ));
+            }
+            Ok(serde_json::Value::String(text.to_string()).to_string())
+        }
+        other => Err(unknown_entity(other)),
+    }
+}
+
+fn item(entry: store::ConfigEntry) -> ConfigItem {
+    ConfigItem {
+        value: serde_json::from_str(&entry.value).unwrap_or(serde_json::Value::Null),
+        entity: entry.entity,
+        id: entry.id,
+        updated_at: Some(entry.updated_at),
+        editable: true,
+    }
+}
+
+fn fixed(entity: &str, id: &str, value: serde_json::Value) -> ConfigItem {
+    ConfigItem {
+        entity: entity.into(),
+        id: id.into(),
+        value,
+        updated_at: None,
+        editable: false,
+    }
+}
+
+/// Every entry of an entity. `public` leaves out notices that are switched off.
+pub async fn entries(
+    state: &AppState,
+    entity: &str,
+    public: bool,
+) -> Result<Vec<ConfigItem>, ApiError> {
+    let config = &state.config;
+    let per_thousand =
+        |name: &str, fen: i64| serde_json::json!({ "name": name, "fen": fen, "unit": "每千字" });
+    Ok(match entity {
+        NOTICES => state
+            .store
+            .config_entries(NOTICES)
+            .await?
+            .into_iter()
+            .map(item)
+            .filter(|i| !public || i.value.get("enabled") == Some(&serde_json::Value::Bool(true)))
+            .collect(),
+        SITE_TEXTS => {
+            let kept = state.store.config_entries(SITE_TEXTS).await?;
+            SITE_TEXT_IDS
+                .iter()
+                .map(|(id, _)| match kept.iter().find(|e| e.id == *id) {
+                    Some(entry) => item(entry.clone()),
+                    None => ConfigItem {
+                        editable: true,
+                        ..fixed(
+                            SITE_TEXTS,
+                            id,
+                            serde_json::Value::String(match *id {
+                                "site_title" => config.site_title.clone(),
+                                _ => config.marketing_url.clone(),
+                            }),
+                        )
+                    },
+                })
+                .collect()
+        }
+        "prices" => vec![
+            fixed(
+                entity,
+                "check",
+                per_thousand("论文查重", config.check_price_fen_per_thousand),
+            ),
+            fixed(
+                entity,
+                "aigc",
+                per_thousand("AIGC检测", config.aigc_price_fen_per_thousand),
+            ),
+            fixed(
+                entity,
+                "rewrite",
+                per_thousand("降重 / 降AIGC", config.rewrite_price_fen_per_thousand),
+            ),
+            fixed(
+                entity,
+                "chat",
+                per_thousand("对话改写", config.chat_price_fen_per_thousand),
+            ),
+            fixed(
+                entity,
+                "paper",
+                serde_json::json!({ "name": "论文生成", "tiers": config.paper_price_tiers, "unit": "按篇幅" }),
+            ),
+            fixed(
+                entity,
+                "ppt",
+                serde_json::json!({ "name": "答辩PPT", "fen": config.ppt_price_fen, "unit": "每份" }),
+            ),
+        ],
+        "packages" => state
+            .store
+            .products(true)
+            .await?
+            .into_iter()
+            .map(|p| {
+                let package = crate::api::order::product_package_api::package_of(p);
+                fixed(
+                    entity,
+                    &package.id.to_string(),
+                    serde_json::to_value(&package).unwrap_or_default(),
+                )
+            })
+            .collect(),
+        "slide_templates" => slides::TEMPLATES
+            .iter()
+            .map(|t| {
+                fixed(
+                    entity,
+                    t.id,
+                    serde_json::json!({ "name": t.name, "description": t.description }),
+                )
+            })
+            .collect(),
+        other => return Err(unknown_entity(other)),
+    })
+}
+
+/// A site text as the operator set it, else the configuration file's.
+pub async fn site_text(state: &AppState, id: &str, default: &str) -> String {
+    match state.store.config_entry(SITE_TEXTS, id).await {
+        Ok(entry) => {
+            serde_json::from_str::<String>(&entry.value).unwrap_or_else(|_| default.into())
+        }
+        Err(_) => default.into(),
+    }
+}
+
+/// Every entry of one entity: `notices` (switched-on ones), `site_texts`, `prices`,
+/// `packages` or `slide_templates`. Open to visitors.
+#[utoipa::path(post, path = "/api/base/ai_sys_config_api/f/load_all_by_entity", tag = "ai_sys_config_api",
+    request_body = EntityForm,
+    responses(
+        (status = 200, body = inline(crate::envelope::Envelope<Vec<ConfigItem>>)),
+        (status = 400, description = "unknown_entity", body = crate::envelope::ErrorBody),
+    ))]
+pub async fn load_all_by_entity(
+    State(state): State<AppState>,
+    Params(form): Params<EntityForm>,
+) -> ApiResult<Vec<ConfigItem>> {
+    Ok(Success(entries(&state, form.entity.trim(), true).await?))
+}
+
+/// One entry of an entity by its id. Open to visitors.
+#[utoipa::path(post, path = "/api/base/ai_sys_config_api/f/load_by_id", tag = "ai_sys_config_api",
+    params(EntryForm),
+    responses(
+        (status = 200, body = inline(crate::envelope::Envelope<ConfigItem>)),
+        (status = 400, description = "unknown_entity", body = crate::envelope::ErrorBody),
+        (status = 404, description = "config_not_found", body = crate::envelope::ErrorBody),
+    ))]
+pub async fn load_by_id(
+    State(state): State<AppState>,
+    Params(form): Params<EntryForm>,
+) -> ApiResult<ConfigItem> {
+    entries(&state, form.entity.trim(), true)
+        .await?
+        .into_iter()
+        .find(|i| i.id == form.id.trim())
+        .map(Success)
+        .ok_or_else(|| ApiError::not_found("config_not_found", "没有这一项配置"))
+}

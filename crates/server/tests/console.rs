@@ -1,0 +1,584 @@
+//! The operator console (issue 25): every admin call refused to visitors and students, users
+//! managed with every change in the audit log, tasks cancelled and retried, and the public
+//! configuration (`ai_sys_config_api`) that the console edits. SQLite and PostgreSQL.
+
+#[macro_use]
+mod common;
+use common::*;
+
+const LOGIN: &str = "/api/base/login_api/f/login";
+const PASSWORD: &str = "Zq7-kite-river";
+
+/// An operator made as `wenjian user create NAME --admin` makes one, signed in.
+async fn operator(s: &TestServer, name: &str) -> String {
+    s.store().create_user(name, PASSWORD, true).await.unwrap();
+    login(s, name, PASSWORD).await.unwrap()
+}
+
+async fn login(s: &TestServer, name: &str, password: &str) -> Result<String, (StatusCode, Value)> {
+    let (status, body) = s
+        .post(LOGIN, None, json!({"username": name, "password": password}))
+        .await;
+    if status == StatusCode::OK {
+        Ok(body["result"]["access_token"].as_str().unwrap().to_string())
+    } else {
+        Err((status, body))
+    }
+}
+
+api_test!(
+    every_admin_call_refuses_visitors_and_students,
+    test_config(),
+    async |s: &TestServer| {
+        let ops = operator(s, "ops_gate").await;
+        let student = s.register("student_gate", PASSWORD).await;
+        // The calls come from the served route table's own document, so a console call added
+        // later is checked without anyone remembering to list it here.
+        let (_, doc) = s.get("/api/docs/openapi.json", None).await;
+        let mut calls = Vec::new();
+        for (path, item) in doc["paths"].as_object().unwrap() {
+            if !path.starts_with("/api/admin/") {
+                continue;
+            }
+            for method in item.as_object().unwrap().keys() {
+                calls.push((method.clone(), path.clone()));
+            }
+        }
+        assert!(calls.len() >= 14, "{calls:?}");
+        for (method, path) in &calls {
+            let call = async |token: Option<&str>| match method.as_str() {
+                "get" => s.get(path, token).await,
+                "post" => s.post(path, token, json!({})).await,
+                other => panic!("{other} {path}"),
+            };
+            let (status, body) = call(None).await;
+            assert_error(status, &body, 401, "not_logged_in");
+            let (status, body) = call(Some(&student)).await;
+            assert_error(status, &body, 403, "not_operator");
+            // An operator reaches the handler (an empty form may be refused, never unrouted).
+            let (status, body) = call(Some(&ops)).await;
+            assert!(
+                ![401, 403, 405].contains(&status.as_u16()) && body["error"] != "api_not_found",
+                "{method} {path}: {status} {body}"
+            );
+        }
+    }
+);
+
+api_test!(
+    an_operator_manages_a_user_and_every_change_is_logged,
+    test_config(),
+    async |s: &TestServer| {
+        let ops = operator(s, "ops_users").await;
+        let student = s.register("student_zhang", PASSWORD).await;
+        let id = s.user_id(&student).await;
+
+        let (status, found) = s.get("/api/admin/users?q=ZHANG", Some(&ops)).await;
+        assert_eq!(status, StatusCode::OK, "{found}");
+        assert_eq!(found["result"]["total"], 1);
+        assert_eq!(found["result"]["records"][0]["id"], id);
+
+        // Money: a reason is required, a debit never passes zero, each change is in the ledger.
+        let balance = "/api/admin/users/balance";
+        let (status, body) = s
+            .post(
+                balance,
+                Some(&ops),
+                json!({"userId": id, "deltaFen": 500, "reason": " "}),
+            )
+            .await;
+        assert_error(status, &body, 400, "reason_required");
+        let (status, body) = s
+            .post(
+                balance,
+                Some(&ops),
+                json!({"userId": id, "deltaFen": 500, "reason": "系统故障补偿"}),
+            )
+            .await;
+        assert_eq!(status, StatusCode::OK, "{body}");
+        assert_eq!(body["result"]["user"]["balanceFen"], 500);
+        assert!(
+            body["result"]["account"]["ledger"][0]["reason"]
+                .as_str()
+                .unwrap()
+                .contains("系统故障补偿")
+        );
+        let (status, body) = s
+            .post(
+                balance,
+                Some(&ops),
+                json!({"userId": id, "deltaFen": -501, "reason": "扣回"}),
+            )
+            .await;
+        assert_error(status, &body, 402, "insufficient_balance");
+        let (status, body) = s
+            .post(
+                balance,
+                Some(&ops),
+                json!({"userId": id, "deltaFen": 0, "reason": "零"}),
+            )
+            .await;
+        assert_error(status, &body, 400, "invalid_amount");
+        let (_, account) = s
+            .get("/api/base/account_info_api/account", Some(&student))
+            .await;
+        assert_eq!(account["result"]["balanceFen"], 500);
+
+        // Disabled: the open session ends at once and a new login is refused with a reason.
+        let (status, body) = s
+            .post(
+                "/api/admin/users/disabled",
+                Some(&ops),
+                json!({"userId": id, "value": true}),
+            )
+            .await;
+        assert_eq!(status, StatusCode::OK, "{body}");
+        assert_eq!(body["result"]["user"]["disabled"], true);
+        let (status, body) = s
+            .get("/api/base/account_info_api/account", Some(&student))
+            .await;
+        assert_error(status, &body, 401, "not_logged_in");
+        let (status, body) = login(s, "student_zhang", PASSWORD).await.unwrap_err();
+        assert_error(status, &body, 403, "account_disabled");
+        // An operator cannot lock themselves out.
+        let me = s.user_id(&ops).await;
+        let (status, body) = s
+            .post(
+                "/api/admin/users/disabled",
+                Some(&ops),
+                json!({"userId": me, "value": true}),
+            )
+            .await;
+        assert_error(status, &body, 400, "invalid_operation");
+        s.post(
+            "/api/admin/users/disabled",
+            Some(&ops),
+            json!({"userId": id, "value": false}),
+        )
+        .await;
+        let student = login(s, "student_zhang", PASSWORD).await.unwrap();
+
+        // A new password: the rules of registration, and the old sessions end.
+        let (status, body) = s
+            .post(
+                "/api/admin/users/password",
+                Some(&ops),
+                json!({"userId": id, "password": "123"}),
+            )
+            .await;
+        assert_eq!(status, StatusCode::BAD_REQUEST, "{body}");
+        let (status, body) = s
+            .post(
+                "/api/admin/users/password",
+                Some(&ops),
+                json!({"userId": id, "password": "Lake-stone-42x"}),
+            )
+            .await;
+        assert_eq!(status, StatusCode::OK, "{body}");
+        let (status, _) = s
+            .get("/api/base/account_info_api/account", Some(&student))
+            .await;
+        assert_eq!(status, StatusCode::UNAUTHORIZED);
+        assert!(login(s, "student_zhang", PASSWORD).await.is_err());
+        let student = login(s, "student_zhang", "Lake-stone-42x").await.unwrap();
+
+        // The operator role opens the console.
+        let (status, _) = s.get("/api/admin/dashboard", Some(&student)).await;
+        assert_eq!(status, StatusCode::FORBIDDEN);
+        s.post(
+            "/api/admin/users/operator",
+            Some(&ops),
+            json!({"userId": id, "value": true}),
+        )
+        .await;
+        let (status, dashboard) = s.get("/api/admin/dashboard", Some(&student)).await;
+        assert_eq!(status, StatusCode::OK, "{dashboard}");
+        assert_eq!(dashboard["result"]["usersTotal"], 2);
+        assert_eq!(dashboard["result"]["usersToday"], 2);
+        assert_eq!(dashboard["result"]["revenue"].as_array().unwrap().len(), 14);
+
+        let (status, detail) = s
+            .get(&format!("/api/admin/users/detail?userId={id}"), Some(&ops))
+            .await;
+        assert_eq!(status, StatusCode::OK, "{detail}");
+        assert_eq!(detail["result"]["user"]["operator"], true);
+        let (status, body) = s
+            .get("/api/admin/users/detail?userId=999999", Some(&ops))
+            .await;
+        assert_error(status, &body, 404, "user_not_found");
+
+        let (_, log) = s.get("/api/admin/audit?q=student_zhang", Some(&ops)).await;
+        let actions: Vec<&str> = log["result"]["records"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|e| e["action"].as_str().unwrap())
+            .collect();
+        assert_eq!(
+            actions,
+            vec![
+                "user.grant_operator",
+                "user.reset_password",
+                "user.enable",
+                "user.disable",
+                "balance.credit"
+            ],
+            "refused changes leave no entry"
+        );
+        let entries = log["result"]["records"].as_array().unwrap();
+        assert!(entries.iter().all(|e| e["actorName"] == "ops_users"));
+        assert!(
+            !log.to_string().contains("Lake-stone-42x"),
+            "no password in the log"
+        );
+    }
+);
+
+api_test!(
+    an_operator_cancels_with_a_refund_and_retries_without_a_charge,
+    test_config(),
+    async |s: &TestServer| {
+        let ops = operator(s, "ops_tasks").await;
+        let student = s.register("student_li", PASSWORD).await;
+        let id = s.user_id(&student).await;
+        let store = s.store();
+        store
+            .operator_credit(id, 1000, 0, "测试充值")
+            .await
+            .unwrap();
+        // A queue no worker of this server takes, so the task waits where the test put it.
+        let task = store
+            .create_task(id, "console_test", "毕业论文终稿", "{}")
+            .await
+            .unwrap();
+        let charge = store::Charge {
+            fen: 400,
+            reason: "测试扣费".into(),
+            ..Default::default()
+        };
+        store
+            .submit_task(task.id, id, "console_test", &charge, 3)
+            .await
+            .unwrap();
+
+        let (_, listed) = s
+            .get("/api/admin/tasks?status=queued&q=终稿", Some(&ops))
+            .await;
+        assert_eq!(listed["result"]["total"], 1, "{listed}");
+        assert_eq!(listed["result"]["records"][0]["loginName"], "student_li");
+        let (_, dashboard) = s.get("/api/admin/dashboard", Some(&ops)).await;
+        let queue = dashboard["result"]["queues"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|q| q["queue"] == "console_test")
+            .cloned()
+            .unwrap();
+        assert_eq!(queue["waiting"], 1);
+
+        let (status, body) = s
+            .post(
+                "/api/admin/tasks/retry",
+                Some(&ops),
+                json!({"taskId": task.id}),
+            )
+            .await;
+        assert_error(status, &body, 409, "task_not_retryable");
+        let (status, body) = s
+            .post(
+                "/api/admin/tasks/cancel",
+                Some(&ops),
+                json!({"taskId": task.id}),
+            )
+            .await;
+        assert_error(status, &body, 400, "reason_required");
+        let (status, body) = s
+            .post(
+                "/api/admin/tasks/cancel",
+                Some(&ops),
+                json!({"taskId": task.id, "reason": "重复提交"}),
+            )
+            .await;
+        assert_eq!(status, StatusCode::OK, "{body}");
+        assert_eq!(body["result"]["status"], "cancelled");
+        assert!(
+            body["result"]["error"]
+                .as_str()
+                .unwrap()
+                .contains("重复提交")
+        );
+        assert_eq!(store.account(id).await.unwrap().balance_fen, 1000);
+        let (status, body) = s
+            .post(
+                "/api/admin/tasks/cancel",
+                Some(&ops),
+                json!({"taskId": task.id, "reason": "再来一次"}),
+            )
+            .await;
+        assert_error(status, &body, 409, "task_already_ended");
+        assert_eq!(
+            store.account(id).await.unwrap().balance_fen,
+            1000,
+            "refunded once"
+        );
+
+        let (status, body) = s
+            .post(
+                "/api/admin/tasks/retry",
+                Some(&ops),
+                json!({"taskId": task.id}),
+            )
+            .await;
+        assert_eq!(status, StatusCode::OK, "{body}");
+        assert_eq!(body["result"]["status"], "queued");
+        assert_eq!(
+            store.account(id).await.unwrap().balance_fen,
+            1000,
+            "a retry is free"
+        );
+        let (status, body) = s
+            .post(
+                "/api/admin/tasks/retry",
+                Some(&ops),
+                json!({"taskId": 987654}),
+            )
+            .await;
+        assert_error(status, &body, 404, "task_not_found");
+    }
+);
+
+api_test!(
+    notices_and_site_texts_edited_in_the_console_are_public_at_once,
+    test_config(),
+    async |s: &TestServer| {
+        let ops = operator(s, "ops_site").await;
+        let public = "/api/base/ai_sys_config_api/f/load_all_by_entity";
+        let (status, body) = s.post(public, None, json!({"entity": "notices"})).await;
+        assert_eq!(status, StatusCode::OK, "{body}");
+        assert_eq!(body["result"], json!([]));
+
+        let notice = json!({
+            "title": "系统维护",
+            "content": "今晚 23:00–23:30 暂停查重服务",
+            "level": "warning",
+            "pages": ["/papercheck/check"],
+            "enabled": true
+        });
+        let save = "/api/admin/config/save";
+        let (status, body) = s
+            .post(
+                save,
+                Some(&ops),
+                json!({"entity": "notices", "id": "maintenance", "value": notice}),
+            )
+            .await;
+        assert_eq!(status, StatusCode::OK, "{body}");
+        let mut hidden = notice.clone();
+        hidden["enabled"] = json!(false);
+        hidden["title"] = json!("草稿");
+        s.post(
+            save,
+            Some(&ops),
+            json!({"entity": "notices", "id": "draft", "value": hidden}),
+        )
+        .await;
+        // Bad input: nothing saved.
+        let mut red = notice.clone();
+        red["level"] = json!("red");
+        let (status, body) = s
+            .post(
+                save,
+                Some(&ops),
+                json!({"entity": "notices", "id": "bad", "value": red}),
+            )
+            .await;
+        assert_error(status, &body, 400, "invalid_config");
+        let (status, body) = s
+            .post(
+                save,
+                Some(&ops),
+                json!({"entity": "notices", "id": "../x", "value": notice}),
+            )
+            .await;
+        assert_error(status, &body, 400, "invalid_config");
+        let (status, body) = s
+            .post(
+                save,
+                Some(&ops),
+                json!({"entity": "prices", "id": "check", "value": 1}),
+            )
+            .await;
+        assert_error(status, &body, 400, "unknown_entity");
+
+        let (_, body) = s.post(public, None, json!({"entity": "notices"})).await;
+        let shown = body["result"].as_array().unwrap();
+        assert_eq!(
+            shown.len(),
+            1,
+            "switched-off notices are not public: {body}"
+        );
+        assert_eq!(shown[0]["id"], "maintenance");
+        assert_eq!(shown[0]["value"]["pages"], json!(["/papercheck/check"]));
+        let (_, all) = s.get("/api/admin/config?entity=notices", Some(&ops)).await;
+        assert_eq!(all["result"].as_array().unwrap().len(), 2);
+        let (status, one) = s
+            .post(
+                "/api/base/ai_sys_config_api/f/load_by_id?entity=notices&id=maintenance",
+                None,
+                json!({}),
+            )
+            .await;
+        assert_eq!(status, StatusCode::OK, "{one}");
+        assert_eq!(one["result"]["value"]["title"], "系统维护");
+
+        // The site's title, changed without a restart.
+        let (status, body) = s
+            .post(
+                save,
+                Some(&ops),
+                json!({"entity": "site_texts", "id": "site_title", "value": "某某大学论文服务"}),
+            )
+            .await;
+        assert_eq!(status, StatusCode::OK, "{body}");
+        let (_, site) = s.get("/api/base/site_api/f/config", None).await;
+        assert_eq!(site["result"]["siteTitle"], "某某大学论文服务");
+        let (status, body) = s
+            .post(save, Some(&ops), json!({"entity": "site_texts", "id": "marketing_url", "value": "javascript:alert(1)"}))
+            .await;
+        assert_error(status, &body, 400, "invalid_config");
+        s.post(
+            "/api/admin/config/delete",
+            Some(&ops),
+            json!({"entity": "site_texts", "id": "site_title"}),
+        )
+        .await;
+        let (_, site) = s.get("/api/base/site_api/f/config", None).await;
+        assert_eq!(
+            site["result"]["siteTitle"],
+            s.state.config.site_title.as_str()
+        );
+
+        // Read-only entities come from the configuration the server runs with.
+        let (_, prices) = s.post(public, None, json!({"entity": "prices"})).await;
+        let check = prices["result"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|p| p["id"] == "check")
+            .cloned()
+            .unwrap();
+        assert_eq!(
+            check["value"]["fen"],
+            s.state.config.check_price_fen_per_thousand
+        );
+        assert_eq!(check["editable"], false);
+        let (_, templates) = s
+            .post(public, None, json!({"entity": "slide_templates"}))
+            .await;
+        assert_eq!(templates["result"].as_array().unwrap().len(), 6);
+        let (status, body) = s.post(public, None, json!({"entity": "secrets"})).await;
+        assert_error(status, &body, 400, "unknown_entity");
+
+        let (_, log) = s.get("/api/admin/audit?q=notices", Some(&ops)).await;
+        assert_eq!(log["result"]["total"], 2, "{log}");
+    }
+);
+
+api_test!(
+    packages_are_created_changed_and_retired_with_bad_input_refused,
+    test_config(),
+    async |s: &TestServer| {
+        let ops = operator(s, "ops_packages").await;
+        let save = "/api/admin/packages/save";
+        let good = json!({
+            "name": "查重 5 次",
+            "description": "毕业季特惠",
+            "priceFen": 12900,
+            "grantKind": "check",
+            "grantAmount": 5,
+            "validDays": 90
+        });
+        for (field, value) in [
+            ("priceFen", json!(-100)),
+            ("priceFen", json!(0)),
+            ("grantAmount", json!(0)),
+            ("grantKind", json!("free_money")),
+            ("validDays", json!(0)),
+            ("name", json!("  ")),
+        ] {
+            let mut bad = good.clone();
+            bad[field] = value;
+            let (status, body) = s.post(save, Some(&ops), bad).await;
+            assert_error(status, &body, 400, "invalid_package");
+        }
+        let public = "/api/base/product_package_api/query_list";
+        let (_, before) = s.post(public, None, json!({})).await;
+        assert_eq!(
+            before["result"].as_array().unwrap().len(),
+            0,
+            "nothing half-saved"
+        );
+
+        let (status, created) = s.post(save, Some(&ops), good.clone()).await;
+        assert_eq!(status, StatusCode::OK, "{created}");
+        let id = created["result"]["id"].as_i64().unwrap();
+        assert_eq!(created["result"]["grantLabel"], "查重 5 次");
+        assert_eq!(created["result"]["active"], true);
+        let mut cheaper = good.clone();
+        cheaper["id"] = json!(id);
+        cheaper["priceFen"] = json!(9900);
+        let (status, changed) = s.post(save, Some(&ops), cheaper).await;
+        assert_eq!(status, StatusCode::OK, "{changed}");
+        let (_, on_sale) = s.post(public, None, json!({})).await;
+        assert_eq!(on_sale["result"][0]["priceFen"], 9900);
+
+        let (status, _) = s
+            .post(
+                "/api/admin/packages/active",
+                Some(&ops),
+                json!({"id": id, "value": false}),
+            )
+            .await;
+        assert_eq!(status, StatusCode::OK);
+        let (_, on_sale) = s.post(public, None, json!({})).await;
+        assert_eq!(
+            on_sale["result"].as_array().unwrap().len(),
+            0,
+            "a retired package is not sold"
+        );
+        let (_, all) = s.get("/api/admin/packages", Some(&ops)).await;
+        assert_eq!(all["result"][0]["active"], false);
+        let (status, body) = s
+            .post(
+                "/api/admin/packages/active",
+                Some(&ops),
+                json!({"id": 99999, "value": true}),
+            )
+            .await;
+        assert_error(status, &body, 404, "package_not_found");
+
+        let (_, log) = s.get("/api/admin/audit?q=package", Some(&ops)).await;
+        let actions: Vec<&str> = log["result"]["records"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|e| e["action"].as_str().unwrap())
+            .collect();
+        assert_eq!(
+            actions,
+            vec!["package.retire", "package.update", "package.create"]
+        );
+        assert!(
+            log["result"]["records"][1]["before"]
+                .as_str()
+                .unwrap()
+                .contains("12900")
+        );
+        assert!(
+            log["result"]["records"][1]["after"]
+                .as_str()
+                .unwrap()
+                .contains("9900")
+        );
+    }
+);

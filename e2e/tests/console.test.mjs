@@ -1,0 +1,168 @@
+import { test } from 'node:test'
+import assert from 'node:assert/strict'
+import { DESKTOP, PHONE } from '../lib.mjs'
+import { registerViaApi, useServerAndBrowser } from '../server.mjs'
+
+const OPS_PASSWORD = 'ops-Console-77'
+
+// The operator is made as the README says, with the command line; the student registers.
+const env = useServerAndBrowser(async (e) => {
+  e.server.cli(['user', 'create', 'ops_e2e', '--admin', '--password', OPS_PASSWORD])
+  e.opsToken = await login(e.server.base, 'ops_e2e', OPS_PASSWORD)
+  e.studentToken = await registerViaApi(e.server.base, 'student_console', 'student-pass-1')
+}, { WENJIAN_PAYMENT: 'sandbox' })
+
+async function login(base, username, password) {
+  const res = await fetch(`${base}/api/base/login_api/f/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ username, password }),
+  })
+  const body = await res.json()
+  if (!res.ok) throw new Error(body.message)
+  return body.result.access_token
+}
+
+const signIn = (token) => {
+  if (location.protocol.startsWith('http')) localStorage.setItem('Admin-Token', token)
+}
+
+async function pageAs(token, device = DESKTOP) {
+  const context = await env.browser.newContext(device)
+  await context.addInitScript(signIn, token)
+  return { context, page: await context.newPage() }
+}
+
+test('a student sees no console: not in the menu, and the address says 无权访问', async () => {
+  const { context, page } = await pageAs(env.studentToken)
+  await page.goto(`${env.server.base}/papercheck/check`)
+  await page.locator('.sidebar-container').getByText('论文查重').first().waitFor()
+  assert.equal(await page.locator('.sidebar-container').getByText('运营后台').count(), 0)
+  await page.goto(`${env.server.base}/admin/users`)
+  await page.getByText('无权访问').waitFor()
+  await context.close()
+})
+
+test('the operator reads the dashboard, credits a student with a reason and disables them', async () => {
+  const { context, page } = await pageAs(env.opsToken)
+  await page.goto(`${env.server.base}/admin/dashboard`)
+  await page.locator('.sidebar-container').getByText('运营后台').waitFor()
+  await page.getByTestId('stat-users').getByText('2').waitFor()
+  await page.getByTestId('revenue-chart').waitFor()
+  await page.getByText('在线工作进程').waitFor()
+  await page.screenshot({ path: 'artifacts/console-dashboard.png', fullPage: true })
+
+  await page.goto(`${env.server.base}/admin/users`)
+  await page.getByTestId('user-search').locator('input').fill('student')
+  await page.getByTestId('user-search').locator('input').press('Enter')
+  await page.locator('.ant-table-row', { hasText: 'student_console' }).getByText('student_console').click()
+  await page.getByTestId('adjust-balance').click()
+  await page.locator('input[data-testid=balance-amount], [data-testid=balance-amount] input').fill('5')
+  await page.getByRole('button', { name: '确认调整' }).click()
+  await page.getByText('请填写原因').waitFor()
+  await page.getByTestId('balance-reason').fill('系统故障补偿')
+  await page.getByRole('button', { name: '确认调整' }).click()
+  const drawer = page.locator('.ant-drawer')
+  await drawer.locator('.ant-descriptions').getByText('¥5.00').waitFor()
+  await drawer.getByText('账户流水').click()
+  await drawer.getByText('系统故障补偿（运营：ops_e2e）').waitFor()
+  await page.screenshot({ path: 'artifacts/console-user.png' })
+
+  // The student's open page loses its session the moment they are disabled.
+  const student = await pageAs(env.studentToken)
+  await student.page.goto(`${env.server.base}/order/account`)
+  await student.page.locator('.ant-statistic', { hasText: '账户余额' }).getByText('¥5.00').waitFor()
+  await drawer.getByTestId('toggle-disabled').click()
+  await page.locator('.ant-popconfirm').getByRole('button', { name: '停用' }).click()
+  await drawer.getByText('已停用').waitFor()
+  await student.page.reload()
+  await student.page.getByText('密码登录').first().waitFor()
+  const refused = await fetch(`${env.server.base}/api/base/login_api/f/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ username: 'student_console', password: 'student-pass-1' }),
+  })
+  assert.equal(refused.status, 403)
+  assert.match((await refused.json()).message, /已被停用/)
+  await drawer.getByTestId('toggle-disabled').click()
+  await page.locator('.ant-popconfirm').getByRole('button', { name: '启用' }).click()
+  await drawer.getByText('正常').waitFor()
+  env.studentToken = await login(env.server.base, 'student_console', 'student-pass-1')
+  await student.context.close()
+  await context.close()
+})
+
+test('a notice written in the console shows on its page for students at once', async () => {
+  const { context, page } = await pageAs(env.opsToken)
+  await page.goto(`${env.server.base}/admin/site`)
+  await page.getByTestId('new-notice').click()
+  await page.getByTestId('notice-title').fill('系统维护通知')
+  await page.getByTestId('notice-content').fill('今晚 23:00–23:30 暂停查重服务，已提交的论文不受影响。')
+  await page.locator('.ant-modal').getByText('提醒').click()
+  await page.getByTestId('notice-pages').click()
+  await page.keyboard.type('论文查重')
+  await page.locator('.ant-select-item-option', { hasText: '/papercheck/check' }).click()
+  await page.keyboard.press('Escape')
+  await page.locator('.ant-modal').getByRole('button', { name: '保存' }).click()
+  await page.locator('.ant-table-row', { hasText: '系统维护通知' }).getByText('显示中').waitFor()
+  await page.screenshot({ path: 'artifacts/console-site.png', fullPage: true })
+  await context.close()
+
+  const student = await pageAs(env.studentToken)
+  await student.page.goto(`${env.server.base}/papercheck/check`)
+  await student.page.getByTestId('notice-bar').getByText('系统维护通知').waitFor()
+  await student.page.screenshot({ path: 'artifacts/console-notice.png' })
+  await student.page.goto(`${env.server.base}/order/account`)
+  await student.page.locator('.ant-statistic', { hasText: '账户余额' }).waitFor()
+  assert.equal(await student.page.getByTestId('notice-bar').count(), 0, 'only on the pages chosen')
+  await student.context.close()
+})
+
+test('the operator cancels a student task with a reason, retries it for free, and the audit log has it all', async () => {
+  const init = await fetch(`${env.server.base}/api/base/check_api/check_init`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${env.studentToken}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ title: '运营取消测试论文', text: '第一章 引言\n本文讨论社区居家养老服务的供给与需求匹配。\n' }),
+  }).then((r) => r.json())
+  const id = init.result.id
+  const { context, page } = await pageAs(env.opsToken)
+  await page.goto(`${env.server.base}/admin/tasks`)
+  await page.getByTestId(`cancel-${id}`).click()
+  await page.getByTestId('cancel-reason').fill('用户来电要求取消')
+  await page.locator('.ant-modal').getByRole('button', { name: '取消任务' }).click()
+  await page.getByText('运营取消：用户来电要求取消').waitFor()
+  await page.screenshot({ path: 'artifacts/console-tasks.png' })
+  await page.getByTestId(`retry-${id}`).click()
+  await page.locator('.ant-popconfirm').getByRole('button', { name: '重试' }).click()
+  // The worker runs it: the check finishes without a charge.
+  await page.locator('.ant-table-row', { hasText: '运营取消测试论文' }).getByText('已完成').waitFor({ timeout: 60_000 })
+
+  // A top-up paid on the phone whose notification never arrives: 立即对账 credits it once.
+  const order = await fetch(`${env.server.base}/api/order/order_info_api/create_order`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${env.studentToken}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ kind: 'top_up', amountFen: 1000, channel: 'wechat' }),
+  }).then((r) => r.json())
+  const paid = await fetch(order.result.payUrl, { method: 'POST', body: new URLSearchParams({ copies: '0' }) }).then((r) => r.text())
+  assert.match(paid, /支付通知未发送/)
+  await page.goto(`${env.server.base}/admin/orders`)
+  const row = page.locator('.ant-table-row', { hasText: order.result.outTradeNo })
+  await row.getByText('待支付').waitFor()
+  await page.getByTestId('reconcile').click()
+  await page.getByText('对账完成：1 笔补记为已支付').waitFor()
+  await row.getByText('已支付').waitFor()
+  await page.screenshot({ path: 'artifacts/console-orders.png' })
+
+  await page.goto(`${env.server.base}/admin/audit`)
+  for (const action of ['立即对账', '重试任务', '取消任务', '保存配置', '启用账号', '停用账号', '增加余额']) {
+    await page.locator('.ant-table-row', { hasText: action }).first().waitFor()
+  }
+  await page.screenshot({ path: 'artifacts/console-audit.png', fullPage: true })
+  await context.close()
+
+  const phone = await pageAs(env.opsToken, PHONE)
+  await phone.page.goto(`${env.server.base}/admin/users`)
+  await phone.page.getByTestId('user-card').first().waitFor()
+  await phone.page.screenshot({ path: 'artifacts/console-users-phone.png', fullPage: true })
+  await phone.context.close()
+})

@@ -1,0 +1,86 @@
+import { useState } from 'react'
+import { keepPreviousData, useQuery } from '@tanstack/react-query'
+import { Card, Input, Tag } from 'antd'
+import OperatorGate from './OperatorGate'
+import { auditLog } from './api'
+import { actionLabel } from './labels'
+import type { AuditRow } from './types'
+import ResponsiveTable from '../../components/ResponsiveTable'
+import { formatDateTime } from '../../utils/format'
+
+const PAGE_SIZE = 20
+
+/** A change's JSON as short readable text. */
+function Change({ json }: { json: string }) {
+  if (!json) return <span className="muted">—</span>
+  let text = json
+  try {
+    const value = JSON.parse(json) as unknown
+    text = typeof value === 'string' ? value : JSON.stringify(value, null, 1).replace(/\n\s*/g, ' ')
+  } catch {
+    // Shown as it is.
+  }
+  return <code className="audit-change">{text}</code>
+}
+
+function AuditBody() {
+  const [query, setQuery] = useState('')
+  const [page, setPage] = useState(1)
+  const { data, error, refetch, isFetching } = useQuery({
+    queryKey: ['admin', 'audit', query, page],
+    queryFn: () => auditLog(query, page, PAGE_SIZE),
+    placeholderData: keepPreviousData,
+  })
+  return (
+    <Card
+      title="操作日志"
+      extra={
+        <Input.Search
+          allowClear
+          placeholder="按操作人、操作或对象搜索"
+          onSearch={(v) => {
+            setQuery(v.trim())
+            setPage(1)
+          }}
+          style={{ width: 240 }}
+        />
+      }
+    >
+      <p className="muted">运营后台的每一次改动都记录在此，只增不改：任何人（包括运营人员）都无法修改或删除记录。</p>
+      <ResponsiveTable<AuditRow>
+        rowKey="id"
+        loading={isFetching && !data}
+        error={error as Error | null}
+        onRetry={() => refetch()}
+        dataSource={data?.records ?? []}
+        scroll={{ x: 900 }}
+        locale={{ emptyText: query ? '没有匹配的记录' : '还没有操作记录' }}
+        pagination={{ current: page, pageSize: PAGE_SIZE, total: data?.total ?? 0, onChange: setPage, showSizeChanger: false }}
+        columns={[
+          { title: '时间', dataIndex: 'createdAt', width: 160, render: formatDateTime },
+          { title: '操作人', dataIndex: 'actorName', width: 110 },
+          { title: '操作', dataIndex: 'action', width: 120, render: (a: string) => <Tag>{actionLabel(a)}</Tag> },
+          { title: '对象', dataIndex: 'target', width: 200, ellipsis: true },
+          { title: '变更前', dataIndex: 'before', render: (v: string) => <Change json={v} /> },
+          { title: '变更后', dataIndex: 'after', render: (v: string) => <Change json={v} /> },
+        ]}
+        card={{
+          title: (e) => `${actionLabel(e.action)}：${e.target}`,
+          meta: (e) => `${e.actorName} · ${formatDateTime(e.createdAt)}`,
+        }}
+        cardTestId="audit-card"
+      />
+    </Card>
+  )
+}
+
+/** /admin/audit: every console action, who, when, what, before → after. */
+export default function ConsoleAudit() {
+  return (
+    <OperatorGate>
+      <div className="page-card">
+        <AuditBody />
+      </div>
+    </OperatorGate>
+  )
+}

@@ -1,0 +1,200 @@
+import { useState } from 'react'
+import { useQuery, useQueryClient } from '@tanstack/react-query'
+import { Alert, Button, Card, Empty, Form, Input, Modal, Popconfirm, Radio, Select, Space, Switch, Table, Tag } from 'antd'
+import OperatorGate from './OperatorGate'
+import { configEntries, deleteConfig, saveConfig } from './api'
+import type { ConfigItem, Notice } from './types'
+import { allPages } from '../../router/routes'
+import { formatDateTime } from '../../utils/format'
+import { toastSuccess } from '../../utils/feedback'
+import { useSiteStore } from '../../stores/site'
+
+const LEVELS: { value: Notice['level']; label: string; color: string }[] = [
+  { value: 'info', label: '通知', color: 'blue' },
+  { value: 'warning', label: '提醒', color: 'orange' },
+  { value: 'success', label: '喜讯', color: 'green' },
+]
+
+/** Pages a notice can be shown on: every page of the menu (detail pages have no fixed path). */
+const PAGE_OPTIONS = allPages.filter((p) => !p.path.includes(':')).map((p) => ({ value: p.path, label: `${p.meta.title}（${p.path}）` }))
+const pageTitle = (path: string) => allPages.find((p) => p.path === path)?.meta.title ?? path
+
+function SiteTexts() {
+  const client = useQueryClient()
+  const loadSite = useSiteStore((s) => s.load)
+  const { data, error, refetch } = useQuery({ queryKey: ['admin', 'config', 'site_texts'], queryFn: () => configEntries<string>('site_texts') })
+  const [form] = Form.useForm<{ site_title: string; marketing_url: string }>()
+  const [saving, setSaving] = useState(false)
+  if (error) {
+    return (
+      <Empty description={`加载失败：${(error as Error).message}`}>
+        <Button onClick={() => refetch()}>重试</Button>
+      </Empty>
+    )
+  }
+  if (!data) return <Card loading bordered={false} />
+  const initial = Object.fromEntries(data.map((i) => [i.id, i.value]))
+  const save = async () => {
+    const values = await form.validateFields()
+    setSaving(true)
+    try {
+      for (const id of ['site_title', 'marketing_url'] as const) {
+        if ((values[id] ?? '') !== (initial[id] ?? '')) await saveConfig('site_texts', id, values[id] ?? '')
+      }
+      toastSuccess('已保存，所有用户刷新页面后即可看到')
+      await client.invalidateQueries({ queryKey: ['admin', 'config', 'site_texts'] })
+      await loadSite()
+    } catch {
+      // Toasted by the client.
+    } finally {
+      setSaving(false)
+    }
+  }
+  return (
+    <Form form={form} layout="vertical" initialValues={initial} style={{ maxWidth: 560 }}>
+      <Form.Item name="site_title" label="站点名称" rules={[{ required: true, whitespace: true, message: '站点名称不能为空' }, { max: 30, message: '至多 30 个字' }]}>
+        <Input data-testid="site-title" />
+      </Form.Item>
+      <Form.Item
+        name="marketing_url"
+        label="“首页”链接"
+        extra="顶部菜单“首页”打开的网址；留空则打开本站的服务首页。"
+        rules={[{ pattern: /^(https?:\/\/\S+)?$/, message: '须以 http:// 或 https:// 开头' }, { max: 200, message: '至多 200 个字符' }]}
+      >
+        <Input placeholder="https://" />
+      </Form.Item>
+      <Button type="primary" onClick={save} loading={saving} data-testid="save-site">
+        保存
+      </Button>
+    </Form>
+  )
+}
+
+interface NoticeForm extends Notice {
+  id: string
+}
+
+function NoticeModal({ item, onClose, onSaved }: { item: ConfigItem<Notice> | null; onClose: () => void; onSaved: () => void }) {
+  const [form] = Form.useForm<NoticeForm>()
+  const [saving, setSaving] = useState(false)
+  const initial: NoticeForm = item ? { id: item.id, ...item.value } : { id: `notice-${Date.now().toString(36)}`, title: '', content: '', level: 'info', pages: [], enabled: true }
+  const submit = async () => {
+    const { id, ...notice } = await form.validateFields()
+    setSaving(true)
+    try {
+      await saveConfig('notices', id, { ...notice, pages: notice.pages ?? [] })
+      toastSuccess('公告已保存，立即生效')
+      onSaved()
+      onClose()
+    } catch {
+      // Toasted by the client.
+    } finally {
+      setSaving(false)
+    }
+  }
+  return (
+    <Modal open width={620} title={item ? '编辑公告' : '新建公告'} okText="保存" cancelText="取消" onOk={submit} onCancel={onClose} confirmLoading={saving} destroyOnHidden>
+      <Form form={form} layout="vertical" initialValues={initial}>
+        <Form.Item name="id" hidden>
+          <Input />
+        </Form.Item>
+        <Form.Item name="title" label="标题" rules={[{ required: true, whitespace: true, message: '请填写标题' }, { max: 40, message: '至多 40 个字' }]}>
+          <Input data-testid="notice-title" />
+        </Form.Item>
+        <Form.Item name="content" label="内容" rules={[{ required: true, whitespace: true, message: '请填写内容' }, { max: 500, message: '至多 500 个字' }]}>
+          <Input.TextArea rows={3} showCount maxLength={500} data-testid="notice-content" />
+        </Form.Item>
+        <Form.Item name="level" label="样式">
+          <Radio.Group optionType="button" options={LEVELS.map((l) => ({ value: l.value, label: l.label }))} />
+        </Form.Item>
+        <Form.Item name="pages" label="显示在哪些页面" extra="不选则显示在所有页面。">
+          <Select mode="multiple" allowClear options={PAGE_OPTIONS} placeholder="所有页面" optionFilterProp="label" data-testid="notice-pages" />
+        </Form.Item>
+        <Form.Item name="enabled" label="启用" valuePropName="checked">
+          <Switch />
+        </Form.Item>
+      </Form>
+    </Modal>
+  )
+}
+
+function Notices() {
+  const client = useQueryClient()
+  const { data, error, refetch, isLoading } = useQuery({ queryKey: ['admin', 'config', 'notices'], queryFn: () => configEntries<Notice>('notices') })
+  const [editing, setEditing] = useState<ConfigItem<Notice> | null | 'new'>(null)
+  const refresh = () => {
+    client.invalidateQueries({ queryKey: ['admin', 'config', 'notices'] })
+    client.invalidateQueries({ queryKey: ['notices'] })
+  }
+  return (
+    <>
+      <Button type="primary" onClick={() => setEditing('new')} className="mb" data-testid="new-notice">
+        新建公告
+      </Button>
+      <Table<ConfigItem<Notice>>
+        rowKey="id"
+        size="small"
+        loading={isLoading}
+        pagination={false}
+        scroll={{ x: 760 }}
+        dataSource={data ?? []}
+        locale={{
+          emptyText: error ? (
+            <Empty description={`加载失败：${(error as Error).message}`}>
+              <Button onClick={() => refetch()}>重试</Button>
+            </Empty>
+          ) : (
+            '还没有公告'
+          ),
+        }}
+        columns={[
+          { title: '标题', key: 'title', render: (_: unknown, n) => <span><Tag color={LEVELS.find((l) => l.value === n.value.level)?.color}>{LEVELS.find((l) => l.value === n.value.level)?.label}</Tag>{n.value.title}</span> },
+          { title: '内容', key: 'content', ellipsis: true, render: (_: unknown, n) => n.value.content },
+          { title: '页面', key: 'pages', width: 180, render: (_: unknown, n) => (n.value.pages.length === 0 ? '所有页面' : n.value.pages.map(pageTitle).join('、')) },
+          { title: '状态', key: 'enabled', width: 80, render: (_: unknown, n) => (n.value.enabled ? <Tag color="green">显示中</Tag> : <Tag>已关闭</Tag>) },
+          { title: '更新', dataIndex: 'updatedAt', width: 150, render: (v: number | null) => (v ? formatDateTime(v) : '—') },
+          {
+            title: '操作',
+            key: 'actions',
+            width: 130,
+            render: (_: unknown, n) => (
+              <Space size={4}>
+                <Button size="small" onClick={() => setEditing(n)}>编辑</Button>
+                <Popconfirm
+                  title="删除这条公告？"
+                  okText="删除"
+                  cancelText="取消"
+                  onConfirm={async () => {
+                    await deleteConfig('notices', n.id)
+                    toastSuccess('已删除')
+                    refresh()
+                  }}
+                >
+                  <Button size="small" danger>删除</Button>
+                </Popconfirm>
+              </Space>
+            ),
+          },
+        ]}
+      />
+      {editing !== null && <NoticeModal item={editing === 'new' ? null : editing} onClose={() => setEditing(null)} onSaved={refresh} />}
+    </>
+  )
+}
+
+/** /admin/site: the site's name and 首页 link, and notices shown on chosen pages. */
+export default function ConsoleSite() {
+  return (
+    <OperatorGate>
+      <div className="page-card">
+        <Alert type="info" showIcon className="mb" message="这里的修改保存后立即对所有用户生效，无需重启服务；每次修改都会记入操作日志。" />
+        <Card title="公告" className="mb">
+          <Notices />
+        </Card>
+        <Card title="站点信息">
+          <SiteTexts />
+        </Card>
+      </div>
+    </OperatorGate>
+  )
+}

@@ -1,0 +1,107 @@
+import type { Order, Package } from '../order/types'
+import type { AccountInfo } from '../../api/user'
+
+export interface Page<T> {
+  records: T[]
+  total: number
+  page: number
+  size: number
+}
+
+export interface Dashboard {
+  usersTotal: number
+  usersToday: number
+  usersWeek: number
+  tasks: { kind: string; status: string; count: number }[]
+  revenue: { day: number; fen: number; orders: number }[]
+  queues: { queue: string; waiting: number; running: number; stalled: number; oldestWaitingSeconds: number }[]
+  workers: { name: string; host: string; queues: string[]; perQueue: number; startedAt: number; seenAt: number }[]
+  models: { feature: string; source: string; model: string | null; unavailable: string | null }[]
+  filesBackend: string
+  filesBytes: number
+  libraryBytes: number
+  sandboxPayments: boolean
+}
+
+export interface UserRow {
+  id: number
+  loginName: string
+  operator: boolean
+  disabled: boolean
+  balanceFen: number
+  freeChecks: number
+  tasks: number
+  paidFen: number
+  createdAt: number
+}
+
+export interface TaskRow {
+  id: number
+  userId: number
+  loginName: string
+  kind: string
+  title: string
+  status: string
+  progress: number
+  phase: string
+  error: string | null
+  chargedFen: number
+  createdAt: number
+  finishedAt: number | null
+}
+
+export interface UserDetail {
+  user: UserRow
+  account: AccountInfo
+  tasks: TaskRow[]
+  orders: Order[]
+}
+
+export interface AuditRow {
+  id: number
+  actorId: number
+  actorName: string
+  action: string
+  target: string
+  before: string
+  after: string
+  createdAt: number
+}
+
+export interface Notice {
+  title: string
+  content: string
+  level: 'info' | 'warning' | 'success'
+  pages: string[]
+  enabled: boolean
+}
+
+export interface ConfigItem<V = unknown> {
+  entity: string
+  id: string
+  value: V
+  updatedAt: number | null
+  editable: boolean
+}
+
+export interface OrderRow extends Order {
+  userId: number
+  loginName: string
+  providerTradeNo: string | null
+}
+
+export interface PackageRow extends Package {
+  sortOrder: number
+  active: boolean
+}
+
+export interface PackageForm {
+  id?: number
+  name: string
+  description: string
+  priceFen: number
+  grantKind: string
+  grantAmount: number
+  validDays: number
+  sortOrder: number
+}

@@ -166,3 +166,40 @@ test('the operator cancels a student task with a reason, retries it for free, an
   await phone.page.screenshot({ path: 'artifacts/console-users-phone.png', fullPage: true })
   await phone.context.close()
 })
+
+test('a package made in the console is on sale at once, and a price changed there is the next quote', async () => {
+  const { context, page } = await pageAs(env.opsToken)
+  await page.goto(`${env.server.base}/admin/packages`)
+  await page.getByTestId('new-package').click()
+  await page.getByTestId('package-name').fill('毕业季查重 5 次')
+  await page.locator('input[data-testid=package-amount], [data-testid=package-amount] input').fill('5')
+  await page.locator('input[data-testid=package-price], [data-testid=package-price] input').fill('129')
+  await page.locator('.ant-modal').getByRole('button', { name: '保存' }).click()
+  await page.locator('.ant-table-row', { hasText: '毕业季查重 5 次' }).getByText('在售').waitFor()
+  await page.screenshot({ path: 'artifacts/console-packages.png' })
+
+  await page.goto(`${env.server.base}/admin/prices`)
+  const check = page.locator('input[data-testid=price-check], [data-testid=price-check] input')
+  await check.fill('-1')
+  await check.fill('5')
+  await page.getByTestId('save-prices').click()
+  await page.getByText('当前使用后台设置的价格').waitFor()
+  await page.screenshot({ path: 'artifacts/console-prices.png' })
+  await context.close()
+
+  const student = await pageAs(env.studentToken)
+  await student.page.goto(`${env.server.base}/order/taocan`)
+  await student.page.getByTestId('package-card').filter({ hasText: '毕业季查重 5 次' }).getByText('¥129.00').waitFor()
+  await student.context.close()
+  const init = await fetch(`${env.server.base}/api/base/check_api/check_init`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${env.studentToken}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ title: '新价格', text: '第一章 引言\n本文讨论社区居家养老服务。\n' }),
+  }).then((r) => r.json())
+  const cost = await fetch(`${env.server.base}/api/base/check_api/check_cost`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${env.studentToken}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ id: init.result.id }),
+  }).then((r) => r.json())
+  assert.equal(cost.result.pricePerThousandFen, 500)
+})

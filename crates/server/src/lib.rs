@@ -13,6 +13,7 @@ pub mod official;
 pub mod openapi;
 pub mod params;
 pub mod payments;
+pub mod prices;
 pub mod qr_provider;
 pub mod rate_limit;
 pub mod state;

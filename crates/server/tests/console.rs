@@ -582,3 +582,95 @@ api_test!(
         );
     }
 );
+
+api_test!(
+    prices_set_in_the_console_are_what_the_next_quote_charges,
+    test_config(),
+    async |s: &TestServer| {
+        let ops = operator(s, "ops_prices").await;
+        let student = s.register("student_price", PASSWORD).await;
+        let (_, init) = s
+            .post(
+                "/api/base/check_api/check_init",
+                Some(&student),
+                json!({"title": "价格测试", "text": "第一章 引言\n本文讨论社区居家养老服务的供给与需求匹配。\n"}),
+            )
+            .await;
+        let id = init["result"]["id"].as_i64().unwrap();
+        let quote = async || {
+            let (status, cost) = s
+                .post(
+                    "/api/base/check_api/check_cost",
+                    Some(&student),
+                    json!({"id": id}),
+                )
+                .await;
+            assert_eq!(status, StatusCode::OK, "{cost}");
+            cost["result"]["pricePerThousandFen"].as_i64().unwrap()
+        };
+        let configured = s.state.config.check_price_fen_per_thousand;
+        assert_eq!(quote().await, configured);
+
+        let (status, view) = s.get("/api/admin/prices", Some(&ops)).await;
+        assert_eq!(status, StatusCode::OK, "{view}");
+        assert_eq!(view["result"]["overridden"], false);
+        let mut prices = view["result"]["current"].clone();
+        prices["checkFenPerThousand"] = json!(-5);
+        let (status, body) = s
+            .post("/api/admin/prices/save", Some(&ops), prices.clone())
+            .await;
+        assert_error(status, &body, 400, "invalid_prices");
+        prices["checkFenPerThousand"] = json!(500);
+        prices["topUpTiers"] =
+            json!([{"fen": 10000, "bonusFen": 3000}, {"fen": 5000, "bonusFen": 500}]);
+        prices["topUpTiers"][0]["bonusFen"] = json!(20000);
+        let (status, body) = s
+            .post("/api/admin/prices/save", Some(&ops), prices.clone())
+            .await;
+        assert_error(status, &body, 400, "invalid_prices");
+        assert_eq!(quote().await, configured, "a refused save changes nothing");
+
+        prices["topUpTiers"][0]["bonusFen"] = json!(3000);
+        let (status, saved) = s
+            .post("/api/admin/prices/save", Some(&ops), prices.clone())
+            .await;
+        assert_eq!(status, StatusCode::OK, "{saved}");
+        assert_eq!(saved["result"]["overridden"], true);
+        assert_eq!(
+            saved["result"]["current"]["topUpTiers"][0]["fen"], 5000,
+            "tiers kept in order"
+        );
+        assert_eq!(quote().await, 500);
+        let (_, options) = s
+            .post("/api/order/order_info_api/options", None, json!({}))
+            .await;
+        assert_eq!(
+            options["result"]["topUpTiers"][1],
+            json!({"fen": 10000, "bonusFen": 3000})
+        );
+        let (_, public) = s
+            .post(
+                "/api/base/ai_sys_config_api/f/load_by_id?entity=prices&id=check",
+                None,
+                json!({}),
+            )
+            .await;
+        assert_eq!(public["result"]["value"]["fen"], 500);
+        assert!(public["result"]["updatedAt"].is_i64());
+
+        let (status, reset) = s
+            .post("/api/admin/prices/reset", Some(&ops), json!({}))
+            .await;
+        assert_eq!(status, StatusCode::OK, "{reset}");
+        assert_eq!(reset["result"]["overridden"], false);
+        assert_eq!(quote().await, configured);
+        let (_, log) = s.get("/api/admin/audit?q=prices", Some(&ops)).await;
+        let actions: Vec<&str> = log["result"]["records"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|e| e["action"].as_str().unwrap())
+            .collect();
+        assert_eq!(actions, vec!["config.delete", "config.put"]);
+    }
+);

@@ -45,6 +45,7 @@ const ConsoleUsers = lazy(() => import('../features/admin/ConsoleUsers'))
 const ConsoleTasks = lazy(() => import('../features/admin/ConsoleTasks'))
 const ConsoleOrders = lazy(() => import('../features/admin/ConsoleOrders'))
 const ConsolePackages = lazy(() => import('../features/admin/ConsolePackages'))
+const ConsolePrices = lazy(() => import('../features/admin/ConsolePrices'))
 const ConsoleSite = lazy(() => import('../features/admin/ConsoleSite'))
 const ConsoleAudit = lazy(() => import('../features/admin/ConsoleAudit'))
 
@@ -151,6 +152,7 @@ export const menuGroups: MenuGroup[] = [
       { path: '/admin/tasks', meta: { title: '任务管理' }, element: <ConsoleTasks /> },
       { path: '/admin/orders', meta: { title: '订单管理' }, element: <ConsoleOrders /> },
       { path: '/admin/packages', meta: { title: '套餐管理' }, element: <ConsolePackages /> },
+      { path: '/admin/prices', meta: { title: '价格设置' }, element: <ConsolePrices /> },
       { path: '/admin/site', meta: { title: '公告与站点' }, element: <ConsoleSite /> },
       { path: '/admin/audit', meta: { title: '操作日志' }, element: <ConsoleAudit /> },
     ],

@@ -416,7 +416,8 @@ impl PackageUnits {
 
 /// How a task of `chars` characters is priced: per started 1,000 characters, at least one.
 pub struct Tariff {
-    pub fen_per_thousand: i64,
+    /// Which per-thousand price applies (read from `Prices::current` at each quote).
+    pub service: crate::prices::PerThousand,
     /// Whether the free checks (given at first QR login) may pay for it.
     pub free_checks_apply: bool,
     /// Which packages pay for it, before the balance.
@@ -470,7 +471,10 @@ pub async fn quote(
     tariff: &Tariff,
 ) -> Result<TaskCost, ApiError> {
     let account = state.store.account(user_id).await?;
-    let price_fen = (chars as u64).div_ceil(1000).max(1) as i64 * tariff.fen_per_thousand;
+    let fen_per_thousand = crate::prices::Prices::current(state)
+        .await?
+        .per_thousand(tariff.service);
+    let price_fen = (chars as u64).div_ceil(1000).max(1) as i64 * fen_per_thousand;
     let free_cap = state.config.free_check_max_chars;
     let mut package = match tariff.package {
         Some(units) => package_payment(state, user_id, units, chars).await?,
@@ -498,7 +502,7 @@ pub async fn quote(
         id,
         chars,
         rule: tariff.rule.into(),
-        price_per_thousand_fen: tariff.fen_per_thousand,
+        price_per_thousand_fen: fen_per_thousand,
         price_fen,
         pays_with: pays_with.into(),
         package,

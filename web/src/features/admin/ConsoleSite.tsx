@@ -32,7 +32,7 @@ function SiteTexts() {
       </Empty>
     )
   }
-  if (!data) return <Card loading bordered={false} />
+  if (!data) return <Card loading variant="borderless" />
   const initial = Object.fromEntries(data.map((i) => [i.id, i.value]))
   const save = async () => {
     const values = await form.validateFields()

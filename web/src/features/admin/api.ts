@@ -1,5 +1,5 @@
 import { get, post } from '../../api/client'
-import type { AuditRow, ConfigItem, Dashboard, OrderRow, PackageForm, PackageRow, Page, TaskRow, UserDetail, UserRow } from './types'
+import type { AuditRow, ConfigItem, Dashboard, OrderRow, PackageForm, PackageRow, Page, Prices, PricesView, TaskRow, UserDetail, UserRow } from './types'
 
 export const dashboard = () => get<Dashboard>('api/admin/dashboard', { silent: true })
 
@@ -58,3 +58,9 @@ export const packages = () => get<PackageRow[]>('api/admin/packages', { silent: 
 export const savePackage = (form: PackageForm) => post<PackageRow>('api/admin/packages/save', { data: form })
 
 export const setPackageActive = (id: number, value: boolean) => post<boolean>('api/admin/packages/active', { data: { id, value } })
+
+export const prices = () => get<PricesView>('api/admin/prices', { silent: true })
+
+export const savePrices = (p: Prices) => post<PricesView>('api/admin/prices/save', { data: p })
+
+export const resetPrices = () => post<PricesView>('api/admin/prices/reset')

@@ -105,3 +105,22 @@ export interface PackageForm {
   validDays: number
   sortOrder: number
 }
+
+export interface Prices {
+  checkFenPerThousand: number
+  aigcFenPerThousand: number
+  rewriteFenPerThousand: number
+  chatFenPerThousand: number
+  pptFen: number
+  paperTiers: { words: number; fen: number }[]
+  topUpTiers: { fen: number; bonusFen: number }[]
+}
+
+export interface PricesView {
+  current: Prices
+  defaults: Prices
+  overridden: boolean
+  updatedAt: number | null
+  topUpMinFen: number
+  topUpMaxFen: number
+}

@@ -7,6 +7,7 @@ use crate::auth::OperatorUser;
 use crate::envelope::{ApiError, ApiResult, Success};
 use crate::models::Feature;
 use crate::params::{Params, lenient};
+use crate::prices::Prices;
 use crate::state::AppState;
 use axum::extract::State;
 use axum::http::StatusCode;
@@ -1147,4 +1148,108 @@ pub async fn set_package_active(
             Ok(Success(true))
         }
     }
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct PricesView {
+    /// What is charged now.
+    pub current: Prices,
+    /// The configuration file's prices (what a reset returns to).
+    pub defaults: Prices,
+    /// Whether the operator's prices apply (else the configuration file's).
+    pub overridden: bool,
+    pub updated_at: Option<i64>,
+    /// The custom top-up limits of the configuration, in fen.
+    pub top_up_min_fen: i64,
+    pub top_up_max_fen: i64,
+}
+
+async fn prices_view(state: &AppState) -> Result<PricesView, ApiError> {
+    let entry = match state
+        .store
+        .config_entry(crate::prices::ENTITY, crate::prices::ID)
+        .await
+    {
+        Ok(entry) => Some(entry),
+        Err(StoreError::NotFound) => None,
+        Err(other) => return Err(other.into()),
+    };
+    Ok(PricesView {
+        current: Prices::current(state).await?,
+        defaults: Prices::of_config(&state.config),
+        overridden: entry.is_some(),
+        updated_at: entry.map(|e| e.updated_at),
+        top_up_min_fen: state.config.top_up_min_fen,
+        top_up_max_fen: state.config.top_up_max_fen,
+    })
+}
+
+/// The prices charged now, and the configuration file's.
+#[utoipa::path(get, path = "/api/admin/prices", tag = "admin_api",
+    security(("bearer" = [])),
+    responses(
+        (status = 200, body = inline(crate::envelope::Envelope<PricesView>)),
+        (status = 403, description = "not_operator", body = crate::envelope::ErrorBody),
+    ))]
+pub async fn prices(
+    State(state): State<AppState>,
+    OperatorUser(_operator): OperatorUser,
+) -> ApiResult<PricesView> {
+    Ok(Success(prices_view(&state).await?))
+}
+
+/// Sets every price at once; the next quote on any node charges them (tasks already paid keep
+/// what they were charged).
+#[utoipa::path(post, path = "/api/admin/prices/save", tag = "admin_api",
+    security(("bearer" = [])), request_body = Prices,
+    responses(
+        (status = 200, body = inline(crate::envelope::Envelope<PricesView>)),
+        (status = 400, description = "invalid_prices", body = crate::envelope::ErrorBody),
+        (status = 403, description = "not_operator", body = crate::envelope::ErrorBody),
+    ))]
+pub async fn save_prices(
+    State(state): State<AppState>,
+    OperatorUser(operator): OperatorUser,
+    Params(form): Params<Prices>,
+) -> ApiResult<PricesView> {
+    let prices = form.validated(&state.config)?;
+    let json = serde_json::to_string(&prices).map_err(ApiError::internal)?;
+    state
+        .store
+        .put_config_entry(
+            Actor::from(&operator.user),
+            crate::prices::ENTITY,
+            crate::prices::ID,
+            &json,
+        )
+        .await?;
+    Ok(Success(prices_view(&state).await?))
+}
+
+/// Goes back to the configuration file's prices.
+#[utoipa::path(post, path = "/api/admin/prices/reset", tag = "admin_api",
+    security(("bearer" = [])),
+    responses(
+        (status = 200, body = inline(crate::envelope::Envelope<PricesView>)),
+        (status = 403, description = "not_operator", body = crate::envelope::ErrorBody),
+    ))]
+pub async fn reset_prices(
+    State(state): State<AppState>,
+    OperatorUser(operator): OperatorUser,
+) -> ApiResult<PricesView> {
+    match state
+        .store
+        .delete_config_entry(
+            Actor::from(&operator.user),
+            crate::prices::ENTITY,
+            crate::prices::ID,
+        )
+        .await
+    {
+        // Already the configuration file's.
+        Err(StoreError::NotFound) => {}
+        other => other?,
+    }
+    Ok(Success(prices_view(&state).await?))
 }

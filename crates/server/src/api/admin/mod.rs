@@ -37,6 +37,9 @@ pub fn routes() -> Router<AppState> {
             "/api/admin/packages/active",
             post(console_api::set_package_active),
         )
+        .route("/api/admin/prices", get(console_api::prices))
+        .route("/api/admin/prices/save", post(console_api::save_prices))
+        .route("/api/admin/prices/reset", post(console_api::reset_prices))
         .route("/api/admin/audit", get(console_api::audit))
         .route("/api/admin/config", get(console_api::config_entries))
         .route(

@@ -26,9 +26,9 @@ pub const COUNTING_RULE: &str =
 /// Where a detection's files live, under the files folder.
 pub const FILES: &str = "aigc";
 
-fn tariff(state: &AppState) -> Tariff {
+fn tariff() -> Tariff {
     Tariff {
-        fen_per_thousand: state.config.aigc_price_fen_per_thousand,
+        service: crate::prices::PerThousand::Aigc,
         // The free checks given at first QR login are similarity checks only.
         free_checks_apply: false,
         package: Some(paper_task::PackageUnits::PerTask(store::GrantKind::Aigc)),
@@ -235,7 +235,7 @@ pub async fn check_order_id(
         session.user.id,
         task.id,
         input_of(&task).chars,
-        &tariff(&state),
+        &tariff(),
     )
     .await?;
     Ok(Success(paper_task::OrderState::of(&task, cost)))
@@ -320,14 +320,7 @@ async fn pay_and_queue(
         Queueing::Submit(_) => "AIGC检测",
         Queueing::Rerun(_) => "AIGC重新检测",
     };
-    let cost = paper_task::quote(
-        state,
-        user_id,
-        task.id,
-        input_of(&task).chars,
-        &tariff(state),
-    )
-    .await?;
+    let cost = paper_task::quote(state, user_id, task.id, input_of(&task).chars, &tariff()).await?;
     confirmed.check(&cost)?;
     let task = paper_task::charge_and_queue_with(state, &task, &cost, service, queueing).await?;
     Ok(Success(record(&task)))

@@ -36,9 +36,9 @@ const STREAM_POLL: Duration = Duration::from_millis(250);
 /// How long a non-streaming call waits for its answer.
 const WAIT_LIMIT: Duration = Duration::from_secs(600);
 
-fn tariff(state: &AppState) -> Tariff {
+fn tariff() -> Tariff {
     Tariff {
-        fen_per_thousand: state.config.chat_price_fen_per_thousand,
+        service: crate::prices::PerThousand::Chat,
         free_checks_apply: false,
         package: Some(paper_task::PackageUnits::PerChar(
             store::GrantKind::RewriteChars,
@@ -261,7 +261,7 @@ async fn start(state: &AppState, user_id: i64, form: &CompletionForm) -> Result<
             &serde_json::to_string(&input).map_err(ApiError::internal)?,
         )
         .await?;
-    let cost = paper_task::quote(state, user_id, task.id, chars, &tariff(state)).await?;
+    let cost = paper_task::quote(state, user_id, task.id, chars, &tariff()).await?;
     match paper_task::charge_and_queue(state, &task, &cost, "对话改写").await {
         Ok(task) => Ok(task),
         Err(e) => {

@@ -223,9 +223,9 @@ pub async fn check_init(
 pub const FILES: &str = "check";
 
 /// How checks are priced: per started 1,000 characters; free checks pay first.
-fn tariff(state: &AppState) -> Tariff {
+fn tariff() -> Tariff {
     Tariff {
-        fen_per_thousand: state.config.check_price_fen_per_thousand,
+        service: crate::prices::PerThousand::Check,
         free_checks_apply: true,
         package: Some(paper_task::PackageUnits::PerTask(store::GrantKind::Check)),
         rule: COUNTING_RULE,
@@ -260,14 +260,7 @@ pub async fn check_cost(
 ) -> ApiResult<TaskCost> {
     let (task, input) = pending_check(&state, form.id, session.user.id).await?;
     Ok(Success(
-        paper_task::quote(
-            &state,
-            session.user.id,
-            task.id,
-            input.chars,
-            &tariff(&state),
-        )
-        .await?,
+        paper_task::quote(&state, session.user.id, task.id, input.chars, &tariff()).await?,
     ))
 }
 
@@ -320,7 +313,7 @@ pub async fn check_submit(
         input.chars = simcheck::checked_chars(&check.text, &check.options());
     }
     let input_json = serde_json::to_string(&input).map_err(ApiError::internal)?;
-    let cost = paper_task::quote(&state, user, task.id, input.chars, &tariff(&state)).await?;
+    let cost = paper_task::quote(&state, user, task.id, input.chars, &tariff()).await?;
     confirmed.check(&cost)?;
     let queueing = paper_task::Queueing::Submit(Some(input_json));
     let task =

@@ -93,6 +93,7 @@ pub struct PaymentOptions {
     responses((status = 200, body = inline(crate::envelope::Envelope<PaymentOptions>))))]
 pub async fn options(State(state): State<AppState>) -> ApiResult<PaymentOptions> {
     let c = &state.config;
+    let prices = crate::prices::Prices::current(&state).await?;
     Ok(Success(PaymentOptions {
         channels: state
             .payments
@@ -102,7 +103,7 @@ pub async fn options(State(state): State<AppState>) -> ApiResult<PaymentOptions>
             .collect(),
         unavailable: state.payments.unavailable(),
         sandbox: state.payments.is_sandbox(),
-        top_up_tiers: c.top_up_tiers.clone(),
+        top_up_tiers: prices.top_up_tiers,
         top_up_min_fen: c.top_up_min_fen,
         top_up_max_fen: c.top_up_max_fen,
         order_ttl_minutes: c.order_ttl_minutes,
@@ -189,7 +190,8 @@ pub async fn create_order(
         Some(OrderKind::TopUp) => {
             product = None;
             let fen = form.amount_fen.unwrap_or(0);
-            let bonus = config
+            let bonus = crate::prices::Prices::current(&state)
+                .await?
                 .top_up_tiers
                 .iter()
                 .find(|t| t.fen == fen)

@@ -596,7 +596,7 @@ async fn price(
     words: u32,
     task: Option<&Task>,
 ) -> Result<PaperPrice, ApiError> {
-    let tiers = state.config.paper_price_tiers.clone();
+    let tiers = crate::prices::Prices::current(state).await?.paper_tiers;
     let ended = task.filter(|t| matches!(t.status, TaskStatus::Failed | TaskStatus::Cancelled));
     let paid_fen = ended.map_or(0, |t| t.charged_fen.max(0));
     // A package use kept by an earlier attempt pays for the rest of the writing.

@@ -74,6 +74,7 @@ pub struct TemplateView {
     responses((status = 200, body = inline(crate::envelope::Envelope<Vec<TemplateView>>))))]
 pub async fn get_template_list(State(state): State<AppState>) -> ApiResult<Vec<TemplateView>> {
     let sample = slides::deck::sample();
+    let price_fen = crate::prices::Prices::current(&state).await?.ppt_fen;
     let mut out = Vec::new();
     for t in &slides::TEMPLATES {
         let laid = slides::pptx::layout(&sample, t, None).map_err(slides_error)?;
@@ -85,7 +86,7 @@ pub async fn get_template_list(State(state): State<AppState>) -> ApiResult<Vec<T
             accent: format!("#{:06X}", t.accent),
             background: format!("#{:06X}", t.background),
             thumbnails: laid.iter().map(|s| slides::svg::render(s, t)).collect(),
-            price_fen: state.config.ppt_price_fen,
+            price_fen,
         });
     }
     Ok(Success(out))
@@ -801,7 +802,7 @@ async fn cost(state: &AppState, task: &Task, chars: usize) -> Result<TaskCost, A
         chars,
     )
     .await?;
-    let price_fen = state.config.ppt_price_fen;
+    let price_fen = crate::prices::Prices::current(state).await?.ppt_fen;
     let pays_with = if package.as_ref().is_some_and(|p| p.covers) {
         "package"
     } else if account.balance_fen >= price_fen {

@@ -30,9 +30,9 @@ pub const COUNTING_RULE: &str = "按需改写段落的字数计费（除空白�
 /// Where rewriting tasks keep files (an uploaded paper), under the files folder.
 pub const FILES: &str = "rewrite";
 
-pub fn tariff(state: &AppState) -> Tariff {
+pub fn tariff() -> Tariff {
     Tariff {
-        fen_per_thousand: state.config.rewrite_price_fen_per_thousand,
+        service: crate::prices::PerThousand::Rewrite,
         free_checks_apply: false,
         package: Some(paper_task::PackageUnits::PerChar(
             store::GrantKind::RewriteChars,
@@ -669,7 +669,7 @@ pub async fn submit_draft(
         form.frozen.as_deref(),
     )?;
     let input_json = serde_json::to_string(&input).map_err(ApiError::internal)?;
-    let cost = paper_task::quote(state, user_id, task.id, input.chars, &tariff(state)).await?;
+    let cost = paper_task::quote(state, user_id, task.id, input.chars, &tariff()).await?;
     confirmed.check(&cost)?;
     let queueing = paper_task::Queueing::Submit(Some(input_json));
     // The ledger names what the student bought: a 降AIGC run is not a 降重.
@@ -702,7 +702,7 @@ pub async fn check_order_id(
         Some(line) => rerun_input(&task, Some(line))?.selected_chars(),
         None => input_of(&task).map_or(0, |i| i.chars),
     };
-    let cost = paper_task::quote(&state, session.user.id, task.id, chars, &tariff(&state)).await?;
+    let cost = paper_task::quote(&state, session.user.id, task.id, chars, &tariff()).await?;
     Ok(Success(paper_task::OrderState::of(&task, cost)))
 }
 
@@ -773,7 +773,7 @@ pub async fn reload(
         None => input.chars,
     };
     let new_input = serde_json::to_string(&input).map_err(ApiError::internal)?;
-    let cost = paper_task::quote(&state, session.user.id, task.id, chars, &tariff(&state)).await?;
+    let cost = paper_task::quote(&state, session.user.id, task.id, chars, &tariff()).await?;
     confirmed.check(&cost)?;
     let service = if form.index.is_some() {
         "重新改写一段"

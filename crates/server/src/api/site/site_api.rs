@@ -36,6 +36,7 @@ pub struct SiteConfig {
     responses((status = 200, body = inline(crate::envelope::Envelope<SiteConfig>))))]
 pub async fn config(State(state): State<AppState>) -> ApiResult<SiteConfig> {
     let paper = state.models.engine(crate::models::Feature::Paper);
+    let prices = crate::prices::Prices::current(&state).await?;
     Ok(Success(SiteConfig {
         // What an operator set in the console wins over the configuration file.
         site_title: sys_config_api::site_text(&state, "site_title", &state.config.site_title).await,
@@ -47,10 +48,10 @@ pub async fn config(State(state): State<AppState>) -> ApiResult<SiteConfig> {
         .await,
         qr_provider: state.qr_provider.name().into(),
         version: env!("CARGO_PKG_VERSION").into(),
-        chat_price_fen_per_thousand: state.config.chat_price_fen_per_thousand,
+        chat_price_fen_per_thousand: prices.chat_fen_per_thousand,
         time_zone: state.clock.name().into(),
         time_zone_label: state.clock.label().into(),
-        paper_price_tiers: state.config.paper_price_tiers.clone(),
+        paper_price_tiers: prices.paper_tiers,
         paper_writer: paper.source,
         paper_unavailable: paper.unavailable,
     }))

@@ -213,38 +213,51 @@ pub async fn entries(
                 })
                 .collect()
         }
-        "prices" => vec![
-            fixed(
-                entity,
-                "check",
-                per_thousand("论文查重", config.check_price_fen_per_thousand),
-            ),
-            fixed(
-                entity,
-                "aigc",
-                per_thousand("AIGC检测", config.aigc_price_fen_per_thousand),
-            ),
-            fixed(
-                entity,
-                "rewrite",
-                per_thousand("降重 / 降AIGC", config.rewrite_price_fen_per_thousand),
-            ),
-            fixed(
-                entity,
-                "chat",
-                per_thousand("对话改写", config.chat_price_fen_per_thousand),
-            ),
-            fixed(
-                entity,
-                "paper",
-                serde_json::json!({ "name": "论文生成", "tiers": config.paper_price_tiers, "unit": "按篇幅" }),
-            ),
-            fixed(
-                entity,
-                "ppt",
-                serde_json::json!({ "name": "答辩PPT", "fen": config.ppt_price_fen, "unit": "每份" }),
-            ),
-        ],
+        "prices" => {
+            let prices = crate::prices::Prices::current(state).await?;
+            // Set in the console (/admin/prices) when the operator saved some.
+            let updated_at = state
+                .store
+                .config_entry(crate::prices::ENTITY, crate::prices::ID)
+                .await
+                .ok()
+                .map(|e| e.updated_at);
+            let price = |id: &str, value: serde_json::Value| ConfigItem {
+                updated_at,
+                editable: true,
+                ..fixed(entity, id, value)
+            };
+            vec![
+                price(
+                    "check",
+                    per_thousand("论文查重", prices.check_fen_per_thousand),
+                ),
+                price(
+                    "aigc",
+                    per_thousand("AIGC检测", prices.aigc_fen_per_thousand),
+                ),
+                price(
+                    "rewrite",
+                    per_thousand("降重 / 降AIGC", prices.rewrite_fen_per_thousand),
+                ),
+                price(
+                    "chat",
+                    per_thousand("对话改写", prices.chat_fen_per_thousand),
+                ),
+                price(
+                    "paper",
+                    serde_json::json!({ "name": "论文生成", "tiers": prices.paper_tiers, "unit": "按篇幅" }),
+                ),
+                price(
+                    "ppt",
+                    serde_json::json!({ "name": "答辩PPT", "fen": prices.ppt_fen, "unit": "每份" }),
+                ),
+                price(
+                    "top_up",
+                    serde_json::json!({ "name": "充值赠送", "tiers": prices.top_up_tiers }),
+                ),
+            ]
+        }
         "packages" => state
             .store
             .products(true)
@@ -283,7 +296,8 @@ pub async fn site_text(state: &AppState, id: &str, default: &str) -> String {
     }
 }
 
-/// Every entry of one entity: `notices` (switched-on ones), `site_texts`, `prices`,
+/// Every entry of one entity: `notices` (switched-on ones), `site_texts`, `prices` (as charged
+/// now: the operator's, else the configuration file's),
 /// `packages` or `slide_templates`. Open to visitors.
 #[utoipa::path(post, path = "/api/base/ai_sys_config_api/f/load_all_by_entity", tag = "ai_sys_config_api",
     request_body = EntityForm,

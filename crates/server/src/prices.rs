@@ -44,7 +44,9 @@ pub struct Prices {
 const MAX_PER_THOUSAND_FEN: i64 = 100_000;
 const MAX_TASK_FEN: i64 = 1_000_000;
 const MAX_TIERS: usize = 12;
-const MAX_PAPER_WORDS: u32 = 200_000;
+/// The lengths the generator writes.
+const PAPER_WORDS: std::ops::RangeInclusive<u32> =
+    compose::outline::MIN_WORDS..=compose::outline::MAX_WORDS;
 
 fn invalid(message: impl Into<String>) -> ApiError {
     ApiError::bad_request("invalid_prices", message)
@@ -114,9 +116,11 @@ impl Prices {
         }
         self.paper_tiers.sort_by_key(|t| t.words);
         for (i, tier) in self.paper_tiers.iter().enumerate() {
-            if !(1..=MAX_PAPER_WORDS).contains(&tier.words) {
+            if !PAPER_WORDS.contains(&tier.words) {
                 return Err(invalid(format!(
-                    "论文生成每档的字数须在 1–{MAX_PAPER_WORDS} 之间"
+                    "论文生成每档的字数须在 {}–{} 之间",
+                    PAPER_WORDS.start(),
+                    PAPER_WORDS.end()
                 )));
             }
             if !(1..=MAX_TASK_FEN).contains(&tier.fen) {

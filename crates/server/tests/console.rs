@@ -471,7 +471,7 @@ api_test!(
             check["value"]["fen"],
             s.state.config.check_price_fen_per_thousand
         );
-        assert_eq!(check["editable"], false);
+        assert_eq!(check["updatedAt"], Value::Null, "not changed in the console");
         let (_, templates) = s
             .post(public, None, json!({"entity": "slide_templates"}))
             .await;

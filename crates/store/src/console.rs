@@ -54,6 +54,8 @@ pub struct UserSummary {
 pub struct TaskSummary {
     pub task: Task,
     pub login_name: String,
+    /// It was submitted (queued at least once), so it may be retried once it ends.
+    pub submitted: bool,
 }
 
 /// What the console's tasks list filters by; empty strings and `None` mean any.
@@ -179,6 +181,54 @@ async fn user_in(conn: &mut AnyConnection, user_id: i64) -> Result<User> {
     user_from_row(&row)
 }
 
+/// Users with their balance, task count and what they paid online (less refunds).
+fn user_summary_select() -> String {
+    format!(
+        "SELECT {columns}, a.balance_fen, a.free_checks, \
+         (SELECT COUNT(*) FROM tasks t WHERE t.user_id = users.id) AS task_count, \
+         (SELECT CAST(COALESCE(SUM(o.amount_fen - o.refunded_fen), 0) AS BIGINT) FROM orders o \
+          WHERE o.user_id = users.id AND o.status IN ('paid', 'refunded')) AS paid_fen \
+         FROM users JOIN accounts a ON a.user_id = users.id",
+        columns = USER_COLUMNS
+            .split(", ")
+            .map(|c| format!("users.{c}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    )
+}
+
+fn user_summary_from_row(row: &AnyRow) -> Result<UserSummary> {
+    Ok(UserSummary {
+        user: user_from_row(row)?,
+        balance_fen: row.try_get("balance_fen")?,
+        free_checks: row.try_get("free_checks")?,
+        tasks: row.try_get("task_count")?,
+        paid_fen: row.try_get("paid_fen")?,
+    })
+}
+
+/// Tasks with their owner's name and whether they were ever queued.
+fn task_summary_select() -> String {
+    let columns = TASK_COLUMNS
+        .split(", ")
+        .map(|c| format!("t.{}", c.trim()))
+        .collect::<Vec<_>>()
+        .join(", ");
+    format!(
+        "SELECT {columns}, u.login_name AS owner_name, \
+         (SELECT COUNT(*) FROM jobs j WHERE j.task_id = t.id) AS job_count \
+         FROM tasks t JOIN users u ON u.id = t.user_id"
+    )
+}
+
+fn task_summary_from_row(row: &AnyRow) -> Result<TaskSummary> {
+    Ok(TaskSummary {
+        task: task_from_row(row)?,
+        login_name: row.try_get("owner_name")?,
+        submitted: row.try_get::<i64, _>("job_count")? > 0,
+    })
+}
+
 /// `%query%` for LIKE, with the pattern characters of the query taken literally.
 fn like_pattern(query: &str) -> String {
     let escaped = query
@@ -208,17 +258,8 @@ impl Store {
     ) -> Result<(Vec<UserSummary>, i64)> {
         let pattern = like_pattern(query);
         let rows = sqlx::query(&format!(
-            "SELECT {columns}, a.balance_fen, a.free_checks, \
-             (SELECT COUNT(*) FROM tasks t WHERE t.user_id = users.id) AS task_count, \
-             (SELECT CAST(COALESCE(SUM(o.amount_fen), 0) AS BIGINT) FROM orders o \
-              WHERE o.user_id = users.id AND o.status IN ('paid', 'refunded')) AS paid_fen \
-             FROM users JOIN accounts a ON a.user_id = users.id \
-             WHERE users.login_name_key LIKE $1 ESCAPE '\\' ORDER BY users.id DESC LIMIT $2 OFFSET $3",
-            columns = USER_COLUMNS
-                .split(", ")
-                .map(|c| format!("users.{c}"))
-                .collect::<Vec<_>>()
-                .join(", ")
+            "{} WHERE users.login_name_key LIKE $1 ESCAPE '\\' ORDER BY users.id DESC LIMIT $2 OFFSET $3",
+            user_summary_select()
         ))
         .bind(&pattern)
         .bind(limit)
@@ -233,17 +274,39 @@ impl Store {
         .await?;
         let users = rows
             .iter()
-            .map(|row| {
-                Ok(UserSummary {
-                    user: user_from_row(row)?,
-                    balance_fen: row.try_get("balance_fen")?,
-                    free_checks: row.try_get("free_checks")?,
-                    tasks: row.try_get("task_count")?,
-                    paid_fen: row.try_get("paid_fen")?,
-                })
-            })
+            .map(user_summary_from_row)
             .collect::<Result<_>>()?;
         Ok((users, total))
+    }
+
+    /// One user as the console shows them.
+    pub async fn user_summary(&self, user_id: i64) -> Result<UserSummary> {
+        let row = sqlx::query(&format!("{} WHERE users.id = $1", user_summary_select()))
+            .bind(user_id)
+            .fetch_optional(&self.pool)
+            .await?
+            .ok_or(StoreError::NotFound)?;
+        user_summary_from_row(&row)
+    }
+
+    /// Locks the enabled operators' rows for this transaction (PostgreSQL; SQLite's write
+    /// transaction is exclusive already) and returns how many there are, after checking that
+    /// `actor` is still one of them: two operators removing each other at the same moment are
+    /// served one after the other, and the second finds they are no longer an operator.
+    async fn lock_operators(&self, conn: &mut AnyConnection, actor: Actor<'_>) -> Result<usize> {
+        let lock = match self.backend {
+            crate::Backend::Postgres => " FOR UPDATE",
+            crate::Backend::Sqlite => "",
+        };
+        let ids: Vec<i64> = sqlx::query_scalar(&format!(
+            "SELECT id FROM users WHERE is_operator = 1 AND disabled_at IS NULL ORDER BY id{lock}"
+        ))
+        .fetch_all(&mut *conn)
+        .await?;
+        if !ids.contains(&actor.id) {
+            return Err(StoreError::Invalid("您已不是可用的运营账号".into()));
+        }
+        Ok(ids.len())
     }
 
     /// Disables or enables a user. Disabling ends every session of theirs at once, and no new
@@ -259,7 +322,13 @@ impl Store {
         }
         let now = now_ms();
         let mut tx = self.begin_write().await?;
+        let operators = self.lock_operators(&mut tx, actor).await?;
         let before = user_in(&mut tx, user_id).await?;
+        if disabled && before.is_operator && !before.disabled && operators <= 1 {
+            return Err(StoreError::Invalid(
+                "这是最后一个可用的运营账号，不能停用".into(),
+            ));
+        }
         sqlx::query("UPDATE users SET disabled_at = $1, updated_at = $2 WHERE id = $3")
             .bind(disabled.then_some(now))
             .bind(now)
@@ -305,7 +374,13 @@ impl Store {
             return Err(StoreError::Invalid("不能取消自己的运营权限".into()));
         }
         let mut tx = self.begin_write().await?;
+        let operators = self.lock_operators(&mut tx, actor).await?;
         let before = user_in(&mut tx, user_id).await?;
+        if !operator && before.is_operator && !before.disabled && operators <= 1 {
+            return Err(StoreError::Invalid(
+                "这是最后一个可用的运营账号，不能取消其权限".into(),
+            ));
+        }
         sqlx::query("UPDATE users SET is_operator = $1, updated_at = $2 WHERE id = $3")
             .bind(i64::from(operator))
             .bind(now_ms())
@@ -379,7 +454,8 @@ impl Store {
     ) -> Result<Account> {
         let mut tx = self.begin_write().await?;
         let user = user_in(&mut tx, user_id).await?;
-        let ledger_reason = format!("{reason}（运营：{}）", actor.name);
+        // The student sees the reason, not who the operator was (the audit log keeps that).
+        let ledger_reason = format!("{reason}（运营调整）");
         let account = apply_movement(
             &mut tx,
             Movement {
@@ -421,14 +497,9 @@ impl Store {
         let user_id = filter.user_id.unwrap_or(0);
         let condition = "($1 = '' OR t.status = $1) AND ($2 = '' OR t.kind = $2) \
              AND ($3 = 0 OR t.user_id = $3) AND LOWER(t.title) LIKE $4 ESCAPE '\\'";
-        let columns = TASK_COLUMNS
-            .split(", ")
-            .map(|c| format!("t.{}", c.trim()))
-            .collect::<Vec<_>>()
-            .join(", ");
         let rows = sqlx::query(&format!(
-            "SELECT {columns}, u.login_name AS owner_name FROM tasks t JOIN users u ON u.id = t.user_id \
-             WHERE {condition} ORDER BY t.id DESC LIMIT $5 OFFSET $6"
+            "{} WHERE {condition} ORDER BY t.id DESC LIMIT $5 OFFSET $6",
+            task_summary_select()
         ))
         .bind(filter.status)
         .bind(filter.kind)
@@ -448,14 +519,19 @@ impl Store {
                 .await?;
         let tasks = rows
             .iter()
-            .map(|row| {
-                Ok(TaskSummary {
-                    task: task_from_row(row)?,
-                    login_name: row.try_get("owner_name")?,
-                })
-            })
+            .map(task_summary_from_row)
             .collect::<Result<_>>()?;
         Ok((tasks, total))
+    }
+
+    /// One task as the console shows it.
+    pub async fn task_summary(&self, task_id: i64) -> Result<TaskSummary> {
+        let row = sqlx::query(&format!("{} WHERE t.id = $1", task_summary_select()))
+            .bind(task_id)
+            .fetch_optional(&self.pool)
+            .await?
+            .ok_or(StoreError::NotFound)?;
+        task_summary_from_row(&row)
     }
 
     /// Every user's orders, newest first, filtered; and how many match.
@@ -505,8 +581,8 @@ impl Store {
         Ok((orders, total))
     }
 
-    /// Queues a failed or cancelled task again at no new charge (the operator's retry; what
-    /// stayed charged stays). `Conflict("task_not_retryable")` for any other state.
+    /// Queues a failed or cancelled task again at no new charge (the operator's retry).
+    /// `Conflict("task_not_retryable")` for any other state, and for a draft never submitted.
     pub async fn operator_retry_task(
         &self,
         actor: Actor<'_>,
@@ -516,10 +592,16 @@ impl Store {
         let now = now_ms();
         let mut tx = self.begin_write().await?;
         let before = crate::tasks::load_task(&mut tx, task_id).await?;
+        // Only a task that was submitted (it has a job) runs again: a draft cancelled before it
+        // was paid is not work to give away. What the earlier run kept charged (the share it
+        // delivered) stays in the ledger and is settled: the free run's failure or cancellation
+        // gives nothing back, and starts with nothing delivered.
         let changed = sqlx::query(
             "UPDATE tasks SET status = 'queued', result = NULL, error = NULL, progress = 0, phase = '', \
-             started_at = NULL, finished_at = NULL, updated_at = $1 \
-             WHERE id = $2 AND status IN ('failed', 'cancelled')",
+             started_at = NULL, finished_at = NULL, updated_at = $1, draft = NULL, delivered_permille = 0, \
+             charged_fen = 0, charged_free = 0, charged_units = 0 \
+             WHERE id = $2 AND status IN ('failed', 'cancelled') \
+             AND EXISTS (SELECT 1 FROM jobs j WHERE j.task_id = $2)",
         )
         .bind(now)
         .bind(task_id)
@@ -598,7 +680,7 @@ impl Store {
         .await?;
         let since = day_start - (days - 1).max(0) * DAY_MS;
         let paid = sqlx::query_as::<_, (i64, i64)>(
-            "SELECT paid_at, amount_fen FROM orders WHERE paid_at IS NOT NULL AND paid_at >= $1",
+            "SELECT paid_at, amount_fen - refunded_fen FROM orders WHERE paid_at IS NOT NULL AND paid_at >= $1",
         )
         .bind(since)
         .fetch_all(&self.pool)
@@ -835,26 +917,16 @@ impl Store {
         .bind(id)
         .fetch_optional(&mut *tx)
         .await?;
-        let changed = sqlx::query(
-            "UPDATE config_entries SET value_json = $1, updated_at = $2 WHERE entity = $3 AND id = $4",
+        sqlx::query(
+            "INSERT INTO config_entries (entity, id, value_json, updated_at) VALUES ($1, $2, $3, $4) \
+             ON CONFLICT (entity, id) DO UPDATE SET value_json = excluded.value_json, updated_at = excluded.updated_at",
         )
-        .bind(value)
-        .bind(now)
         .bind(entity)
         .bind(id)
+        .bind(value)
+        .bind(now)
         .execute(&mut *tx)
         .await?;
-        if changed.rows_affected() == 0 {
-            sqlx::query(
-                "INSERT INTO config_entries (entity, id, value_json, updated_at) VALUES ($1, $2, $3, $4)",
-            )
-            .bind(entity)
-            .bind(id)
-            .bind(value)
-            .bind(now)
-            .execute(&mut *tx)
-            .await?;
-        }
         audit(
             &mut tx,
             actor,

@@ -1231,6 +1231,24 @@ store_test!(
         let (log, _) = store.audit_log("task", 0, 10).await.unwrap();
         let actions: Vec<&str> = log.iter().map(|e| e.action.as_str()).collect();
         assert_eq!(actions, vec!["task.cancel", "task.retry"]);
+
+        // A draft cancelled before it was paid is not work to give away.
+        let draft = store
+            .create_task(user.id, "check", "草稿", "{}")
+            .await
+            .unwrap();
+        assert!(
+            store
+                .operator_cancel_task((&operator).into(), draft.id, "清理草稿")
+                .await
+                .unwrap()
+        );
+        assert!(matches!(
+            store
+                .operator_retry_task((&operator).into(), draft.id, 3)
+                .await,
+            Err(StoreError::Conflict(_))
+        ));
     }
 );
 
@@ -1281,5 +1299,38 @@ store_test!(
         let counts = store.site_counts(store::now_ms() - 1000, 14).await.unwrap();
         assert_eq!(counts.users_total, 4);
         assert_eq!(counts.users_today, 4);
+    }
+);
+
+store_test!(
+    an_operator_whose_role_was_removed_cannot_remove_anyone_elses,
+    |store: Store| async move {
+        let first = store
+            .create_user("ops_first", "pass-word-1", true)
+            .await
+            .unwrap();
+        let second = store
+            .create_user("ops_second", "pass-word-1", true)
+            .await
+            .unwrap();
+        store
+            .set_user_operator((&first).into(), second.id, false)
+            .await
+            .unwrap();
+        // `second` passed the role check before losing the role: the store checks again.
+        assert!(matches!(
+            store
+                .set_user_operator((&second).into(), first.id, false)
+                .await,
+            Err(StoreError::Invalid(_))
+        ));
+        assert!(matches!(
+            store
+                .set_user_disabled((&second).into(), first.id, true)
+                .await,
+            Err(StoreError::Invalid(_))
+        ));
+        let summary = store.user_summary(first.id).await.unwrap();
+        assert!(summary.user.is_operator && !summary.user.disabled);
     }
 );

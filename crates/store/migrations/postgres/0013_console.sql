@@ -22,6 +22,9 @@ END;
 $$ LANGUAGE plpgsql;
 CREATE TRIGGER audit_log_no_change BEFORE UPDATE OR DELETE ON audit_log
     FOR EACH ROW EXECUTE FUNCTION audit_log_append_only();
+-- TRUNCATE fires no row trigger.
+CREATE TRIGGER audit_log_no_truncate BEFORE TRUNCATE ON audit_log
+    FOR EACH STATEMENT EXECUTE FUNCTION audit_log_append_only();
 
 CREATE TABLE config_entries (
     entity TEXT NOT NULL,

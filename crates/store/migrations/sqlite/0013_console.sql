@@ -23,6 +23,12 @@ CREATE TRIGGER audit_log_no_delete BEFORE DELETE ON audit_log
 BEGIN
     SELECT RAISE(ABORT, 'audit_log is append-only');
 END;
+-- INSERT OR REPLACE deletes without firing the delete trigger: an id already taken is refused.
+CREATE TRIGGER audit_log_no_replace BEFORE INSERT ON audit_log
+WHEN EXISTS (SELECT 1 FROM audit_log WHERE id = NEW.id)
+BEGIN
+    SELECT RAISE(ABORT, 'audit_log is append-only');
+END;
 
 CREATE TABLE config_entries (
     entity TEXT NOT NULL,

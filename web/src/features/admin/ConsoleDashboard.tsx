@@ -1,6 +1,5 @@
 import { useQuery } from '@tanstack/react-query'
 import { Alert, Button, Card, Col, Empty, Row, Statistic, Table, Tag } from 'antd'
-import dayjs from 'dayjs'
 import OperatorGate from './OperatorGate'
 import BarChart from './BarChart'
 import { dashboard } from './api'
@@ -76,7 +75,7 @@ function DashboardBody() {
           <Card size="small" title="近14天每日收入（元）">
             <BarChart
               testId="revenue-chart"
-              bars={data.revenue.map((d) => ({ label: dayjs(d.day).format('M/D'), value: d.fen, caption: d.fen ? (d.fen / 100).toFixed(0) : '' }))}
+              bars={data.revenue.map((d) => ({ label: formatDateTime(d.day).slice(5, 10), value: d.fen, caption: d.fen ? (d.fen / 100).toFixed(d.fen >= 10000 ? 0 : 2) : '' }))}
             />
           </Card>
         </Col>

@@ -1,6 +1,7 @@
 import { useState } from 'react'
 import { useQuery, useQueryClient } from '@tanstack/react-query'
-import { Button, Card, Empty, Form, Input, InputNumber, Modal, Popconfirm, Select, Space, Table, Tag } from 'antd'
+import { Button, Card, Form, Input, InputNumber, Modal, Popconfirm, Select, Space, Tag } from 'antd'
+import ResponsiveTable from '../../components/ResponsiveTable'
 import OperatorGate from './OperatorGate'
 import { packages, savePackage, setPackageActive } from './api'
 import type { PackageRow } from './types'
@@ -85,6 +86,23 @@ function PackagesBody() {
   const { data, error, refetch, isLoading } = useQuery({ queryKey: ['admin', 'packages'], queryFn: packages })
   const [editing, setEditing] = useState<PackageRow | null | 'new'>(null)
   const refresh = () => client.invalidateQueries({ queryKey: ['admin', 'packages'] })
+  const actions = (p: PackageRow) => (
+    <Space size={4}>
+      <Button size="small" onClick={() => setEditing(p)}>修改</Button>
+      <Popconfirm
+        title={p.active ? '下架后用户不能再购买它（已购买的不受影响）。' : '重新上架该套餐？'}
+        okText={p.active ? '下架' : '上架'}
+        cancelText="取消"
+        onConfirm={async () => {
+          await setPackageActive(p.id, !p.active)
+          toastSuccess(p.active ? '已下架' : '已上架')
+          refresh()
+        }}
+      >
+        <Button size="small" danger={p.active}>{p.active ? '下架' : '上架'}</Button>
+      </Popconfirm>
+    </Space>
+  )
   return (
     <Card
       title="套餐管理"
@@ -95,22 +113,24 @@ function PackagesBody() {
       }
     >
       <p className="muted">修改或下架套餐不影响已售出的订单：用户买到的内容和有效期以购买时为准。</p>
-      <Table<PackageRow>
+      <ResponsiveTable<PackageRow>
         rowKey="id"
         size="small"
         loading={isLoading}
+        error={error as Error | null}
+        onRetry={() => refetch()}
         pagination={false}
         scroll={{ x: 820 }}
         dataSource={data ?? []}
-        locale={{
-          emptyText: error ? (
-            <Empty description={`加载失败：${(error as Error).message}`}>
-              <Button onClick={() => refetch()}>重试</Button>
-            </Empty>
-          ) : (
-            '还没有套餐'
-          ),
+        locale={{ emptyText: '还没有套餐' }}
+        card={{
+          title: (p) => p.name,
+          status: (p) => (p.active ? <Tag color="green">在售</Tag> : <Tag>已下架</Tag>),
+          figure: (p) => ({ label: p.grantLabel, value: formatFen(p.priceFen) }),
+          meta: (p) => `有效期 ${p.validDays} 天 · 排序 ${p.sortOrder}`,
+          actions: (p) => actions(p),
         }}
+        cardTestId="package-row-card"
         columns={[
           { title: '名称', dataIndex: 'name' },
           { title: '包含', dataIndex: 'grantLabel', width: 150 },
@@ -118,28 +138,7 @@ function PackagesBody() {
           { title: '有效期', dataIndex: 'validDays', width: 90, render: (d: number) => `${d} 天` },
           { title: '排序', dataIndex: 'sortOrder', width: 70 },
           { title: '状态', dataIndex: 'active', width: 90, render: (a: boolean) => (a ? <Tag color="green">在售</Tag> : <Tag>已下架</Tag>) },
-          {
-            title: '操作',
-            key: 'actions',
-            width: 140,
-            render: (_: unknown, p) => (
-              <Space size={4}>
-                <Button size="small" onClick={() => setEditing(p)}>修改</Button>
-                <Popconfirm
-                  title={p.active ? '下架后用户不能再购买它（已购买的不受影响）。' : '重新上架该套餐？'}
-                  okText={p.active ? '下架' : '上架'}
-                  cancelText="取消"
-                  onConfirm={async () => {
-                    await setPackageActive(p.id, !p.active)
-                    toastSuccess(p.active ? '已下架' : '已上架')
-                    refresh()
-                  }}
-                >
-                  <Button size="small" danger={p.active}>{p.active ? '下架' : '上架'}</Button>
-                </Popconfirm>
-              </Space>
-            ),
-          },
+          { title: '操作', key: 'actions', width: 140, render: (_: unknown, p) => actions(p) },
         ]}
       />
       {editing !== null && <PackageModal item={editing === 'new' ? null : editing} onClose={() => setEditing(null)} onSaved={refresh} />}

@@ -102,14 +102,14 @@ function PricesForm({ view }: { view: PricesView }) {
       <Row gutter={16}>
         <Col xs={24} lg={12}>
           <Card size="small" title="论文生成（按篇幅）" className="mb">
-            <p className="muted">论文按“不少于所选字数的第一档”计价，超过最长一档按最长一档。</p>
+            <p className="muted">每一档也是学生可选的论文字数（1000–50000 字）；按“不少于所选字数的第一档”计价。</p>
             <Form.List name="paperTiers">
               {(fields, { add, remove }) => (
                 <>
                   {fields.map((field) => (
                     <Space key={field.key} align="baseline" wrap style={{ display: 'flex' }}>
                       <Form.Item name={[field.name, 'words']} label="不超过（字）" rules={[{ required: true, message: '请填写字数' }]}>
-                        <InputNumber min={1} max={200000} precision={0} />
+                        <InputNumber min={1000} max={50000} precision={0} />
                       </Form.Item>
                       <Form.Item name={[field.name, 'yuan']} label="价格（元）" rules={[{ required: true, message: '请填写价格' }]}>
                         <InputNumber min={0.01} max={10000} precision={2} />

@@ -1,6 +1,7 @@
 import { useState } from 'react'
 import { useQuery, useQueryClient } from '@tanstack/react-query'
-import { Alert, Button, Card, Empty, Form, Input, Modal, Popconfirm, Radio, Select, Space, Switch, Table, Tag } from 'antd'
+import { Alert, Button, Card, Empty, Form, Input, Modal, Popconfirm, Radio, Select, Space, Switch, Tag } from 'antd'
+import ResponsiveTable from '../../components/ResponsiveTable'
 import OperatorGate from './OperatorGate'
 import { configEntries, deleteConfig, saveConfig } from './api'
 import type { ConfigItem, Notice } from './types'
@@ -34,6 +35,7 @@ function SiteTexts() {
   }
   if (!data) return <Card loading variant="borderless" />
   const initial = Object.fromEntries(data.map((i) => [i.id, i.value]))
+  const overridden = data.some((i) => i.updatedAt !== null)
   const save = async () => {
     const values = await form.validateFields()
     setSaving(true)
@@ -51,7 +53,8 @@ function SiteTexts() {
     }
   }
   return (
-    <Form form={form} layout="vertical" initialValues={initial} style={{ maxWidth: 560 }}>
+    // Keyed by the values kept, so a reset shows the configuration file's at once.
+    <Form key={JSON.stringify(initial)} form={form} layout="vertical" initialValues={initial} style={{ maxWidth: 560 }}>
       <Form.Item name="site_title" label="站点名称" rules={[{ required: true, whitespace: true, message: '站点名称不能为空' }, { max: 30, message: '至多 30 个字' }]}>
         <Input data-testid="site-title" />
       </Form.Item>
@@ -63,9 +66,25 @@ function SiteTexts() {
       >
         <Input placeholder="https://" />
       </Form.Item>
-      <Button type="primary" onClick={save} loading={saving} data-testid="save-site">
-        保存
-      </Button>
+      <Space>
+        <Button type="primary" onClick={save} loading={saving} data-testid="save-site">
+          保存
+        </Button>
+        <Popconfirm
+          title="站点名称与首页链接恢复为配置文件中的值？"
+          okText="恢复"
+          cancelText="取消"
+          disabled={!overridden}
+          onConfirm={async () => {
+            for (const item of data.filter((i) => i.updatedAt !== null)) await deleteConfig('site_texts', item.id)
+            toastSuccess('已恢复为配置文件中的值')
+            await client.invalidateQueries({ queryKey: ['admin', 'config', 'site_texts'] })
+            await loadSite()
+          }}
+        >
+          <Button disabled={!overridden}>恢复配置文件的值</Button>
+        </Popconfirm>
+      </Space>
     </Form>
   )
 }
@@ -126,55 +145,56 @@ function Notices() {
     client.invalidateQueries({ queryKey: ['admin', 'config', 'notices'] })
     client.invalidateQueries({ queryKey: ['notices'] })
   }
+  const level = (n: ConfigItem<Notice>) => LEVELS.find((l) => l.value === n.value.level)
+  const levelTag = (n: ConfigItem<Notice>) => <Tag color={level(n)?.color}>{level(n)?.label}</Tag>
+  const enabledTag = (n: ConfigItem<Notice>) => (n.value.enabled ? <Tag color="green">显示中</Tag> : <Tag>已关闭</Tag>)
+  const pagesOf = (n: ConfigItem<Notice>) => (n.value.pages.length === 0 ? '所有页面' : n.value.pages.map(pageTitle).join('、'))
+  const actions = (n: ConfigItem<Notice>) => (
+    <Space size={4}>
+      <Button size="small" onClick={() => setEditing(n)}>编辑</Button>
+      <Popconfirm
+        title="删除这条公告？"
+        okText="删除"
+        cancelText="取消"
+        onConfirm={async () => {
+          await deleteConfig('notices', n.id)
+          toastSuccess('已删除')
+          refresh()
+        }}
+      >
+        <Button size="small" danger>删除</Button>
+      </Popconfirm>
+    </Space>
+  )
   return (
     <>
       <Button type="primary" onClick={() => setEditing('new')} className="mb" data-testid="new-notice">
         新建公告
       </Button>
-      <Table<ConfigItem<Notice>>
+      <ResponsiveTable<ConfigItem<Notice>>
         rowKey="id"
         size="small"
         loading={isLoading}
+        error={error as Error | null}
+        onRetry={() => refetch()}
         pagination={false}
         scroll={{ x: 760 }}
         dataSource={data ?? []}
-        locale={{
-          emptyText: error ? (
-            <Empty description={`加载失败：${(error as Error).message}`}>
-              <Button onClick={() => refetch()}>重试</Button>
-            </Empty>
-          ) : (
-            '还没有公告'
-          ),
+        locale={{ emptyText: '还没有公告' }}
+        card={{
+          title: (n) => n.value.title,
+          status: (n) => enabledTag(n),
+          meta: (n) => `${level(n)?.label ?? ''} · ${pagesOf(n)}`,
+          actions: (n) => actions(n),
         }}
+        cardTestId="notice-card"
         columns={[
-          { title: '标题', key: 'title', render: (_: unknown, n) => <span><Tag color={LEVELS.find((l) => l.value === n.value.level)?.color}>{LEVELS.find((l) => l.value === n.value.level)?.label}</Tag>{n.value.title}</span> },
+          { title: '标题', key: 'title', render: (_: unknown, n) => <span>{levelTag(n)}{n.value.title}</span> },
           { title: '内容', key: 'content', ellipsis: true, render: (_: unknown, n) => n.value.content },
-          { title: '页面', key: 'pages', width: 180, render: (_: unknown, n) => (n.value.pages.length === 0 ? '所有页面' : n.value.pages.map(pageTitle).join('、')) },
-          { title: '状态', key: 'enabled', width: 80, render: (_: unknown, n) => (n.value.enabled ? <Tag color="green">显示中</Tag> : <Tag>已关闭</Tag>) },
+          { title: '页面', key: 'pages', width: 180, render: (_: unknown, n) => pagesOf(n) },
+          { title: '状态', key: 'enabled', width: 80, render: (_: unknown, n) => enabledTag(n) },
           { title: '更新', dataIndex: 'updatedAt', width: 150, render: (v: number | null) => (v ? formatDateTime(v) : '—') },
-          {
-            title: '操作',
-            key: 'actions',
-            width: 130,
-            render: (_: unknown, n) => (
-              <Space size={4}>
-                <Button size="small" onClick={() => setEditing(n)}>编辑</Button>
-                <Popconfirm
-                  title="删除这条公告？"
-                  okText="删除"
-                  cancelText="取消"
-                  onConfirm={async () => {
-                    await deleteConfig('notices', n.id)
-                    toastSuccess('已删除')
-                    refresh()
-                  }}
-                >
-                  <Button size="small" danger>删除</Button>
-                </Popconfirm>
-              </Space>
-            ),
-          },
+          { title: '操作', key: 'actions', width: 130, render: (_: unknown, n) => actions(n) },
         ]}
       />
       {editing !== null && <NoticeModal item={editing === 'new' ? null : editing} onClose={() => setEditing(null)} onSaved={refresh} />}

@@ -42,11 +42,19 @@ function CancelModal({ task, onClose, onDone }: { task: TaskRow; onClose: () => 
   )
 }
 
+/** What stays charged, however it was paid: balance, free checks, package units. */
+function charged(t: TaskRow) {
+  const parts = [formatFen(t.chargedFen)]
+  if (t.chargedFree > 0) parts.push(`免费 ${t.chargedFree} 次`)
+  if (t.chargedUnits > 0) parts.push(`套餐 ${t.chargedUnits}`)
+  return parts.join(' + ')
+}
+
 /** The status with its reason: a failure's error, and a cancellation's too (an operator's). */
 function statusCell(t: TaskRow) {
   return (
     <>
-      <TaskStatusCell status={t.status as TaskStatus} progress={t.progress} phase={t.phase} error={t.error} />
+      <TaskStatusCell status={t.status as TaskStatus} progress={t.progress} phase={t.phase} error={t.error} running="运行中" />
       {t.status === 'cancelled' && t.error && <div className="muted">{t.error}</div>}
     </>
   )
@@ -62,11 +70,12 @@ function TasksBody() {
     placeholderData: keepPreviousData,
     refetchInterval: 10_000,
   })
-  const refresh = () => client.invalidateQueries({ queryKey: ['admin', 'tasks'] })
+  // A cancel refunds and a retry queues: balances, the dashboard and user details change too.
+  const refresh = () => client.invalidateQueries({ queryKey: ['admin'] })
   const set = (patch: Partial<TaskQuery>) => setQuery((q) => ({ ...q, page: 1, ...patch }))
   const actions = (t: TaskRow) => (
     <Space size={4}>
-      {(t.status === 'failed' || t.status === 'cancelled') && (
+      {t.submitted && (t.status === 'failed' || t.status === 'cancelled') && (
         <Popconfirm
           title="重新运行该任务？"
           description="免费重试：不会再次向用户收费。"
@@ -97,7 +106,7 @@ function TasksBody() {
             value={query.status}
             onChange={(status) => set({ status })}
             style={{ width: 120 }}
-            options={[{ value: '', label: '全部状态' }, ...Object.entries(STATUS).map(([value, s]) => ({ value, label: s.label }))]}
+            options={[{ value: '', label: '全部状态' }, ...Object.entries(STATUS).map(([value, s]) => ({ value, label: value === 'running' ? '运行中' : s.label }))]}
             data-testid="status-filter"
           />
           <Select
@@ -125,7 +134,7 @@ function TasksBody() {
           { title: '类型', dataIndex: 'kind', width: 110, render: kindLabel },
           { title: '标题', dataIndex: 'title', ellipsis: true },
           { title: '状态', key: 'status', width: 200, render: (_: unknown, t) => statusCell(t) },
-          { title: '扣费', dataIndex: 'chargedFen', width: 90, align: 'right', render: formatFen },
+          { title: '实付', key: 'charged', width: 130, align: 'right', render: (_: unknown, t) => charged(t) },
           { title: '创建时间', dataIndex: 'createdAt', width: 160, render: formatDateTime },
           { title: '操作', key: 'actions', width: 120, render: (_: unknown, t) => actions(t) },
         ]}

@@ -99,6 +99,8 @@ function DetailDrawer({ userId, onClose }: { userId: number; onClose: () => void
   const changed = (detail: UserDetail) => {
     client.setQueryData(['admin', 'user', userId], detail)
     client.invalidateQueries({ queryKey: ['admin', 'users'] })
+    client.invalidateQueries({ queryKey: ['admin', 'dashboard'] })
+    client.invalidateQueries({ queryKey: ['admin', 'audit'] })
   }
   const user = data?.user
   const self = user?.id === me
@@ -112,7 +114,7 @@ function DetailDrawer({ userId, onClose }: { userId: number; onClose: () => void
         <Card loading />
       ) : (
         <>
-          <Descriptions size="small" column={2} bordered>
+          <Descriptions size="small" column={{ xs: 1, sm: 2 }} bordered>
             <Descriptions.Item label="用户 ID">{user.id}</Descriptions.Item>
             <Descriptions.Item label="状态"><StateTags user={user} /></Descriptions.Item>
             <Descriptions.Item label="余额">{formatFen(user.balanceFen)}</Descriptions.Item>
@@ -148,7 +150,7 @@ function DetailDrawer({ userId, onClose }: { userId: number; onClose: () => void
             items={[
               {
                 key: 'tasks',
-                label: `任务（${user.tasks}）`,
+                label: `最近任务（共 ${user.tasks} 个）`,
                 children: (
                   <Table<TaskRow>
                     size="small"
@@ -160,7 +162,7 @@ function DetailDrawer({ userId, onClose }: { userId: number; onClose: () => void
                     columns={[
                       { title: '类型', dataIndex: 'kind', width: 100, render: kindLabel },
                       { title: '标题', dataIndex: 'title', ellipsis: true },
-                      { title: '状态', key: 'status', width: 150, render: (_: unknown, t) => <TaskStatusCell status={t.status as TaskStatus} progress={t.progress} phase={t.phase} error={t.error} /> },
+                      { title: '状态', key: 'status', width: 150, render: (_: unknown, t) => <TaskStatusCell status={t.status as TaskStatus} progress={t.progress} phase={t.phase} error={t.error} running="运行中" /> },
                       { title: '创建', dataIndex: 'createdAt', width: 150, render: formatDateTime },
                     ]}
                   />
@@ -168,7 +170,7 @@ function DetailDrawer({ userId, onClose }: { userId: number; onClose: () => void
               },
               {
                 key: 'orders',
-                label: `订单（${data.orders.length}）`,
+                label: `最近订单（${data.orders.length}）`,
                 children: (
                   <Table<Order>
                     size="small"

@@ -46,6 +46,9 @@ export interface TaskRow {
   phase: string
   error: string | null
   chargedFen: number
+  chargedFree: number
+  chargedUnits: number
+  submitted: boolean
   createdAt: number
   finishedAt: number | null
 }

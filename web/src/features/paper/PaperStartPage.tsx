@@ -16,7 +16,20 @@ const OUTLINE_FILES = '.docx,.txt,.pdf'
 export const DISCLAIMER =
   '生成的内容是写作草稿，仅供参考：请逐段阅读、核实引用与数据，并改写为自己的文字后再使用。许多高校将未声明的 AI 生成内容视为学术不端。'
 
-const LENGTHS = [5000, 8000, 10000, 15000, 20000]
+/** Lengths offered when the server names no price tiers. */
+const DEFAULT_LENGTHS = [5000, 8000, 10000, 15000, 20000]
+/** The lengths the generator writes (compose::outline MIN_WORDS..=MAX_WORDS). */
+const MIN_WORDS = 1000
+const MAX_WORDS = 50000
+
+/** The lengths to choose from: the operator's price tiers (console → 价格设置), in order. */
+export function lengthOptions(tiers: { words: number }[]): number[] {
+  const words = [...new Set(tiers.map((t) => t.words).filter((w) => w >= MIN_WORDS && w <= MAX_WORDS))].sort((a, b) => a - b)
+  return words.length > 0 ? words : DEFAULT_LENGTHS
+}
+
+/** 5千字, 1.5万字. */
+const lengthLabel = (w: number) => `${w / 1000 >= 10 ? `${w / 10000}万` : `${w / 1000}千`}字`
 
 /** What the page says about who writes: the small local model's drafts are short and weak. */
 export function WriterNotice() {
@@ -55,7 +68,10 @@ export default function PaperStartPage() {
   const openLogin = useLoginDialogStore((s) => s.open)
   const tiers = useSiteStore((s) => s.paperPriceTiers) ?? []
   const [form] = Form.useForm<PaperForm>()
-  const [words, setWords] = useState(8000)
+  const lengths = lengthOptions(tiers)
+  const [chosenWords, setWords] = useState(8000)
+  // The tiers may change (or arrive after the first render): keep a length that is offered.
+  const words = lengths.includes(chosenWords) ? chosenWords : lengths.reduce((a, b) => (Math.abs(b - chosenWords) < Math.abs(a - chosenWords) ? b : a))
   // The same page serves three menu entries: moving between them sets the kind each stands for.
   useEffect(() => form.setFieldValue('kind', entry.kind), [form, entry.kind])
   const [skipped, setSkipped] = useState<string[]>([])
@@ -140,7 +156,7 @@ export default function PaperStartPage() {
               onChange={setWords}
               style={{ width: 240 }}
               data-testid="paper-words"
-              options={LENGTHS.map((w) => ({ label: `${w / 1000 >= 10 ? `${w / 10000}万` : `${w / 1000}千`}字`, value: w }))}
+              options={lengths.map((w) => ({ label: lengthLabel(w), value: w }))}
             />
           </Form.Item>
           <Form.Item label="关键词（可选，用逗号分隔）" name="keywords">

@@ -108,6 +108,50 @@ fn folder_bytes(dir: &std::path::Path) -> u64 {
         .sum()
 }
 
+/// How long a measurement of the disk is reused: walking every file on each 10-second refresh
+/// of every open dashboard would cost as much as the storage grows.
+const DISK_REUSE: std::time::Duration = std::time::Duration::from_secs(120);
+
+type DiskMeasure = (std::time::Instant, (u64, u64));
+
+/// Bytes of files and of the embedded library's index, measured at most every `DISK_REUSE`
+/// (per deployment: keyed by where they live).
+async fn disk_usage(state: &AppState) -> (u64, u64) {
+    static MEASURED: std::sync::Mutex<Vec<(String, DiskMeasure)>> =
+        std::sync::Mutex::new(Vec::new());
+    let library_dir = state.config.library_dir();
+    let key = format!(
+        "{}|{}",
+        state.config.files_dir().display(),
+        library_dir.display()
+    );
+    if let Ok(measured) = MEASURED.lock()
+        && let Some((_, (at, bytes))) = measured.iter().find(|(k, _)| *k == key)
+        && at.elapsed() < DISK_REUSE
+    {
+        return *bytes;
+    }
+    let files_bytes = state
+        .files
+        .list("")
+        .await
+        .map(|files| files.iter().map(|f| f.bytes).sum())
+        .unwrap_or(0);
+    let library_bytes = if state.config.library_backend == "database" {
+        0
+    } else {
+        tokio::task::spawn_blocking(move || folder_bytes(&library_dir))
+            .await
+            .unwrap_or(0)
+    };
+    let bytes = (files_bytes, library_bytes);
+    if let Ok(mut measured) = MEASURED.lock() {
+        measured.retain(|(k, _)| *k != key);
+        measured.push((key, (std::time::Instant::now(), bytes)));
+    }
+    bytes
+}
+
 /// Everything an operator looks at first.
 #[utoipa::path(get, path = "/api/admin/dashboard", tag = "admin_api",
     security(("bearer" = [])),
@@ -185,20 +229,7 @@ pub async fn dashboard(
         }
     })
     .collect();
-    let files_bytes = state
-        .files
-        .list("")
-        .await
-        .map(|files| files.iter().map(|f| f.bytes).sum())
-        .unwrap_or(0);
-    let library_dir = state.config.library_dir();
-    let library_bytes = if state.config.library_backend == "database" {
-        0
-    } else {
-        tokio::task::spawn_blocking(move || folder_bytes(&library_dir))
-            .await
-            .unwrap_or(0)
-    };
+    let (files_bytes, library_bytes) = disk_usage(&state).await;
     Ok(Success(Dashboard {
         users_total: counts.users_total,
         users_today: counts.users_today,
@@ -370,14 +401,7 @@ async fn user_detail_of(state: &AppState, user: store::User) -> Result<UserDetai
         .into_iter()
         .map(|o| order_view(state, o))
         .collect();
-    let paid_fen = state
-        .store
-        .search_users(&user.login_name, 0, 1)
-        .await?
-        .0
-        .into_iter()
-        .find(|u| u.user.id == user.id)
-        .map_or(0, |u| u.paid_fen);
+    let paid_fen = state.store.user_summary(user.id).await?.paid_fen;
     Ok(UserDetail {
         user: UserRow {
             id: user.id,
@@ -453,6 +477,12 @@ pub async fn adjust_balance(
                 "扣减金额超过了用户的当前余额，未做任何改动",
             ));
         }
+        Err(StoreError::Conflict("amount_out_of_range")) => {
+            return Err(ApiError::bad_request(
+                "invalid_amount",
+                "调整后的余额超出了账户上限，未做任何改动",
+            ));
+        }
         other => other?,
     };
     let user = found_user(&state, form.user_id).await?;
@@ -525,20 +555,28 @@ pub struct PasswordForm {
     pub password: String,
 }
 
-/// Sets a new password for a user (the same rules as registration) and ends their sessions.
+/// Sets a new password for a student (the same rules as registration) and ends their
+/// sessions. Never an operator's, one's own included: operators change their own in 修改密码,
+/// so one operator cannot take over another's account. The password travels in the body only.
 #[utoipa::path(post, path = "/api/admin/users/password", tag = "admin_api",
     security(("bearer" = [])), request_body = PasswordForm,
     responses(
         (status = 200, body = inline(crate::envelope::Envelope<bool>)),
-        (status = 400, description = "the password rules' codes", body = crate::envelope::ErrorBody),
+        (status = 400, description = "the password rules' codes; invalid_operation: an operator's password; credentials_in_url", body = crate::envelope::ErrorBody),
         (status = 403, description = "not_operator", body = crate::envelope::ErrorBody),
     ))]
 pub async fn reset_password(
     State(state): State<AppState>,
     OperatorUser(operator): OperatorUser,
+    _in_body: crate::account_policy::CredentialsInBody,
     Params(form): Params<PasswordForm>,
 ) -> ApiResult<bool> {
     let user = found_user(&state, form.user_id).await?;
+    if user.is_operator {
+        return Err(operator_refusal(
+            "运营账号的密码只能由本人在“修改密码”中更改",
+        ));
+    }
     crate::account_policy::check_new_password(&form.password, &user.login_name)?;
     state
         .store
@@ -560,7 +598,12 @@ pub struct TaskRow {
     pub phase: String,
     /// Why it failed or was cancelled.
     pub error: Option<String>,
+    /// What stays charged: balance (fen), free checks, package units.
     pub charged_fen: i64,
+    pub charged_free: i64,
+    pub charged_units: i64,
+    /// Submitted at least once, so it can be retried once it failed or was cancelled.
+    pub submitted: bool,
     pub created_at: i64,
     pub finished_at: Option<i64>,
 }
@@ -577,6 +620,9 @@ fn task_row(t: store::TaskSummary) -> TaskRow {
         phase: t.task.phase,
         error: t.task.error,
         charged_fen: t.task.charged_fen,
+        charged_free: t.task.charged_free,
+        charged_units: t.task.charged_units,
+        submitted: t.submitted,
         created_at: t.task.created_at,
         finished_at: t.task.finished_at,
     }
@@ -650,12 +696,10 @@ pub struct TaskActionForm {
 }
 
 async fn task_row_of(state: &AppState, task_id: i64) -> Result<TaskRow, ApiError> {
-    let task = state.store.task_by_id(task_id).await?;
-    let user = state.store.user_by_id(task.user_id).await?;
-    Ok(task_row(store::TaskSummary {
-        task,
-        login_name: user.login_name,
-    }))
+    match state.store.task_summary(task_id).await {
+        Err(StoreError::NotFound) => Err(ApiError::not_found("task_not_found", "任务不存在")),
+        other => Ok(task_row(other?)),
+    }
 }
 
 /// Runs a failed or cancelled task again at no new charge.
@@ -683,7 +727,7 @@ pub async fn retry_task(
         Err(StoreError::Conflict(_)) => {
             return Err(ApiError::conflict(
                 "task_not_retryable",
-                "只有失败或已取消的任务可以重试",
+                "只有提交过、且失败或已取消的任务可以重试（未支付的草稿不能）",
             ));
         }
         other => other?,
@@ -711,6 +755,15 @@ pub async fn cancel_task(
         return Err(ApiError::bad_request(
             "reason_required",
             "请填写取消原因（1–100 个字），用户会在任务上看到它",
+        ));
+    }
+    // A user's request to take their paper out of the library is theirs, not the operator's.
+    if let Ok(task) = state.store.task_by_id(form.task_id).await
+        && task.kind == crate::api::check::task::FORGET_KIND
+    {
+        return Err(ApiError::conflict(
+            "task_not_cancellable",
+            "这是用户从比对库删除自己论文的任务，不能由运营取消",
         ));
     }
     let cancelled = match state

@@ -84,6 +84,7 @@ fn login_result(state: &AppState, token: String) -> LoginResult {
         (status = 200, body = inline(crate::envelope::Envelope<LoginResult>)),
         (status = 400, description = "invalid_input: 用户名或密码为空; credentials_in_url: 密码放在了网址中", body = crate::envelope::ErrorBody),
         (status = 401, description = "invalid_credentials: 用户名或密码错误", body = crate::envelope::ErrorBody),
+        (status = 403, description = "account_disabled: 该账号已被运营人员停用", body = crate::envelope::ErrorBody),
         (status = 429, description = "too_many_attempts, with Retry-After (seconds, also in the message)", body = crate::envelope::ErrorBody),
     ))]
 pub async fn login(

@@ -115,7 +115,8 @@ pub fn validated(entity: &str, id: &str, value: &serde_json::Value) -> Result<St
                 .map(|p| p.trim().to_string())
                 .filter(|p| !p.is_empty())
                 .collect();
-            notice.pages.dedup();
+            let mut seen = std::collections::HashSet::new();
+            notice.pages.retain(|p| seen.insert(p.clone()));
             if notice.pages.len() > 30
                 || notice.pages.iter().any(|p| {
                     !p.starts_with('/') || p.len() > 100 || p.contains(char::is_whitespace)

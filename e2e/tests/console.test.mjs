@@ -201,3 +201,21 @@ test('a package made in the console is on sale at once, and a price changed ther
   }).then((r) => r.json())
   assert.equal(cost.result.pricePerThousandFen, 500)
 })
+
+test('the models page says what serves each feature and that no endpoint is set; the site page says payments run in the sandbox', async () => {
+  const { context, page } = await pageAs(env.opsToken)
+  await page.goto(`${env.server.base}/admin/models`)
+  await page.getByText('未配置外部模型服务').waitFor()
+  assert.ok(await page.getByTestId('test-endpoint').isDisabled(), 'nothing to test')
+  await page.locator('.ant-table-row', { hasText: 'usem3' }).waitFor()
+  await page.screenshot({ path: 'artifacts/console-models.png', fullPage: true })
+  await page.goto(`${env.server.base}/admin/site`)
+  await page.getByTestId('payment-mode').getByText('支付沙箱模式').waitFor()
+  await context.close()
+
+  const phone = await pageAs(env.opsToken, PHONE)
+  await phone.page.goto(`${env.server.base}/admin/packages`)
+  await phone.page.getByTestId('package-row-card').first().waitFor()
+  await phone.page.screenshot({ path: 'artifacts/console-packages-phone.png', fullPage: true })
+  await phone.context.close()
+})

@@ -122,6 +122,11 @@ impl ModelHub {
         }
     }
 
+    /// The configured OpenAI-compatible endpoint, if any (its key included: never send it out).
+    pub fn endpoint(&self) -> Option<&OpenAiConfig> {
+        self.endpoint.as_ref()
+    }
+
     pub fn models_dir(&self) -> &Path {
         &self.models_dir
     }

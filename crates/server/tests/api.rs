@@ -441,6 +441,8 @@ api_test!(
             "/api/admin/prices",
             "/api/admin/prices/save",
             "/api/admin/prices/reset",
+            "/api/admin/models",
+            "/api/admin/models/test",
             "/api/admin/audit",
             "/api/admin/config",
             "/api/admin/config/save",

@@ -471,7 +471,11 @@ api_test!(
             check["value"]["fen"],
             s.state.config.check_price_fen_per_thousand
         );
-        assert_eq!(check["updatedAt"], Value::Null, "not changed in the console");
+        assert_eq!(
+            check["updatedAt"],
+            Value::Null,
+            "not changed in the console"
+        );
         let (_, templates) = s
             .post(public, None, json!({"entity": "slide_templates"}))
             .await;
@@ -674,3 +678,93 @@ api_test!(
         assert_eq!(actions, vec!["config.delete", "config.put"]);
     }
 );
+
+/// An OpenAI-compatible endpoint (a third party the tests cannot reach) as its documented
+/// protocol answers `POST /v1/chat/completions` without streaming: the reply names the model
+/// it was asked for, so the test sees what was sent.
+async fn fake_endpoint() -> String {
+    use axum::routing::post;
+    let app = axum::Router::new().route(
+        "/v1/chat/completions",
+        post(|axum::Json(body): axum::Json<Value>| async move {
+            axum::Json(json!({
+                "id": "chatcmpl-1",
+                "object": "chat.completion",
+                "model": body["model"],
+                "choices": [{
+                    "index": 0,
+                    "message": {"role": "assistant", "content": format!("我是{}。", body["model"].as_str().unwrap_or(""))},
+                    "finish_reason": "stop"
+                }],
+                "usage": {"prompt_tokens": 20, "completion_tokens": 5, "total_tokens": 25}
+            }))
+        }),
+    );
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+    format!("http://{addr}/v1")
+}
+
+api_test!(
+    the_models_page_lists_the_models_folder_and_tests_no_endpoint_honestly,
+    test_config(),
+    async |s: &TestServer| {
+        let ops = operator(s, "ops_models").await;
+        let (status, view) = s.get("/api/admin/models", Some(&ops)).await;
+        assert_eq!(status, StatusCode::OK, "{view}");
+        let names: Vec<&str> = view["result"]["models"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| m["name"].as_str().unwrap())
+            .collect();
+        assert!(
+            names.contains(&"qwen2.5-0.5b") && names.contains(&"usem3"),
+            "{names:?}"
+        );
+        assert_eq!(view["result"]["endpoint"]["configured"], false);
+        let (status, body) = s
+            .post("/api/admin/models/test", Some(&ops), json!({}))
+            .await;
+        assert_error(status, &body, 409, "endpoint_not_configured");
+    }
+);
+
+#[tokio::test]
+async fn the_endpoint_test_makes_one_real_call_and_never_shows_the_key() {
+    let base = fake_endpoint().await;
+    let config = Config {
+        llm_base_url: Some(base.clone()),
+        llm_model: Some("fake-chat-1".into()),
+        llm_api_key: Some("sk-secret-key".into()),
+        ..test_config()
+    };
+    let s = TestServer::start(TestDb::sqlite().await, config).await;
+    let ops = operator(&s, "ops_endpoint").await;
+    let (_, view) = s.get("/api/admin/models", Some(&ops)).await;
+    assert_eq!(view["result"]["endpoint"]["baseUrl"], base.as_str());
+    assert_eq!(view["result"]["endpoint"]["keySet"], true);
+    assert!(!view.to_string().contains("sk-secret-key"));
+    let (status, tested) = s
+        .post("/api/admin/models/test", Some(&ops), json!({}))
+        .await;
+    assert_eq!(status, StatusCode::OK, "{tested}");
+    assert_eq!(tested["result"]["answer"], "我是fake-chat-1。");
+    assert!(tested["result"]["millis"].is_u64());
+    s.stop().await;
+
+    // An endpoint that does not answer is said to be down, with what went wrong.
+    let down = Config {
+        llm_base_url: Some("http://127.0.0.1:9/v1".into()),
+        llm_model: Some("fake-chat-1".into()),
+        ..test_config()
+    };
+    let s = TestServer::start(TestDb::sqlite().await, down).await;
+    let ops = operator(&s, "ops_endpoint").await;
+    let (status, body) = s
+        .post("/api/admin/models/test", Some(&ops), json!({}))
+        .await;
+    assert_error(status, &body, 502, "endpoint_failed");
+    s.stop().await;
+}

@@ -46,6 +46,7 @@ const ConsoleTasks = lazy(() => import('../features/admin/ConsoleTasks'))
 const ConsoleOrders = lazy(() => import('../features/admin/ConsoleOrders'))
 const ConsolePackages = lazy(() => import('../features/admin/ConsolePackages'))
 const ConsolePrices = lazy(() => import('../features/admin/ConsolePrices'))
+const ConsoleModels = lazy(() => import('../features/admin/ConsoleModels'))
 const ConsoleSite = lazy(() => import('../features/admin/ConsoleSite'))
 const ConsoleAudit = lazy(() => import('../features/admin/ConsoleAudit'))
 
@@ -153,6 +154,7 @@ export const menuGroups: MenuGroup[] = [
       { path: '/admin/orders', meta: { title: '订单管理' }, element: <ConsoleOrders /> },
       { path: '/admin/packages', meta: { title: '套餐管理' }, element: <ConsolePackages /> },
       { path: '/admin/prices', meta: { title: '价格设置' }, element: <ConsolePrices /> },
+      { path: '/admin/models', meta: { title: '模型' }, element: <ConsoleModels /> },
       { path: '/admin/site', meta: { title: '公告与站点' }, element: <ConsoleSite /> },
       { path: '/admin/audit', meta: { title: '操作日志' }, element: <ConsoleAudit /> },
     ],

@@ -2,6 +2,7 @@ import { useQuery } from '@tanstack/react-query'
 import { Alert, Button, Card, Col, Empty, Row, Statistic, Table, Tag } from 'antd'
 import OperatorGate from './OperatorGate'
 import BarChart from './BarChart'
+import ModelEngines from './ModelEngines'
 import { dashboard } from './api'
 import { formatBytes, formatWait, kindLabel } from './labels'
 import { formatDateTime, formatFen } from '../../utils/format'
@@ -151,28 +152,7 @@ function DashboardBody() {
       <Row gutter={[16, 16]} className="mt">
         <Col xs={24} lg={12}>
           <Card size="small" title="模型">
-            <Table
-              size="small"
-              rowKey="feature"
-              pagination={false}
-              dataSource={data.models}
-              columns={[
-                { title: '功能', dataIndex: 'feature', width: 100, className: 'nowrap' },
-                {
-                  title: '由谁完成',
-                  key: 'source',
-                  render: (_: unknown, m: Dashboard['models'][number]) =>
-                    m.source === 'none' ? (
-                      <span className="minus">{m.unavailable ?? '不可用'}</span>
-                    ) : (
-                      <span>
-                        <Tag color={m.source === 'endpoint' ? 'blue' : 'default'}>{m.source === 'endpoint' ? '外部模型服务' : '本地模型'}</Tag>
-                        {m.model}
-                      </span>
-                    ),
-                },
-              ]}
-            />
+            <ModelEngines rows={data.models} />
           </Card>
         </Col>
         <Col xs={24} lg={12}>

@@ -9,6 +9,8 @@ import { allPages } from '../../router/routes'
 import { formatDateTime } from '../../utils/format'
 import { toastSuccess } from '../../utils/feedback'
 import { useSiteStore } from '../../stores/site'
+import { paymentOptions } from '../order/api'
+import { channelLabels, type Channel } from '../order/types'
 
 const LEVELS: { value: Notice['level']; label: string; color: string }[] = [
   { value: 'info', label: '通知', color: 'blue' },
@@ -202,7 +204,26 @@ function Notices() {
   )
 }
 
-/** /admin/site: the site's name and 首页 link, and notices shown on chosen pages. */
+/** How students can pay here: set in the configuration file (keys and certificates belong there). */
+function Payments() {
+  const { data, error } = useQuery({ queryKey: ['admin', 'payment-options'], queryFn: paymentOptions })
+  if (error) return <Alert type="error" showIcon message={`加载失败：${(error as Error).message}`} />
+  if (!data) return <Card loading variant="borderless" />
+  return (
+    <>
+      {data.sandbox ? (
+        <Alert type="warning" showIcon message="支付沙箱模式" description="订单由本机附带的模拟器按微信支付、支付宝的真实协议“支付”，不会有真实资金到账；每个支付页面都显示沙箱提示。" data-testid="payment-mode" />
+      ) : data.unavailable ? (
+        <Alert type="info" showIcon message="未开通在线支付" description={data.unavailable} data-testid="payment-mode" />
+      ) : (
+        <Alert type="success" showIcon message={`在线支付已开通：${data.channels.map((c) => channelLabels[c as Channel] ?? c).join('、')}`} data-testid="payment-mode" />
+      )}
+      <p className="muted mt">支付方式在配置文件中设置（payment 以及商户号、密钥与证书路径），修改后重启服务生效；密钥不会出现在后台页面上。</p>
+    </>
+  )
+}
+
+/** /admin/site: the site's name and 首页 link, notices shown on chosen pages, how payments run. */
 export default function ConsoleSite() {
   return (
     <OperatorGate>
@@ -211,8 +232,11 @@ export default function ConsoleSite() {
         <Card title="公告" className="mb">
           <Notices />
         </Card>
-        <Card title="站点信息">
+        <Card title="站点信息" className="mb">
           <SiteTexts />
+        </Card>
+        <Card title="在线支付">
+          <Payments />
         </Card>
       </div>
     </OperatorGate>

@@ -1,5 +1,5 @@
 import { get, post } from '../../api/client'
-import type { AuditRow, ConfigItem, Dashboard, OrderRow, PackageForm, PackageRow, Page, Prices, PricesView, TaskRow, UserDetail, UserRow } from './types'
+import type { AuditRow, ConfigItem, Dashboard, EndpointTest, ModelsView, OrderRow, PackageForm, PackageRow, Page, Prices, PricesView, TaskRow, UserDetail, UserRow } from './types'
 
 export const dashboard = () => get<Dashboard>('api/admin/dashboard', { silent: true })
 
@@ -64,3 +64,7 @@ export const prices = () => get<PricesView>('api/admin/prices', { silent: true }
 export const savePrices = (p: Prices) => post<PricesView>('api/admin/prices/save', { data: p })
 
 export const resetPrices = () => post<PricesView>('api/admin/prices/reset')
+
+export const models = () => get<ModelsView>('api/admin/models', { silent: true })
+
+export const testEndpoint = () => post<EndpointTest>('api/admin/models/test', { timeout: 120_000 })

@@ -16,7 +16,7 @@ export interface Dashboard {
   revenue: { day: number; fen: number; orders: number }[]
   queues: { queue: string; waiting: number; running: number; stalled: number; oldestWaitingSeconds: number }[]
   workers: { name: string; host: string; queues: string[]; perQueue: number; startedAt: number; seenAt: number }[]
-  models: { feature: string; source: string; model: string | null; unavailable: string | null }[]
+  models: ModelRow[]
   filesBackend: string
   filesBytes: number
   libraryBytes: number
@@ -126,4 +126,24 @@ export interface PricesView {
   updatedAt: number | null
   topUpMinFen: number
   topUpMaxFen: number
+}
+
+export interface ModelRow {
+  feature: string
+  source: string
+  model: string | null
+  unavailable: string | null
+}
+
+export interface ModelsView {
+  modelsDir: string
+  models: { name: string; installed: boolean; bytes: number; purpose: string }[]
+  endpoint: { configured: boolean; baseUrl: string | null; model: string | null; keySet: boolean; timeoutSeconds: number }
+  features: ModelRow[]
+}
+
+export interface EndpointTest {
+  model: string
+  answer: string
+  millis: number
 }

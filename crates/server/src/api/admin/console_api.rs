@@ -212,23 +212,7 @@ pub async fn dashboard(
             seen_at: w.seen_at,
         })
         .collect();
-    let models = [
-        (Feature::Rewrite, "降重改写"),
-        (Feature::Chat, "对话改写"),
-        (Feature::Paper, "论文生成"),
-        (Feature::Slides, "答辩PPT"),
-    ]
-    .into_iter()
-    .map(|(feature, name)| {
-        let engine = state.models.engine(feature);
-        ModelRow {
-            feature: name.into(),
-            source: engine.source,
-            model: engine.model,
-            unavailable: engine.unavailable,
-        }
-    })
-    .collect();
+    let models = feature_rows(&state);
     let (files_bytes, library_bytes) = disk_usage(&state).await;
     Ok(Success(Dashboard {
         users_total: counts.users_total,
@@ -1305,4 +1289,189 @@ pub async fn reset_prices(
         other => other?,
     }
     Ok(Success(prices_view(&state).await?))
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct InstalledModel {
+    /// The folder under the models folder: `qwen2.5-0.5b`, `usem3`, `cilin`, …
+    pub name: String,
+    pub installed: bool,
+    pub bytes: u64,
+    /// What it does here, for the ones Wenjian knows.
+    pub purpose: String,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct EndpointView {
+    pub configured: bool,
+    pub base_url: Option<String>,
+    pub model: Option<String>,
+    /// Whether an API key is set (the key itself is never shown).
+    pub key_set: bool,
+    pub timeout_seconds: u64,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ModelsView {
+    pub models_dir: String,
+    pub models: Vec<InstalledModel>,
+    pub endpoint: EndpointView,
+    /// Which model serves each feature, or why none can.
+    pub features: Vec<ModelRow>,
+}
+
+/// The models Wenjian knows, with what each does (`wenjian models fetch NAME` installs them).
+const KNOWN_MODELS: [(&str, &str); 4] = [
+    (
+        crate::models::LOCAL_MODEL,
+        "AIGC 检测打分；无外部模型服务时的改写、对话与论文写作",
+    ),
+    (
+        crate::models::OBSERVER_MODEL,
+        "AIGC 检测交叉模型；可选的更强本地写作模型",
+    ),
+    ("usem3", "句向量：改写检测、转述与翻译抄袭、文献检索"),
+    ("cilin", "同义词词林：降重改写的同义替换"),
+];
+
+fn feature_rows(state: &AppState) -> Vec<ModelRow> {
+    [
+        (Feature::Rewrite, "降重改写"),
+        (Feature::Chat, "对话改写"),
+        (Feature::Paper, "论文生成"),
+        (Feature::Slides, "答辩PPT"),
+    ]
+    .into_iter()
+    .map(|(feature, name)| {
+        let engine = state.models.engine(feature);
+        ModelRow {
+            feature: name.into(),
+            source: engine.source,
+            model: engine.model,
+            unavailable: engine.unavailable,
+        }
+    })
+    .collect()
+}
+
+/// The models folder as it is: the known models (installed or not) and any other folder,
+/// the endpoint's settings (never its key) and which model serves each feature.
+#[utoipa::path(get, path = "/api/admin/models", tag = "admin_api",
+    security(("bearer" = [])),
+    responses(
+        (status = 200, body = inline(crate::envelope::Envelope<ModelsView>)),
+        (status = 403, description = "not_operator", body = crate::envelope::ErrorBody),
+    ))]
+pub async fn models(
+    State(state): State<AppState>,
+    OperatorUser(_operator): OperatorUser,
+) -> ApiResult<ModelsView> {
+    let dir = state.config.models_dir();
+    let scan = dir.clone();
+    let models = tokio::task::spawn_blocking(move || {
+        let mut found: Vec<InstalledModel> = KNOWN_MODELS
+            .iter()
+            .map(|(name, purpose)| {
+                let bytes = folder_bytes(&scan.join(name));
+                InstalledModel {
+                    name: (*name).into(),
+                    installed: bytes > 0,
+                    bytes,
+                    purpose: (*purpose).into(),
+                }
+            })
+            .collect();
+        if let Ok(entries) = std::fs::read_dir(&scan) {
+            for entry in entries.flatten() {
+                let name = entry.file_name().to_string_lossy().to_string();
+                if entry.path().is_dir() && !found.iter().any(|m| m.name == name) {
+                    found.push(InstalledModel {
+                        bytes: folder_bytes(&entry.path()),
+                        installed: true,
+                        purpose: String::new(),
+                        name,
+                    });
+                }
+            }
+        }
+        found
+    })
+    .await
+    .map_err(ApiError::internal)?;
+    let endpoint = state.models.endpoint();
+    Ok(Success(ModelsView {
+        models_dir: dir.display().to_string(),
+        models,
+        endpoint: EndpointView {
+            configured: endpoint.is_some(),
+            base_url: endpoint.map(|e| e.base_url.clone()),
+            model: endpoint.map(|e| e.model.clone()),
+            key_set: endpoint.is_some_and(|e| !e.api_key.is_empty()),
+            timeout_seconds: state.config.llm_timeout_seconds,
+        },
+        features: feature_rows(&state),
+    }))
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct EndpointTest {
+    pub model: String,
+    /// What the endpoint answered.
+    pub answer: String,
+    pub millis: u64,
+}
+
+/// Makes one real call to the configured endpoint and shows its answer and latency.
+#[utoipa::path(post, path = "/api/admin/models/test", tag = "admin_api",
+    security(("bearer" = [])),
+    responses(
+        (status = 200, body = inline(crate::envelope::Envelope<EndpointTest>)),
+        (status = 403, description = "not_operator", body = crate::envelope::ErrorBody),
+        (status = 409, description = "endpoint_not_configured", body = crate::envelope::ErrorBody),
+        (status = 502, description = "endpoint_failed: what the endpoint or the network said", body = crate::envelope::ErrorBody),
+    ))]
+pub async fn test_endpoint(
+    State(state): State<AppState>,
+    OperatorUser(_operator): OperatorUser,
+) -> ApiResult<EndpointTest> {
+    let Some(config) = state.models.endpoint().cloned() else {
+        return Err(ApiError::conflict(
+            "endpoint_not_configured",
+            "尚未配置外部模型服务（llm_base_url、llm_model）",
+        ));
+    };
+    let failed = |e: &dyn std::fmt::Display| {
+        ApiError::new(
+            StatusCode::BAD_GATEWAY,
+            "endpoint_failed",
+            format!("外部模型服务调用失败：{e}"),
+        )
+    };
+    // One attempt: the operator wants to know how the endpoint answers now.
+    let client = llm::chat::OpenAiCompatible::new(llm::chat::OpenAiConfig {
+        retries: 0,
+        ..config.clone()
+    })
+    .map_err(|e| failed(&e))?;
+    let request = llm::chat::ChatRequest {
+        messages: vec![
+            llm::chat::Message::system("你是连接测试。只用一句中文回答。"),
+            llm::chat::Message::user("请用一句话说明你是哪个模型。"),
+        ],
+        temperature: 0.2,
+        max_tokens: Some(64),
+        copy_guard: None,
+    };
+    let started = std::time::Instant::now();
+    use llm::chat::ChatModel;
+    let reply = client.chat(&request, None).await.map_err(|e| failed(&e))?;
+    Ok(Success(EndpointTest {
+        model: config.model,
+        answer: reply.text.chars().take(500).collect(),
+        millis: started.elapsed().as_millis() as u64,
+    }))
 }

@@ -40,6 +40,8 @@ pub fn routes() -> Router<AppState> {
         .route("/api/admin/prices", get(console_api::prices))
         .route("/api/admin/prices/save", post(console_api::save_prices))
         .route("/api/admin/prices/reset", post(console_api::reset_prices))
+        .route("/api/admin/models", get(console_api::models))
+        .route("/api/admin/models/test", post(console_api::test_endpoint))
         .route("/api/admin/audit", get(console_api::audit))
         .route("/api/admin/config", get(console_api::config_entries))
         .route(

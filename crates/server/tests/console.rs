@@ -601,7 +601,7 @@ api_test!(
             )
             .await;
         let id = init["result"]["id"].as_i64().unwrap();
-        let quote = async || {
+        let quote = async |id: i64| {
             let (status, cost) = s
                 .post(
                     "/api/base/check_api/check_cost",
@@ -613,7 +613,7 @@ api_test!(
             cost["result"]["pricePerThousandFen"].as_i64().unwrap()
         };
         let configured = s.state.config.check_price_fen_per_thousand;
-        assert_eq!(quote().await, configured);
+        assert_eq!(quote(id).await, configured);
 
         let (status, view) = s.get("/api/admin/prices", Some(&ops)).await;
         assert_eq!(status, StatusCode::OK, "{view}");
@@ -632,7 +632,11 @@ api_test!(
             .post("/api/admin/prices/save", Some(&ops), prices.clone())
             .await;
         assert_error(status, &body, 400, "invalid_prices");
-        assert_eq!(quote().await, configured, "a refused save changes nothing");
+        assert_eq!(
+            quote(id).await,
+            configured,
+            "a refused save changes nothing"
+        );
 
         prices["topUpTiers"][0]["bonusFen"] = json!(3000);
         let (status, saved) = s
@@ -644,7 +648,7 @@ api_test!(
             saved["result"]["current"]["topUpTiers"][0]["fen"], 5000,
             "tiers kept in order"
         );
-        assert_eq!(quote().await, 500);
+        assert_eq!(quote(id).await, 500);
         let (_, options) = s
             .post("/api/order/order_info_api/options", None, json!({}))
             .await;
@@ -662,12 +666,58 @@ api_test!(
         assert_eq!(public["result"]["value"]["fen"], 500);
         assert!(public["result"]["updatedAt"].is_i64());
 
+        // The operator changes the price between the student's dialog and their 提交: nothing
+        // is charged at a price they did not see.
+        let me = s.user_id(&student).await;
+        s.store()
+            .operator_credit(me, 10_000, 0, "测试充值")
+            .await
+            .unwrap();
+        let mut dearer = saved["result"]["current"].clone();
+        dearer["checkFenPerThousand"] = json!(700);
+        s.post("/api/admin/prices/save", Some(&ops), dearer).await;
+        let submit = |seen: i64| {
+            s.http
+                .post(format!("{}/api/base/check_api/check_submit", s.base))
+                .bearer_auth(&student)
+                .header("X-Confirmed-Payment", "balance")
+                .header("X-Confirmed-Price", seen.to_string())
+                .json(&json!({"id": id}))
+                .send()
+        };
+        let refused = submit(500).await.unwrap();
+        assert_eq!(refused.status(), StatusCode::PRECONDITION_FAILED);
+        let body: Value = refused.json().await.unwrap();
+        assert_eq!(body["error"], "payment_changed", "{body}");
+        assert!(body["message"].as_str().unwrap().contains("7.00"), "{body}");
+        assert_eq!(
+            s.store().account(me).await.unwrap().balance_fen,
+            10_000,
+            "nothing charged"
+        );
+        let paid = submit(700).await.unwrap();
+        assert_eq!(
+            paid.status(),
+            StatusCode::OK,
+            "{}",
+            paid.text().await.unwrap()
+        );
+        assert_eq!(s.store().account(me).await.unwrap().balance_fen, 9_300);
+
         let (status, reset) = s
             .post("/api/admin/prices/reset", Some(&ops), json!({}))
             .await;
         assert_eq!(status, StatusCode::OK, "{reset}");
         assert_eq!(reset["result"]["overridden"], false);
-        assert_eq!(quote().await, configured);
+        let (_, again) = s
+            .post(
+                "/api/base/check_api/check_init",
+                Some(&student),
+                json!({"title": "价格测试二", "text": "第一章 引言\n本文讨论社区居家养老服务。\n"}),
+            )
+            .await;
+        let fresh = again["result"]["id"].as_i64().unwrap();
+        assert_eq!(quote(fresh).await, configured);
         let (_, log) = s.get("/api/admin/audit?q=prices", Some(&ops)).await;
         let actions: Vec<&str> = log["result"]["records"]
             .as_array()
@@ -675,7 +725,7 @@ api_test!(
             .iter()
             .map(|e| e["action"].as_str().unwrap())
             .collect();
-        assert_eq!(actions, vec!["config.delete", "config.put"]);
+        assert_eq!(actions, vec!["config.delete", "config.put", "config.put"]);
     }
 );
 

@@ -518,8 +518,13 @@ pub async fn quote(
 /// last free check spent, a package bought), nothing is charged and the page asks again.
 pub const CONFIRMED_PAYMENT_HEADER: &str = "x-confirmed-payment";
 
-/// What the user confirmed would pay, when the page said (older clients do not).
-pub struct ConfirmedPayment(pub Option<String>);
+/// The price in fen the dialog showed, sent beside `X-Confirmed-Payment`: an operator may change
+/// prices at any moment (console → 价格设置), and nobody is charged a price they did not see.
+pub const CONFIRMED_PRICE_HEADER: &str = "x-confirmed-price";
+
+/// What the user confirmed would pay, when the page said (older clients do not), and the price
+/// they saw.
+pub struct ConfirmedPayment(pub Option<String>, pub Option<i64>);
 
 impl<S: Send + Sync> axum::extract::FromRequestParts<S> for ConfirmedPayment {
     type Rejection = ApiError;
@@ -528,14 +533,30 @@ impl<S: Send + Sync> axum::extract::FromRequestParts<S> for ConfirmedPayment {
         parts: &mut axum::http::request::Parts,
         _state: &S,
     ) -> Result<Self, ApiError> {
+        let price = match parts.headers.get(CONFIRMED_PRICE_HEADER) {
+            None => None,
+            Some(value) => Some(
+                value
+                    .to_str()
+                    .ok()
+                    .and_then(|v| v.trim().parse::<i64>().ok())
+                    .filter(|fen| *fen >= 0)
+                    .ok_or_else(|| {
+                        ApiError::bad_request(
+                            "invalid_confirmed_price",
+                            "X-Confirmed-Price 须为确认时显示的价格（分，非负整数）",
+                        )
+                    })?,
+            ),
+        };
         let Some(value) = parts.headers.get(CONFIRMED_PAYMENT_HEADER) else {
-            return Ok(ConfirmedPayment(None));
+            return Ok(ConfirmedPayment(None, price));
         };
         match value.to_str().map(str::trim) {
             Ok(v @ ("free_check" | "package" | "balance")) => {
-                Ok(ConfirmedPayment(Some(v.to_string())))
+                Ok(ConfirmedPayment(Some(v.to_string()), price))
             }
-            Ok("") => Ok(ConfirmedPayment(None)),
+            Ok("") => Ok(ConfirmedPayment(None, price)),
             _ => Err(ApiError::bad_request(
                 "invalid_confirmed_payment",
                 "X-Confirmed-Payment 只能是 free_check、package 或 balance",
@@ -548,6 +569,21 @@ impl ConfirmedPayment {
     /// Refuses (412 `payment_changed`, nothing charged) when `cost` would pay otherwise than the
     /// user confirmed. Too little to pay at all is left to the charge's own 402.
     pub fn check(&self, cost: &TaskCost) -> Result<(), ApiError> {
+        // The balance pays a price the user did not see: the operator changed it meanwhile.
+        if let Some(seen) = self.1
+            && seen != cost.price_fen
+            && matches!(cost.pays_with.as_str(), "balance" | "insufficient")
+        {
+            return Err(ApiError::new(
+                StatusCode::PRECONDITION_FAILED,
+                "payment_changed",
+                format!(
+                    "价格已调整：确认时为 {:.2} 元，现在为 {:.2} 元。未扣费，请重新确认后提交",
+                    seen as f64 / 100.0,
+                    cost.price_fen as f64 / 100.0
+                ),
+            ));
+        }
         let Some(confirmed) = self.0.as_deref() else {
             return Ok(());
         };

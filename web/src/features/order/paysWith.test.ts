@@ -7,6 +7,7 @@ describe('paying as the dialog showed', () => {
     expect(confirmedPayment({ paysWith: 'package' })).toEqual({ 'X-Confirmed-Payment': 'package' })
     expect(confirmedPayment({ paysWith: 'free_check' })).toEqual({ 'X-Confirmed-Payment': 'free_check' })
     expect(confirmedPayment({ paysWith: 'insufficient' })).toEqual({ 'X-Confirmed-Payment': 'balance' })
+    expect(confirmedPayment({ paysWith: 'balance', priceFen: 300 })).toEqual({ 'X-Confirmed-Payment': 'balance', 'X-Confirmed-Price': '300' })
   })
 
   it('fetches the new quote when the payment changed, and only then', async () => {

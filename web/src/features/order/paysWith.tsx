@@ -29,8 +29,12 @@ interface Priced {
  * charges nothing and answers 412 `payment_changed` when something else would pay now. After a
  * scan-to-pay top-up the balance pays.
  */
-export function confirmedPayment(c: { paysWith: PaysWith }): Record<string, string> {
-  return { 'X-Confirmed-Payment': c.paysWith === 'insufficient' ? 'balance' : c.paysWith }
+export function confirmedPayment(c: { paysWith: PaysWith; priceFen?: number }): Record<string, string> {
+  const headers: Record<string, string> = { 'X-Confirmed-Payment': c.paysWith === 'insufficient' ? 'balance' : c.paysWith }
+  // The price shown: operators may change prices at any moment, and the server charges none
+  // that the dialog did not show (412 payment_changed, nothing charged).
+  if (typeof c.priceFen === 'number') headers['X-Confirmed-Price'] = String(c.priceFen)
+  return headers
 }
 
 /** Runs a paid submission; when the payment changed since the dialog was shown, the dialog

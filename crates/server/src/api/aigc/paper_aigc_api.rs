@@ -244,7 +244,7 @@ pub async fn check_order_id(
 /// Charges the balance and queues the detection, in one transaction. Not enough → 402, nothing
 /// charged.
 #[utoipa::path(post, path = "/api/base/paper_aigc_api/submit_check", tag = "paper_aigc_api", security(("bearer" = [])),
-    params(IdForm, ("X-Confirmed-Payment" = Option<String>, Header, description = "What the confirmed price dialog said would pay: free_check, package or balance; the charge is refused (412) when that changed")), request_body = IdForm,
+    params(IdForm, ("X-Confirmed-Payment" = Option<String>, Header, description = "What the confirmed price dialog said would pay: free_check, package or balance; the charge is refused (412) when that changed"), ("X-Confirmed-Price" = Option<i64>, Header, description = "The price in fen the dialog showed; when the balance would pay another (an operator changed prices), nothing is charged (412 payment_changed)")), request_body = IdForm,
     responses(
         (status = 200, body = inline(crate::envelope::Envelope<AigcRecord>)),
         (status = 402, description = "insufficient_balance", body = crate::envelope::ErrorBody),
@@ -272,7 +272,7 @@ pub async fn submit_check(
 /// Runs an ended detection again with the current model and calibration, charged like a new
 /// one. Not enough → 402 and the earlier result stays.
 #[utoipa::path(post, path = "/api/base/paper_aigc_api/reload", tag = "paper_aigc_api", security(("bearer" = [])),
-    params(IdForm, ("X-Confirmed-Payment" = Option<String>, Header, description = "What the confirmed price dialog said would pay: free_check, package or balance; the charge is refused (412) when that changed")), request_body = IdForm,
+    params(IdForm, ("X-Confirmed-Payment" = Option<String>, Header, description = "What the confirmed price dialog said would pay: free_check, package or balance; the charge is refused (412) when that changed"), ("X-Confirmed-Price" = Option<i64>, Header, description = "The price in fen the dialog showed; when the balance would pay another (an operator changed prices), nothing is charged (412 payment_changed)")), request_body = IdForm,
     responses(
         (status = 200, body = inline(crate::envelope::Envelope<AigcRecord>)),
         (status = 402, description = "insufficient_balance", body = crate::envelope::ErrorBody),

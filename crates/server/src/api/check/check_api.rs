@@ -286,7 +286,7 @@ pub struct SubmitForm {
 
 /// Charges (a free check, else the balance) and queues the check, in one transaction. Not enough → 402, nothing charged.
 #[utoipa::path(post, path = "/api/base/check_api/check_submit", tag = "check_api", security(("bearer" = [])),
-    params(SubmitForm, ("X-Confirmed-Payment" = Option<String>, Header, description = "What the confirmed price dialog said would pay: free_check, package or balance; the charge is refused (412) when that changed")), request_body = SubmitForm,
+    params(SubmitForm, ("X-Confirmed-Payment" = Option<String>, Header, description = "What the confirmed price dialog said would pay: free_check, package or balance; the charge is refused (412) when that changed"), ("X-Confirmed-Price" = Option<i64>, Header, description = "The price in fen the dialog showed; when the balance would pay another (an operator changed prices), nothing is charged (412 payment_changed)")), request_body = SubmitForm,
     responses(
         (status = 200, body = inline(crate::envelope::Envelope<CheckRecord>)),
         (status = 402, description = "insufficient_balance", body = crate::envelope::ErrorBody),

@@ -741,7 +741,7 @@ pub struct CommitForm {
 /// Commits the outline (as edited) and starts the writing: the length tier's price is charged
 /// from the balance once; a failure refunds it.
 #[utoipa::path(post, path = "/api/base/ai_paper_info_api/commit_paper", tag = "ai_paper_info_api", security(("bearer" = [])),
-    params(("X-Confirmed-Payment" = Option<String>, Header, description = "What the confirmed price dialog said would pay: free_check, package or balance; the charge is refused (412) when that changed")),
+    params(("X-Confirmed-Payment" = Option<String>, Header, description = "What the confirmed price dialog said would pay: free_check, package or balance; the charge is refused (412) when that changed"), ("X-Confirmed-Price" = Option<i64>, Header, description = "The price in fen the dialog showed; when the balance would pay another (an operator changed prices), nothing is charged (412 payment_changed)")),
     request_body = CommitForm,
     responses(
         (status = 200, body = inline(crate::envelope::Envelope<PaperDetail>)),

@@ -982,7 +982,7 @@ pub struct SubmitForm {
 /// Pays for a draft (a 答辩PPT package use, else the balance) and queues the deck, in one
 /// transaction. Not enough → 402 and nothing is charged; a failed deck is refunded.
 #[utoipa::path(post, path = "/api/base/ai_ppt_info_api/submit_by_id", tag = "ai_ppt_info_api", security(("bearer" = [])),
-    params(SubmitForm, ("X-Confirmed-Payment" = Option<String>, Header, description = "What the confirmed price dialog said would pay: package or balance; the charge is refused (412) when that changed")), request_body = SubmitForm,
+    params(SubmitForm, ("X-Confirmed-Payment" = Option<String>, Header, description = "What the confirmed price dialog said would pay: package or balance; the charge is refused (412) when that changed"), ("X-Confirmed-Price" = Option<i64>, Header, description = "The price in fen the dialog showed; when the balance would pay another (an operator changed prices), nothing is charged (412 payment_changed)")), request_body = SubmitForm,
     responses(
         (status = 200, body = inline(crate::envelope::Envelope<PptRecord>)),
         (status = 400, description = "unknown_template", body = crate::envelope::ErrorBody),

@@ -210,7 +210,7 @@ pub async fn machine_init(
 /// Charges the balance for a paragraph-rewriting draft and queues it (the goal, strength and
 /// frozen terms may be changed here).
 #[utoipa::path(post, path = "/api/base/machine_api/machine_cnki_submit", tag = "machine_api", security(("bearer" = [])),
-    params(SubmitForm, ("X-Confirmed-Payment" = Option<String>, Header, description = "What the confirmed price dialog said would pay: free_check, package or balance; the charge is refused (412) when that changed")), request_body = SubmitForm,
+    params(SubmitForm, ("X-Confirmed-Payment" = Option<String>, Header, description = "What the confirmed price dialog said would pay: free_check, package or balance; the charge is refused (412) when that changed"), ("X-Confirmed-Price" = Option<i64>, Header, description = "The price in fen the dialog showed; when the balance would pay another (an operator changed prices), nothing is charged (412 payment_changed)")), request_body = SubmitForm,
     responses(
         (status = 200, body = inline(crate::envelope::Envelope<RewriteRecord>)),
         (status = 400, description = "invalid_goal / invalid_strength / too_many_frozen_terms", body = crate::envelope::ErrorBody),
@@ -241,7 +241,7 @@ pub async fn machine_cnki_submit(
 
 /// Charges the balance for a smart-rewriting draft and queues it.
 #[utoipa::path(post, path = "/api/base/machine_api/machine_submit", tag = "machine_api", security(("bearer" = [])),
-    params(SubmitForm, ("X-Confirmed-Payment" = Option<String>, Header, description = "What the confirmed price dialog said would pay: free_check, package or balance; the charge is refused (412) when that changed")), request_body = SubmitForm,
+    params(SubmitForm, ("X-Confirmed-Payment" = Option<String>, Header, description = "What the confirmed price dialog said would pay: free_check, package or balance; the charge is refused (412) when that changed"), ("X-Confirmed-Price" = Option<i64>, Header, description = "The price in fen the dialog showed; when the balance would pay another (an operator changed prices), nothing is charged (412 payment_changed)")), request_body = SubmitForm,
     responses(
         (status = 200, body = inline(crate::envelope::Envelope<RewriteRecord>)),
         (status = 400, description = "invalid_goal / invalid_strength / too_many_frozen_terms", body = crate::envelope::ErrorBody),

@@ -576,7 +576,7 @@ pub fn parse_frozen(raw: &str) -> Result<Vec<String>, ApiError> {
 /// Sets the goal, strength and frozen terms of a draft, then charges the balance and queues
 /// it, in one transaction. Not enough → 402 and nothing is charged.
 #[utoipa::path(post, path = "/api/base/paper_machine_api/machine_submit", tag = "paper_machine_api", security(("bearer" = [])),
-    params(SubmitForm, ("X-Confirmed-Payment" = Option<String>, Header, description = "What the confirmed price dialog said would pay: free_check, package or balance; the charge is refused (412) when that changed")), request_body = SubmitForm,
+    params(SubmitForm, ("X-Confirmed-Payment" = Option<String>, Header, description = "What the confirmed price dialog said would pay: free_check, package or balance; the charge is refused (412) when that changed"), ("X-Confirmed-Price" = Option<i64>, Header, description = "The price in fen the dialog showed; when the balance would pay another (an operator changed prices), nothing is charged (412 payment_changed)")), request_body = SubmitForm,
     responses(
         (status = 200, body = inline(crate::envelope::Envelope<RewriteRecord>)),
         (status = 400, description = "invalid_goal / invalid_strength / too_many_frozen_terms", body = crate::envelope::ErrorBody),
@@ -743,7 +743,7 @@ pub struct ReloadForm {
 /// Runs an ended rewrite again, charged like a new one for the characters it rewrites: every
 /// paragraph, or with `index` one paragraph alone (the others keep their outcome and choice).
 #[utoipa::path(post, path = "/api/base/paper_machine_api/reload", tag = "paper_machine_api", security(("bearer" = [])),
-    params(ReloadForm, ("X-Confirmed-Payment" = Option<String>, Header, description = "What the confirmed price dialog said would pay: free_check, package or balance; the charge is refused (412) when that changed")), request_body = ReloadForm,
+    params(ReloadForm, ("X-Confirmed-Payment" = Option<String>, Header, description = "What the confirmed price dialog said would pay: free_check, package or balance; the charge is refused (412) when that changed"), ("X-Confirmed-Price" = Option<i64>, Header, description = "The price in fen the dialog showed; when the balance would pay another (an operator changed prices), nothing is charged (412 payment_changed)")), request_body = ReloadForm,
     responses(
         (status = 200, body = inline(crate::envelope::Envelope<RewriteRecord>)),
         (status = 402, description = "insufficient_balance", body = crate::envelope::ErrorBody),

@@ -39,6 +39,13 @@ pub struct AuditEntry {
     pub created_at: i64,
 }
 
+/// What an operator changes of a user's access.
+#[derive(Debug, Clone, Copy)]
+enum UserChange {
+    Disabled(bool),
+    Operator(bool),
+}
+
 /// A user as the console lists them.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct UserSummary {
@@ -317,49 +324,8 @@ impl Store {
         user_id: i64,
         disabled: bool,
     ) -> Result<User> {
-        if disabled && actor.id == user_id {
-            return Err(StoreError::Invalid("不能停用自己的账号".into()));
-        }
-        let now = now_ms();
-        let mut tx = self.begin_write().await?;
-        let operators = self.lock_operators(&mut tx, actor).await?;
-        let before = user_in(&mut tx, user_id).await?;
-        if disabled && before.is_operator && !before.disabled && operators <= 1 {
-            return Err(StoreError::Invalid(
-                "这是最后一个可用的运营账号，不能停用".into(),
-            ));
-        }
-        sqlx::query("UPDATE users SET disabled_at = $1, updated_at = $2 WHERE id = $3")
-            .bind(disabled.then_some(now))
-            .bind(now)
-            .bind(user_id)
-            .execute(&mut *tx)
-            .await?;
-        if disabled {
-            sqlx::query(
-                "UPDATE sessions SET revoked_at = $1 WHERE user_id = $2 AND revoked_at IS NULL",
-            )
-            .bind(now)
-            .bind(user_id)
-            .execute(&mut *tx)
-            .await?;
-        }
-        let after = user_in(&mut tx, user_id).await?;
-        audit(
-            &mut tx,
-            actor,
-            if disabled {
-                "user.disable"
-            } else {
-                "user.enable"
-            },
-            &format!("user:{user_id} {}", after.login_name),
-            &serde_json::json!({ "disabled": before.disabled }).to_string(),
-            &serde_json::json!({ "disabled": after.disabled }).to_string(),
-        )
-        .await?;
-        tx.commit().await?;
-        Ok(after)
+        self.change_user(actor, user_id, UserChange::Disabled(disabled))
+            .await
     }
 
     /// Grants or removes the operator role. An operator cannot remove their own, so a site is
@@ -370,35 +336,83 @@ impl Store {
         user_id: i64,
         operator: bool,
     ) -> Result<User> {
-        if !operator && actor.id == user_id {
-            return Err(StoreError::Invalid("不能取消自己的运营权限".into()));
+        self.change_user(actor, user_id, UserChange::Operator(operator))
+            .await
+    }
+
+    /// One change of a user's access, checked, applied and logged in one transaction.
+    async fn change_user(
+        &self,
+        actor: Actor<'_>,
+        user_id: i64,
+        change: UserChange,
+    ) -> Result<User> {
+        // Whether it takes an enabled operator away, and what refuses that.
+        let (removes, own, last) = match change {
+            UserChange::Disabled(on) => (
+                on,
+                "不能停用自己的账号",
+                "这是最后一个可用的运营账号，不能停用",
+            ),
+            UserChange::Operator(on) => (
+                !on,
+                "不能取消自己的运营权限",
+                "这是最后一个可用的运营账号，不能取消其权限",
+            ),
+        };
+        if removes && actor.id == user_id {
+            return Err(StoreError::Invalid(own.into()));
         }
+        let now = now_ms();
         let mut tx = self.begin_write().await?;
         let operators = self.lock_operators(&mut tx, actor).await?;
         let before = user_in(&mut tx, user_id).await?;
-        if !operator && before.is_operator && !before.disabled && operators <= 1 {
-            return Err(StoreError::Invalid(
-                "这是最后一个可用的运营账号，不能取消其权限".into(),
-            ));
+        if removes && before.is_operator && !before.disabled && operators <= 1 {
+            return Err(StoreError::Invalid(last.into()));
         }
-        sqlx::query("UPDATE users SET is_operator = $1, updated_at = $2 WHERE id = $3")
-            .bind(i64::from(operator))
-            .bind(now_ms())
+        let (sql, value) = match change {
+            UserChange::Disabled(on) => (
+                "UPDATE users SET disabled_at = $1, updated_at = $2 WHERE id = $3",
+                on.then_some(now),
+            ),
+            UserChange::Operator(on) => (
+                "UPDATE users SET is_operator = $1, updated_at = $2 WHERE id = $3",
+                Some(i64::from(on)),
+            ),
+        };
+        sqlx::query(sql)
+            .bind(value)
+            .bind(now)
             .bind(user_id)
             .execute(&mut *tx)
             .await?;
+        if let UserChange::Disabled(true) = change {
+            sqlx::query(
+                "UPDATE sessions SET revoked_at = $1 WHERE user_id = $2 AND revoked_at IS NULL",
+            )
+            .bind(now)
+            .bind(user_id)
+            .execute(&mut *tx)
+            .await?;
+        }
         let after = user_in(&mut tx, user_id).await?;
+        let (action, shown) = match change {
+            UserChange::Disabled(true) => ("user.disable", "disabled"),
+            UserChange::Disabled(false) => ("user.enable", "disabled"),
+            UserChange::Operator(true) => ("user.grant_operator", "operator"),
+            UserChange::Operator(false) => ("user.revoke_operator", "operator"),
+        };
+        let flag = |u: &User| match change {
+            UserChange::Disabled(_) => u.disabled,
+            UserChange::Operator(_) => u.is_operator,
+        };
         audit(
             &mut tx,
             actor,
-            if operator {
-                "user.grant_operator"
-            } else {
-                "user.revoke_operator"
-            },
+            action,
             &format!("user:{user_id} {}", after.login_name),
-            &serde_json::json!({ "operator": before.is_operator }).to_string(),
-            &serde_json::json!({ "operator": after.is_operator }).to_string(),
+            &serde_json::json!({ shown: flag(&before) }).to_string(),
+            &serde_json::json!({ shown: flag(&after) }).to_string(),
         )
         .await?;
         tx.commit().await?;
@@ -773,8 +787,8 @@ impl Store {
             ),
             None => None,
         };
-        let row = match id {
-            Some(id) => sqlx::query(&format!(
+        let product = match id {
+            Some(id) => product_from_row(&sqlx::query(&format!(
                 "UPDATE products SET name = $1, description = $2, price_fen = $3, grant_kind = $4, \
                  grant_amount = $5, valid_days = $6, sort_order = $7, updated_at = $8 WHERE id = $9 \
                  RETURNING {PRODUCT_COLUMNS}"
@@ -789,24 +803,9 @@ impl Store {
             .bind(now)
             .bind(id)
             .fetch_one(&mut *tx)
-            .await?,
-            None => sqlx::query(&format!(
-                "INSERT INTO products (name, description, price_fen, grant_kind, grant_amount, valid_days, \
-                 sort_order, active, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, 1, $8, $8) \
-                 RETURNING {PRODUCT_COLUMNS}"
-            ))
-            .bind(&p.name)
-            .bind(&p.description)
-            .bind(p.price_fen)
-            .bind(p.grant_kind.as_str())
-            .bind(p.grant_amount)
-            .bind(p.valid_days)
-            .bind(p.sort_order)
-            .bind(now)
-            .fetch_one(&mut *tx)
-            .await?,
+            .await?)?,
+            None => crate::orders::insert_product(&mut tx, p, now).await?,
         };
-        let product = product_from_row(&row)?;
         audit(
             &mut tx,
             actor,

@@ -552,6 +552,30 @@ async fn deliver(conn: &mut AnyConnection, order: &Order, now: i64) -> Result<()
     Ok(())
 }
 
+/// Puts a package on sale.
+pub(crate) async fn insert_product(
+    conn: &mut AnyConnection,
+    p: &NewProduct,
+    now: i64,
+) -> Result<Product> {
+    let row = sqlx::query(&format!(
+        "INSERT INTO products (name, description, price_fen, grant_kind, grant_amount, valid_days, \
+         sort_order, active, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, 1, $8, $8) \
+         RETURNING {PRODUCT_COLUMNS}"
+    ))
+    .bind(&p.name)
+    .bind(&p.description)
+    .bind(p.price_fen)
+    .bind(p.grant_kind.as_str())
+    .bind(p.grant_amount)
+    .bind(p.valid_days)
+    .bind(p.sort_order)
+    .bind(now)
+    .fetch_one(&mut *conn)
+    .await?;
+    product_from_row(&row)
+}
+
 /// "¥12.30".
 fn yuan(fen: i64) -> String {
     format!("¥{}.{:02}", fen / 100, fen % 100)
@@ -560,23 +584,8 @@ fn yuan(fen: i64) -> String {
 impl Store {
     /// Adds a package to the catalogue.
     pub async fn create_product(&self, p: &NewProduct) -> Result<Product> {
-        let now = now_ms();
-        let row = sqlx::query(&format!(
-            "INSERT INTO products (name, description, price_fen, grant_kind, grant_amount, valid_days, \
-             sort_order, active, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, 1, $8, $8) \
-             RETURNING {PRODUCT_COLUMNS}"
-        ))
-        .bind(&p.name)
-        .bind(&p.description)
-        .bind(p.price_fen)
-        .bind(p.grant_kind.as_str())
-        .bind(p.grant_amount)
-        .bind(p.valid_days)
-        .bind(p.sort_order)
-        .bind(now)
-        .fetch_one(&self.pool)
-        .await?;
-        product_from_row(&row)
+        let mut conn = self.pool.acquire().await?;
+        insert_product(&mut conn, p, now_ms()).await
     }
 
     /// The catalogue in display order; with `active_only`, what can be bought now.

@@ -252,11 +252,16 @@ pub struct SearchForm {
     pub size: Option<i64>,
 }
 
+/// The page asked (1-based, default 1), its size (default 20, at most 100) and the rows before it.
+fn page_window(page: Option<i64>, size: Option<i64>) -> (i64, i64, i64) {
+    let page = page.unwrap_or(1).max(1);
+    let size = size.unwrap_or(20).clamp(1, 100);
+    (page, size, (page - 1).saturating_mul(size))
+}
+
 impl SearchForm {
     fn window(&self) -> (i64, i64, i64) {
-        let page = self.page.unwrap_or(1).max(1);
-        let size = self.size.unwrap_or(20).clamp(1, 100);
-        (page, size, (page - 1).saturating_mul(size))
+        page_window(self.page, self.size)
     }
 }
 
@@ -642,12 +647,7 @@ pub async fn tasks(
     OperatorUser(_operator): OperatorUser,
     Params(form): Params<TaskSearchForm>,
 ) -> ApiResult<Page<TaskRow>> {
-    let window = SearchForm {
-        q: String::new(),
-        page: form.page,
-        size: form.size,
-    };
-    let (page, size, offset) = window.window();
+    let (page, size, offset) = page_window(form.page, form.size);
     let (tasks, total) = state
         .store
         .search_tasks(
@@ -953,12 +953,7 @@ pub async fn orders(
     OperatorUser(_operator): OperatorUser,
     Params(form): Params<OrderSearchForm>,
 ) -> ApiResult<Page<OrderRow>> {
-    let window = SearchForm {
-        q: String::new(),
-        page: form.page,
-        size: form.size,
-    };
-    let (page, size, offset) = window.window();
+    let (page, size, offset) = page_window(form.page, form.size);
     let (orders, total) = state
         .store
         .search_orders(

@@ -178,7 +178,10 @@ test('a package made in the console is on sale at once, and a price changed ther
 
   await page.goto(`${env.server.base}/admin/prices`)
   const check = page.locator('input[data-testid=price-check], [data-testid=price-check] input')
+  // A slip is refused with its reason, never quietly turned into a price.
   await check.fill('-1')
+  await page.getByTestId('save-prices').click()
+  await page.getByText('须在 0.01–1000 元之间').waitFor()
   await check.fill('5')
   await page.getByTestId('save-prices').click()
   await page.getByText('当前使用后台设置的价格').waitFor()

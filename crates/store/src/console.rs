@@ -916,6 +916,11 @@ impl Store {
         .bind(id)
         .fetch_optional(&mut *tx)
         .await?;
+        if before.as_deref() == Some(value) {
+            // Saved as it was: nothing changes, nothing to log.
+            tx.commit().await?;
+            return self.config_entry(entity, id).await;
+        }
         sqlx::query(
             "INSERT INTO config_entries (entity, id, value_json, updated_at) VALUES ($1, $2, $3, $4) \
              ON CONFLICT (entity, id) DO UPDATE SET value_json = excluded.value_json, updated_at = excluded.updated_at",

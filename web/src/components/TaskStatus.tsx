@@ -40,6 +40,7 @@ export function TaskStatusCell({
     <span>
       <Tag color={STATUS[status].color}>{STATUS[status].label}</Tag>
       {status === 'failed' && <div className="muted">{error}（费用已退回）</div>}
+      {status === 'cancelled' && error && <div className="muted">{error}</div>}
     </span>
   )
 }

@@ -3,12 +3,18 @@ import { keepPreviousData, useQuery } from '@tanstack/react-query'
 import { Card, Input, Tag } from 'antd'
 import OperatorGate from './OperatorGate'
 import { auditLog } from './api'
-import { actionLabel } from './labels'
+import { ACTION_LABELS, actionLabel } from './labels'
 import type { AuditRow } from './types'
 import ResponsiveTable from '../../components/ResponsiveTable'
 import { formatDateTime } from '../../utils/format'
 
 const PAGE_SIZE = 20
+
+/** The log keeps actions by key (`user.disable`); a search for the name shown (停用) finds them. */
+function actionKey(query: string): string {
+  const named = Object.entries(ACTION_LABELS).find(([, label]) => query && label.includes(query))
+  return named ? named[0] : query
+}
 
 /** A change's JSON as short readable text. */
 function Change({ json }: { json: string }) {
@@ -28,7 +34,7 @@ function AuditBody() {
   const [page, setPage] = useState(1)
   const { data, error, refetch, isFetching } = useQuery({
     queryKey: ['admin', 'audit', query, page],
-    queryFn: () => auditLog(query, page, PAGE_SIZE),
+    queryFn: () => auditLog(actionKey(query), page, PAGE_SIZE),
     placeholderData: keepPreviousData,
   })
   return (
@@ -67,6 +73,7 @@ function AuditBody() {
         card={{
           title: (e) => `${actionLabel(e.action)}：${e.target}`,
           meta: (e) => `${e.actorName} · ${formatDateTime(e.createdAt)}`,
+          figure: (e) => (e.after ? { label: '变更后', value: <Change json={e.after} /> } : null),
         }}
         cardTestId="audit-card"
       />

@@ -67,7 +67,7 @@ function OrdersBody() {
         error={error as Error | null}
         onRetry={() => refetch()}
         dataSource={data?.records ?? []}
-        scroll={{ x: 1260 }}
+        scroll={{ x: 1100 }}
         locale={{ emptyText: '没有符合条件的订单' }}
         pagination={{ current: query.page, pageSize: PAGE_SIZE, total: data?.total ?? 0, onChange: (page) => setQuery((q) => ({ ...q, page })), showSizeChanger: false }}
         columns={[
@@ -78,8 +78,17 @@ function OrdersBody() {
           { title: '渠道', dataIndex: 'channel', width: 90, render: (c: Channel) => channelLabels[c] ?? c },
           { title: '金额', dataIndex: 'amountFen', width: 90, align: 'right', render: formatFen },
           { title: '状态', key: 'status', width: 90, render: (_: unknown, o) => status(o) },
-          { title: '创建时间', dataIndex: 'createdAt', width: 160, render: formatDateTime },
-          { title: '支付时间', dataIndex: 'paidAt', width: 160, render: (v: number | null) => (v ? formatDateTime(v) : '—') },
+          {
+            title: '时间',
+            key: 'times',
+            width: 190,
+            render: (_: unknown, o) => (
+              <>
+                <div>下单 {formatDateTime(o.createdAt)}</div>
+                {o.paidAt && <div className="muted">支付 {formatDateTime(o.paidAt)}</div>}
+              </>
+            ),
+          },
         ]}
         card={{
           title: (o) => o.title,

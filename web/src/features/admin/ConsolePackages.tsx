@@ -3,6 +3,7 @@ import { useQuery, useQueryClient } from '@tanstack/react-query'
 import { Button, Card, Form, Input, InputNumber, Modal, Popconfirm, Select, Space, Tag } from 'antd'
 import ResponsiveTable from '../../components/ResponsiveTable'
 import OperatorGate from './OperatorGate'
+import { validated } from './validated'
 import { packages, savePackage, setPackageActive } from './api'
 import type { PackageRow } from './types'
 import { formatFen } from '../../utils/format'
@@ -34,7 +35,9 @@ function PackageModal({ item, onClose, onSaved }: { item: PackageRow | null; onC
     ? { name: item.name, description: item.description, priceYuan: item.priceFen / 100, grantKind: item.grantKind, grantAmount: item.grantAmount, validDays: item.validDays, sortOrder: item.sortOrder }
     : { grantKind: 'check', validDays: 90, sortOrder: 100, description: '' }
   const submit = async () => {
-    const v = await form.validateFields()
+    const checked = await validated(form)
+    if (!checked) return
+    const v = checked
     setSaving(true)
     try {
       await savePackage({ id: item?.id, name: v.name, description: v.description ?? '', priceFen: Math.round(v.priceYuan * 100), grantKind: v.grantKind, grantAmount: v.grantAmount, validDays: v.validDays, sortOrder: v.sortOrder })
@@ -61,19 +64,19 @@ function PackageModal({ item, onClose, onSaved }: { item: PackageRow | null; onC
           <Form.Item name="grantKind" label="包含的服务" rules={[{ required: true }]}>
             <Select style={{ width: 160 }} options={GRANTS.map((g) => ({ value: g.value, label: g.label }))} />
           </Form.Item>
-          <Form.Item name="grantAmount" label={`数量（${unit}）`} rules={[{ required: true, message: '请填写数量' }, { type: 'number', min: 1, message: '至少 1' }]}>
-            <InputNumber min={1} max={10000000} precision={0} style={{ width: 140 }} data-testid="package-amount" />
+          <Form.Item name="grantAmount" label={`数量（${unit}）`} rules={[{ required: true, message: '请填写数量' }, { type: 'number', min: 1, max: 10000000, message: '须为 1–10000000' }]}>
+            <InputNumber precision={0} style={{ width: 140 }} data-testid="package-amount" />
           </Form.Item>
         </Space>
         <Space size="large" wrap>
           <Form.Item name="priceYuan" label="价格（元）" rules={[{ required: true, message: '请填写价格' }, { type: 'number', min: 0.01, max: 10000, message: '0.01–10000 元' }]}>
-            <InputNumber min={0.01} max={10000} precision={2} style={{ width: 140 }} data-testid="package-price" />
+            <InputNumber precision={2} style={{ width: 140 }} data-testid="package-price" />
           </Form.Item>
           <Form.Item name="validDays" label="有效期（天）" rules={[{ required: true, message: '请填写有效期' }, { type: 'number', min: 1, max: 3650, message: '1–3650 天' }]}>
-            <InputNumber min={1} max={3650} precision={0} style={{ width: 120 }} />
+            <InputNumber precision={0} style={{ width: 120 }} />
           </Form.Item>
-          <Form.Item name="sortOrder" label="排序（小的在前）">
-            <InputNumber min={0} max={10000} precision={0} style={{ width: 120 }} />
+          <Form.Item name="sortOrder" label="排序（小的在前）" rules={[{ type: 'number', min: 0, max: 10000, message: '0–10000' }]}>
+            <InputNumber precision={0} style={{ width: 120 }} />
           </Form.Item>
         </Space>
       </Form>

@@ -3,6 +3,7 @@ import { useQuery, useQueryClient } from '@tanstack/react-query'
 import { Alert, Button, Card, Col, Empty, Form, InputNumber, Popconfirm, Row, Space } from 'antd'
 import { MinusCircleOutlined, PlusOutlined } from '@ant-design/icons'
 import OperatorGate from './OperatorGate'
+import { validated } from './validated'
 import { prices as loadPrices, resetPrices, savePrices } from './api'
 import type { Prices, PricesView } from './types'
 import { formatDateTime, formatFen } from '../../utils/format'
@@ -63,7 +64,9 @@ function PricesForm({ view }: { view: PricesView }) {
     toastSuccess(message)
   }
   const save = async () => {
-    const fields = await form.validateFields()
+    const checked = await validated(form)
+    if (!checked) return
+    const fields = checked
     setSaving(true)
     try {
       done(await savePrices(toPrices(fields)), '价格已保存：之后的每一次报价都按新价格计算')
@@ -73,7 +76,8 @@ function PricesForm({ view }: { view: PricesView }) {
       setSaving(false)
     }
   }
-  const money = { min: 0.01, max: 10000, precision: 2, style: { width: '100%' } }
+  const money = { precision: 2, style: { width: '100%' } }
+  const yuanRule = (max: number) => ({ type: 'number' as const, min: 0.01, max, message: `须在 0.01–${max} 元之间` })
   return (
     <Form form={form} layout="vertical" initialValues={toFields(view.current)}>
       <Alert
@@ -87,13 +91,13 @@ function PricesForm({ view }: { view: PricesView }) {
         <Row gutter={16}>
           {PER_THOUSAND.map((p) => (
             <Col xs={12} md={6} key={p.name}>
-              <Form.Item name={p.name} label={p.label} rules={[{ required: true, message: '请填写价格' }]}>
-                <InputNumber {...money} max={1000} data-testid={`price-${p.name}`} />
+              <Form.Item name={p.name} label={p.label} rules={[{ required: true, message: '请填写价格' }, yuanRule(1000)]}>
+                <InputNumber {...money} data-testid={`price-${p.name}`} />
               </Form.Item>
             </Col>
           ))}
           <Col xs={12} md={6}>
-            <Form.Item name="ppt" label="答辩PPT（元 / 份）" rules={[{ required: true, message: '请填写价格' }]}>
+            <Form.Item name="ppt" label="答辩PPT（元 / 份）" rules={[{ required: true, message: '请填写价格' }, yuanRule(10000)]}>
               <InputNumber {...money} />
             </Form.Item>
           </Col>
@@ -108,11 +112,11 @@ function PricesForm({ view }: { view: PricesView }) {
                 <>
                   {fields.map((field) => (
                     <Space key={field.key} align="baseline" wrap style={{ display: 'flex' }}>
-                      <Form.Item name={[field.name, 'words']} label="不超过（字）" rules={[{ required: true, message: '请填写字数' }]}>
-                        <InputNumber min={1000} max={50000} precision={0} />
+                      <Form.Item name={[field.name, 'words']} label="不超过（字）" rules={[{ required: true, message: '请填写字数' }, { type: 'number', min: 1000, max: 50000, message: '1000–50000 字' }]}>
+                        <InputNumber precision={0} />
                       </Form.Item>
-                      <Form.Item name={[field.name, 'yuan']} label="价格（元）" rules={[{ required: true, message: '请填写价格' }]}>
-                        <InputNumber min={0.01} max={10000} precision={2} />
+                      <Form.Item name={[field.name, 'yuan']} label="价格（元）" rules={[{ required: true, message: '请填写价格' }, yuanRule(10000)]}>
+                        <InputNumber precision={2} />
                       </Form.Item>
                       {fields.length > 1 && <MinusCircleOutlined onClick={() => remove(field.name)} aria-label="删除该档" />}
                     </Space>
@@ -135,11 +139,11 @@ function PricesForm({ view }: { view: PricesView }) {
                 <>
                   {fields.map((field) => (
                     <Space key={field.key} align="baseline" wrap style={{ display: 'flex' }}>
-                      <Form.Item name={[field.name, 'yuan']} label="充值（元）" rules={[{ required: true, message: '请填写金额' }]}>
-                        <InputNumber min={0.01} max={view.topUpMaxFen / 100} precision={2} data-testid="top-up-yuan" />
+                      <Form.Item name={[field.name, 'yuan']} label="充值（元）" rules={[{ required: true, message: '请填写金额' }, { type: 'number', min: view.topUpMinFen / 100, max: view.topUpMaxFen / 100, message: `须在 ${view.topUpMinFen / 100}–${view.topUpMaxFen / 100} 元之间` }]}>
+                        <InputNumber precision={2} data-testid="top-up-yuan" />
                       </Form.Item>
-                      <Form.Item name={[field.name, 'bonusYuan']} label="赠送（元）" rules={[{ required: true, message: '请填写赠送，没有则填 0' }]}>
-                        <InputNumber min={0} max={view.topUpMaxFen / 100} precision={2} data-testid="top-up-bonus" />
+                      <Form.Item name={[field.name, 'bonusYuan']} label="赠送（元）" rules={[{ required: true, message: '请填写赠送，没有则填 0' }, { type: 'number', min: 0, message: '赠送不能为负' }]}>
+                        <InputNumber precision={2} data-testid="top-up-bonus" />
                       </Form.Item>
                       <MinusCircleOutlined onClick={() => remove(field.name)} aria-label="删除该档" />
                     </Space>

@@ -3,6 +3,7 @@ import { useQuery, useQueryClient } from '@tanstack/react-query'
 import { Alert, Button, Card, Empty, Form, Input, Modal, Popconfirm, Radio, Select, Space, Switch, Tag } from 'antd'
 import ResponsiveTable from '../../components/ResponsiveTable'
 import OperatorGate from './OperatorGate'
+import { validated } from './validated'
 import { configEntries, deleteConfig, saveConfig } from './api'
 import type { ConfigItem, Notice } from './types'
 import { allPages } from '../../router/routes'
@@ -39,7 +40,9 @@ function SiteTexts() {
   const initial = Object.fromEntries(data.map((i) => [i.id, i.value]))
   const overridden = data.some((i) => i.updatedAt !== null)
   const save = async () => {
-    const values = await form.validateFields()
+    const checked = await validated(form)
+    if (!checked) return
+    const values = checked
     setSaving(true)
     try {
       for (const id of ['site_title', 'marketing_url'] as const) {
@@ -100,7 +103,9 @@ function NoticeModal({ item, onClose, onSaved }: { item: ConfigItem<Notice> | nu
   const [saving, setSaving] = useState(false)
   const initial: NoticeForm = item ? { id: item.id, ...item.value } : { id: `notice-${Date.now().toString(36)}`, title: '', content: '', level: 'info', pages: [], enabled: true }
   const submit = async () => {
-    const { id, ...notice } = await form.validateFields()
+    const checked = await validated(form)
+    if (!checked) return
+    const { id, ...notice } = checked
     setSaving(true)
     try {
       await saveConfig('notices', id, { ...notice, pages: notice.pages ?? [] })

@@ -2,6 +2,7 @@ import { useState } from 'react'
 import { keepPreviousData, useQuery, useQueryClient } from '@tanstack/react-query'
 import { Button, Card, Form, Input, Modal, Popconfirm, Select, Space } from 'antd'
 import OperatorGate from './OperatorGate'
+import { validated } from './validated'
 import { cancelTask, retryTask, searchTasks, type TaskQuery } from './api'
 import { KIND_LABELS, kindLabel } from './labels'
 import type { TaskRow } from './types'
@@ -17,11 +18,13 @@ function CancelModal({ task, onClose, onDone }: { task: TaskRow; onClose: () => 
   const [form] = Form.useForm<{ reason: string }>()
   const [saving, setSaving] = useState(false)
   const submit = async () => {
-    const { reason } = await form.validateFields()
+    const checked = await validated(form)
+    if (!checked) return
+    const { reason } = checked
     setSaving(true)
     try {
       await cancelTask(task.id, reason)
-      toastSuccess('任务已取消，费用已按规则退回')
+      toastSuccess(task.chargedFen > 0 || task.chargedFree > 0 || task.chargedUnits > 0 ? '任务已取消，费用已按规则退回' : '任务已取消')
       onDone()
       onClose()
     } catch {
@@ -50,14 +53,9 @@ function charged(t: TaskRow) {
   return parts.join(' + ')
 }
 
-/** The status with its reason: a failure's error, and a cancellation's too (an operator's). */
+/** The status with its reason (a failure's error, a cancellation's reason). */
 function statusCell(t: TaskRow) {
-  return (
-    <>
-      <TaskStatusCell status={t.status as TaskStatus} progress={t.progress} phase={t.phase} error={t.error} running="运行中" />
-      {t.status === 'cancelled' && t.error && <div className="muted">{t.error}</div>}
-    </>
-  )
+  return <TaskStatusCell status={t.status as TaskStatus} progress={t.progress} phase={t.phase} error={t.error} running="运行中" />
 }
 
 function TasksBody() {

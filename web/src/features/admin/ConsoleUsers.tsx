@@ -2,6 +2,7 @@ import { useState } from 'react'
 import { keepPreviousData, useQuery, useQueryClient } from '@tanstack/react-query'
 import { Button, Card, Descriptions, Drawer, Empty, Form, Input, InputNumber, Modal, Popconfirm, Radio, Space, Table, Tabs, Tag } from 'antd'
 import OperatorGate from './OperatorGate'
+import { validated } from './validated'
 import { adjustBalance, resetPassword, searchUsers, setDisabled, setOperator, userDetail } from './api'
 import { kindLabel } from './labels'
 import type { TaskRow, UserDetail, UserRow } from './types'
@@ -31,7 +32,9 @@ function BalanceModal({ user, onClose, onDone }: { user: UserRow; onClose: () =>
   const [form] = Form.useForm<{ direction: 'credit' | 'debit'; yuan: number; reason: string }>()
   const [saving, setSaving] = useState(false)
   const submit = async () => {
-    const v = await form.validateFields()
+    const checked = await validated(form)
+    if (!checked) return
+    const v = checked
     const fen = Math.round(v.yuan * 100) * (v.direction === 'debit' ? -1 : 1)
     setSaving(true)
     try {
@@ -52,8 +55,8 @@ function BalanceModal({ user, onClose, onDone }: { user: UserRow; onClose: () =>
         <Form.Item name="direction" label="方向">
           <Radio.Group optionType="button" options={[{ value: 'credit', label: '增加' }, { value: 'debit', label: '扣减' }]} />
         </Form.Item>
-        <Form.Item name="yuan" label="金额（元）" rules={[{ required: true, message: '请输入金额' }, { type: 'number', min: 0.01, message: '金额至少 0.01 元' }]}>
-          <InputNumber min={0.01} max={100000} precision={2} style={{ width: '100%' }} data-testid="balance-amount" />
+        <Form.Item name="yuan" label="金额（元）" rules={[{ required: true, message: '请输入金额' }, { type: 'number', min: 0.01, max: 100000, message: '金额须在 0.01–100000 元之间（方向在上面选择）' }]}>
+          <InputNumber precision={2} style={{ width: '100%' }} data-testid="balance-amount" />
         </Form.Item>
         <Form.Item name="reason" label="原因（用户可在流水中看到）" rules={[{ required: true, whitespace: true, message: '请填写原因' }, { max: 100, message: '至多 100 个字' }]}>
           <Input placeholder="例如：系统故障补偿、线下转账充值" data-testid="balance-reason" />
@@ -67,7 +70,9 @@ function PasswordModal({ user, onClose }: { user: UserRow; onClose: () => void }
   const [form] = Form.useForm<{ password: string }>()
   const [saving, setSaving] = useState(false)
   const submit = async () => {
-    const v = await form.validateFields()
+    const checked = await validated(form)
+    if (!checked) return
+    const v = checked
     setSaving(true)
     try {
       await resetPassword(user.id, v.password)
@@ -133,7 +138,9 @@ function DetailDrawer({ userId, onClose }: { userId: number; onClose: () => void
             >
               <Button danger={!user.disabled} disabled={self} data-testid="toggle-disabled">{user.disabled ? '启用账号' : '停用账号'}</Button>
             </Popconfirm>
-            <Button onClick={() => setDialog('password')}>重置密码</Button>
+            <Button onClick={() => setDialog('password')} disabled={user.operator} title={user.operator ? '运营账号的密码只能由本人在“修改密码”中更改' : undefined}>
+              重置密码
+            </Button>
             <Popconfirm
               title={user.operator ? '取消后该用户不能再进入运营后台。' : '授予后该用户可以使用运营后台的全部功能。'}
               okText="确认"
@@ -145,6 +152,7 @@ function DetailDrawer({ userId, onClose }: { userId: number; onClose: () => void
             </Popconfirm>
           </Space>
           {self && <p className="muted">不能停用自己或取消自己的运营权限。</p>}
+          {user.operator && <p className="muted">运营账号的密码只能由本人在“修改密码”中更改。</p>}
           <Tabs
             className="mt"
             items={[

@@ -19,7 +19,14 @@ export default function CheckReportPage() {
   }
   const r = record.data
   if (r.status !== 'done') {
-    const why = r.status === 'failed' ? `检测失败：${r.error ?? '原因未知'}` : r.status === 'pending' ? '这篇论文还没有提交检测。' : '检测还在进行中，完成后即可查看报告。'
+    const why =
+      r.status === 'failed'
+        ? `检测失败：${r.error ?? '原因未知'}`
+        : r.status === 'cancelled'
+          ? `检测已取消：${r.error ?? '原因未知'}`
+          : r.status === 'pending'
+            ? '这篇论文还没有提交检测。'
+            : '检测还在进行中，完成后即可查看报告。'
     return <Result status="info" title="报告尚未生成" subTitle={why} extra={back} />
   }
   return (

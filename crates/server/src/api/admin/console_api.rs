@@ -1333,23 +1333,34 @@ const KNOWN_MODELS: [(&str, &str); 4] = [
 ];
 
 fn feature_rows(state: &AppState) -> Vec<ModelRow> {
-    [
-        (Feature::Rewrite, "降重改写"),
-        (Feature::Chat, "对话改写"),
-        (Feature::Paper, "论文生成"),
-        (Feature::Slides, "答辩PPT"),
-    ]
-    .into_iter()
-    .map(|(feature, name)| {
-        let engine = state.models.engine(feature);
-        ModelRow {
-            feature: name.into(),
-            source: engine.source,
-            model: engine.model,
-            unavailable: engine.unavailable,
-        }
-    })
-    .collect()
+    // AIGC检测 scores with the local model, endpoint or not.
+    let missing = crate::models::local_model_missing(&state.config.models_dir());
+    let aigc = ModelRow {
+        feature: "AIGC检测".into(),
+        source: if missing.is_some() { "none" } else { "local" }.into(),
+        model: Some(crate::models::LOCAL_MODEL.into()),
+        unavailable: missing,
+    };
+    let mut rows = vec![aigc];
+    rows.extend(
+        [
+            (Feature::Rewrite, "降重改写"),
+            (Feature::Chat, "对话改写"),
+            (Feature::Paper, "论文生成"),
+            (Feature::Slides, "答辩PPT"),
+        ]
+        .into_iter()
+        .map(|(feature, name)| {
+            let engine = state.models.engine(feature);
+            ModelRow {
+                feature: name.into(),
+                source: engine.source,
+                model: engine.model,
+                unavailable: engine.unavailable,
+            }
+        }),
+    );
+    rows
 }
 
 /// The models folder as it is: the known models (installed or not) and any other folder,

@@ -214,6 +214,13 @@ test('the models page says what serves each feature and that no endpoint is set;
   await page.screenshot({ path: 'artifacts/console-models.png', fullPage: true })
   await page.goto(`${env.server.base}/admin/site`)
   await page.getByTestId('payment-mode').getByText('支付沙箱模式').waitFor()
+  // A template switched off is not offered to students.
+  await page.getByTestId('template-dark').getByRole('switch').click()
+  await page.getByText('模板已停用').waitFor()
+  await page.screenshot({ path: 'artifacts/console-site-templates.png', fullPage: true })
+  const templates = await fetch(`${env.server.base}/api/base/ai_ppt_info_api/get_template_list`, { method: 'POST' }).then((r) => r.json())
+  assert.ok(!templates.result.some((t) => t.id === 'dark'), 'dark is no longer offered')
+  assert.equal(templates.result.length, 5)
   await context.close()
 
   const phone = await pageAs(env.opsToken, PHONE)

@@ -818,3 +818,76 @@ async fn the_endpoint_test_makes_one_real_call_and_never_shows_the_key() {
     assert_error(status, &body, 502, "endpoint_failed");
     s.stop().await;
 }
+
+api_test!(
+    a_slide_template_switched_off_is_not_offered_and_one_always_stays,
+    test_config(),
+    async |s: &TestServer| {
+        let ops = operator(s, "ops_templates").await;
+        let save = "/api/admin/config/save";
+        let list = async || {
+            let (status, body) = s
+                .post(
+                    "/api/base/ai_ppt_info_api/get_template_list",
+                    None,
+                    json!({}),
+                )
+                .await;
+            assert_eq!(status, StatusCode::OK, "{body}");
+            body["result"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|t| t["id"].as_str().unwrap().to_string())
+                .collect::<Vec<_>>()
+        };
+        let all = list().await;
+        assert_eq!(all.len(), 6);
+        let (status, body) = s
+            .post(save, Some(&ops), json!({"entity": "slide_templates", "id": "china-red", "value": {"enabled": false}}))
+            .await;
+        assert_eq!(status, StatusCode::OK, "{body}");
+        let offered = list().await;
+        assert_eq!(offered.len(), 5);
+        assert!(!offered.iter().any(|t| t == "china-red"));
+        let (_, public) = s
+            .post(
+                "/api/base/ai_sys_config_api/f/load_by_id?entity=slide_templates&id=china-red",
+                None,
+                json!({}),
+            )
+            .await;
+        assert_eq!(public["result"]["value"]["enabled"], false);
+        let (status, body) = s
+            .post(
+                save,
+                Some(&ops),
+                json!({"entity": "slide_templates", "id": "no-such", "value": {"enabled": false}}),
+            )
+            .await;
+        assert_error(status, &body, 400, "invalid_config");
+
+        // Every other one off: the last is refused, one template always stays.
+        for id in all.iter().filter(|t| *t != "china-red").skip(1) {
+            let (status, body) = s
+                .post(
+                    save,
+                    Some(&ops),
+                    json!({"entity": "slide_templates", "id": id, "value": {"enabled": false}}),
+                )
+                .await;
+            assert_eq!(status, StatusCode::OK, "{body}");
+        }
+        assert_eq!(list().await.len(), 1);
+        let last = list().await[0].clone();
+        let (status, body) = s
+            .post(
+                save,
+                Some(&ops),
+                json!({"entity": "slide_templates", "id": last, "value": {"enabled": false}}),
+            )
+            .await;
+        assert_error(status, &body, 400, "invalid_config");
+        assert_eq!(list().await, vec![last]);
+    }
+);

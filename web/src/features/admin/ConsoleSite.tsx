@@ -209,6 +209,50 @@ function Notices() {
   )
 }
 
+interface TemplateSetting {
+  name: string
+  description: string
+  enabled: boolean
+}
+
+/** Deck templates on or off: a template switched off is not offered (at least one stays on). */
+function SlideTemplates() {
+  const client = useQueryClient()
+  const { data, error, refetch } = useQuery({ queryKey: ['admin', 'config', 'slide_templates'], queryFn: () => configEntries<TemplateSetting>('slide_templates') })
+  const [busy, setBusy] = useState<string | null>(null)
+  if (error) {
+    return (
+      <Empty description={`加载失败：${(error as Error).message}`}>
+        <Button onClick={() => refetch()}>重试</Button>
+      </Empty>
+    )
+  }
+  if (!data) return <Card loading variant="borderless" />
+  const toggle = async (id: string, enabled: boolean) => {
+    setBusy(id)
+    try {
+      await saveConfig('slide_templates', id, { enabled })
+      toastSuccess(enabled ? '模板已启用' : '模板已停用，学生不会再看到它')
+      await client.invalidateQueries({ queryKey: ['admin', 'config', 'slide_templates'] })
+    } catch {
+      // Toasted by the client (e.g. the last template on).
+    } finally {
+      setBusy(null)
+    }
+  }
+  return (
+    <div className="template-switches">
+      {data.map((t) => (
+        <div key={t.id} className="template-switch" data-testid={`template-${t.id}`}>
+          <Switch checked={t.value.enabled} loading={busy === t.id} onChange={(on) => toggle(t.id, on)} />
+          <span className="template-name">{t.value.name}</span>
+          <span className="muted">{t.value.description}</span>
+        </div>
+      ))}
+    </div>
+  )
+}
+
 /** How students can pay here: set in the configuration file (keys and certificates belong there). */
 function Payments() {
   const { data, error } = useQuery({ queryKey: ['admin', 'payment-options'], queryFn: paymentOptions })
@@ -239,6 +283,9 @@ export default function ConsoleSite() {
         </Card>
         <Card title="站点信息" className="mb">
           <SiteTexts />
+        </Card>
+        <Card title="答辩PPT模板" className="mb">
+          <SlideTemplates />
         </Card>
         <Card title="在线支付">
           <Payments />

@@ -865,6 +865,19 @@ pub async fn save_config_entry(
     let entity = form.entity.trim();
     let id = form.id.trim();
     let value = sys_config_api::validated(entity, id, &form.value)?;
+    if entity == sys_config_api::SLIDE_TEMPLATES && value.contains("false") {
+        let mut off = sys_config_api::disabled_templates(&state).await?;
+        off.push(id.to_string());
+        if slides::TEMPLATES
+            .iter()
+            .all(|t| off.iter().any(|d| d == t.id))
+        {
+            return Err(ApiError::bad_request(
+                "invalid_config",
+                "至少要保留一个可用的 PPT 模板",
+            ));
+        }
+    }
     let entry = state
         .store
         .put_config_entry(Actor::from(&operator.user), entity, id, &value)

@@ -75,8 +75,13 @@ pub struct TemplateView {
 pub async fn get_template_list(State(state): State<AppState>) -> ApiResult<Vec<TemplateView>> {
     let sample = slides::deck::sample();
     let price_fen = crate::prices::Prices::current(&state).await?.ppt_fen;
+    let disabled = crate::api::site::sys_config_api::disabled_templates(&state).await?;
     let mut out = Vec::new();
-    for t in &slides::TEMPLATES {
+    // Templates an operator switched off are not offered.
+    for t in slides::TEMPLATES
+        .iter()
+        .filter(|t| !disabled.iter().any(|d| d == t.id))
+    {
         let laid = slides::pptx::layout(&sample, t, None).map_err(slides_error)?;
         out.push(TemplateView {
             id: t.id.into(),
@@ -582,12 +587,21 @@ pub async fn save_or_update(
         return Err(slides_error(SlidesError::SlideCount { asked: slides }));
     }
     let template = match form.template.trim() {
-        "" => existing.as_ref().map_or_else(
-            || slides::TEMPLATES[0].id.to_string(),
-            |(_, i)| i.template.clone(),
-        ),
-        t => slides::template::by_id(t)
-            .ok_or_else(|| slides_error(SlidesError::UnknownTemplate(t.into())))?
+        "" => match existing.as_ref() {
+            Some((_, i)) => i.template.clone(),
+            // The first template that is on.
+            None => {
+                let off = crate::api::site::sys_config_api::disabled_templates(&state).await?;
+                slides::TEMPLATES
+                    .iter()
+                    .find(|t| !off.iter().any(|d| d == t.id))
+                    .unwrap_or(&slides::TEMPLATES[0])
+                    .id
+                    .to_string()
+            }
+        },
+        t => crate::api::site::sys_config_api::usable_template(&state, t)
+            .await?
             .id
             .to_string(),
     };
@@ -1003,8 +1017,8 @@ pub async fn submit_by_id(
     }
     let mut input = input_of(&task)?;
     if let Some(t) = form.template.as_deref().filter(|t| !t.trim().is_empty()) {
-        input.template = slides::template::by_id(t.trim())
-            .ok_or_else(|| slides_error(SlidesError::UnknownTemplate(t.into())))?
+        input.template = crate::api::site::sys_config_api::usable_template(&state, t.trim())
+            .await?
             .id
             .to_string();
     }
@@ -1046,8 +1060,8 @@ pub async fn change_template(
     Params(form): Params<TemplateForm>,
 ) -> ApiResult<PptRecord> {
     let task = owned(&state, form.id, session.user.id).await?;
-    let template = slides::template::by_id(form.template.trim())
-        .ok_or_else(|| slides_error(SlidesError::UnknownTemplate(form.template.clone())))?;
+    let template =
+        crate::api::site::sys_config_api::usable_template(&state, form.template.trim()).await?;
     let (Some(read), Some(mut result)) = (task.result.clone(), result_of(&task)) else {
         return Err(ApiError::conflict("ppt_not_ready", "PPT 尚未生成完成"));
     };

@@ -12,8 +12,10 @@ use utoipa::{IntoParams, ToSchema};
 /// Entities the console edits; the others are read-only views of the configuration.
 pub const NOTICES: &str = "notices";
 pub const SITE_TEXTS: &str = "site_texts";
-pub const EDITABLE: [&str; 2] = [NOTICES, SITE_TEXTS];
-const READ_ONLY: [&str; 3] = ["prices", "packages", "slide_templates"];
+/// Each deck template on or off (`{"enabled": false}`); a template without an entry is on.
+pub const SLIDE_TEMPLATES: &str = "slide_templates";
+pub const EDITABLE: [&str; 3] = [NOTICES, SITE_TEXTS, SLIDE_TEMPLATES];
+const READ_ONLY: [&str; 2] = ["prices", "packages"];
 
 /// The site texts an operator may set, with their longest length in characters.
 pub const SITE_TEXT_IDS: [(&str, usize); 2] = [("site_title", 30), ("marketing_url", 200)];
@@ -152,8 +154,56 @@ pub fn validated(entity: &str, id: &str, value: &serde_json::Value) -> Result<St
             }
             Ok(serde_json::Value::String(text.to_string()).to_string())
         }
+        SLIDE_TEMPLATES => {
+            if slides::template::by_id(id).is_none() {
+                return Err(invalid("没有这个 PPT 模板"));
+            }
+            let enabled = value
+                .get("enabled")
+                .and_then(serde_json::Value::as_bool)
+                .ok_or_else(|| invalid("模板设置须为 {\"enabled\": true 或 false}"))?;
+            Ok(serde_json::json!({ "enabled": enabled }).to_string())
+        }
         other => Err(unknown_entity(other)),
     }
+}
+
+/// The deck templates an operator switched off.
+pub async fn disabled_templates(state: &AppState) -> Result<Vec<String>, ApiError> {
+    Ok(state
+        .store
+        .config_entries(SLIDE_TEMPLATES)
+        .await?
+        .into_iter()
+        .filter(|e| {
+            serde_json::from_str::<serde_json::Value>(&e.value)
+                .ok()
+                .and_then(|v| v.get("enabled").and_then(serde_json::Value::as_bool))
+                == Some(false)
+        })
+        .map(|e| e.id)
+        .collect())
+}
+
+/// A template a deck may be drawn with now: known and not switched off.
+pub async fn usable_template(
+    state: &AppState,
+    id: &str,
+) -> Result<&'static slides::Template, ApiError> {
+    let template = slides::template::by_id(id).ok_or_else(|| {
+        ApiError::bad_request("unknown_template", format!("未知的 PPT 模板“{id}”"))
+    })?;
+    if disabled_templates(state)
+        .await?
+        .iter()
+        .any(|d| d == template.id)
+    {
+        return Err(ApiError::bad_request(
+            "template_disabled",
+            format!("模板“{}”已停用，请选择其他模板", template.name),
+        ));
+    }
+    Ok(template)
 }
 
 fn item(entry: store::ConfigEntry) -> ConfigItem {
@@ -273,16 +323,26 @@ pub async fn entries(
                 )
             })
             .collect(),
-        "slide_templates" => slides::TEMPLATES
-            .iter()
-            .map(|t| {
-                fixed(
-                    entity,
-                    t.id,
-                    serde_json::json!({ "name": t.name, "description": t.description }),
-                )
-            })
-            .collect(),
+        SLIDE_TEMPLATES => {
+            let kept = state.store.config_entries(SLIDE_TEMPLATES).await?;
+            let disabled = disabled_templates(state).await?;
+            slides::TEMPLATES
+                .iter()
+                .map(|t| ConfigItem {
+                    editable: true,
+                    updated_at: kept.iter().find(|e| e.id == t.id).map(|e| e.updated_at),
+                    ..fixed(
+                        entity,
+                        t.id,
+                        serde_json::json!({
+                            "name": t.name,
+                            "description": t.description,
+                            "enabled": !disabled.iter().any(|d| d == t.id),
+                        }),
+                    )
+                })
+                .collect()
+        }
         other => return Err(unknown_entity(other)),
     })
 }

@@ -76,6 +76,7 @@ function DashboardBody() {
           <Card size="small" title="近14天每日收入（元）">
             <BarChart
               testId="revenue-chart"
+              empty="近14天没有在线支付"
               bars={data.revenue.map((d) => ({ label: formatDateTime(d.day).slice(5, 10), value: d.fen, caption: d.fen ? (d.fen / 100).toFixed(d.fen >= 10000 ? 0 : 2) : '' }))}
             />
           </Card>

@@ -16,17 +16,35 @@ function actionKey(query: string): string {
   return named ? named[0] : query
 }
 
-/** A change's JSON as short readable text. */
-function Change({ json }: { json: string }) {
-  if (!json) return <span className="muted">—</span>
-  let text = json
+/** A JSON text's value, or the text itself when it is not JSON. */
+function parsed(json: string): unknown {
   try {
-    const value = JSON.parse(json) as unknown
-    text = typeof value === 'string' ? value : JSON.stringify(value, null, 1).replace(/\n\s*/g, ' ')
+    return JSON.parse(json) as unknown
   } catch {
-    // Shown as it is.
+    return json
   }
-  return <code className="audit-change">{text}</code>
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v)
+
+/**
+ * What an entry changed, as short readable text: when both sides are objects, only the keys
+ * that differ (a price change shows the one price, not the whole table).
+ */
+export function changedPart(json: string, other: string): string {
+  if (!json) return ''
+  const value = parsed(json)
+  const against = parsed(other)
+  if (isObject(value) && isObject(against)) {
+    const changed = Object.fromEntries(Object.entries(value).filter(([k, v]) => JSON.stringify(v) !== JSON.stringify(against[k])))
+    if (Object.keys(changed).length > 0) return JSON.stringify(changed, null, 1).replace(/\n\s*/g, ' ')
+  }
+  return typeof value === 'string' ? value : JSON.stringify(value, null, 1).replace(/\n\s*/g, ' ')
+}
+
+function Change({ json, other }: { json: string; other: string }) {
+  const text = changedPart(json, other)
+  return text ? <code className="audit-change">{text}</code> : <span className="muted">—</span>
 }
 
 function AuditBody() {
@@ -67,13 +85,13 @@ function AuditBody() {
           { title: '操作人', dataIndex: 'actorName', width: 110 },
           { title: '操作', dataIndex: 'action', width: 120, render: (a: string) => <Tag>{actionLabel(a)}</Tag> },
           { title: '对象', dataIndex: 'target', width: 200, ellipsis: true },
-          { title: '变更前', dataIndex: 'before', render: (v: string) => <Change json={v} /> },
-          { title: '变更后', dataIndex: 'after', render: (v: string) => <Change json={v} /> },
+          { title: '变更前', dataIndex: 'before', render: (v: string, e) => <Change json={v} other={e.after} /> },
+          { title: '变更后', dataIndex: 'after', render: (v: string, e) => <Change json={v} other={e.before} /> },
         ]}
         card={{
           title: (e) => `${actionLabel(e.action)}：${e.target}`,
           meta: (e) => `${e.actorName} · ${formatDateTime(e.createdAt)}`,
-          figure: (e) => (e.after ? { label: '变更后', value: <Change json={e.after} /> } : null),
+          figure: (e) => (e.after ? { label: '变更后', value: <Change json={e.after} other={e.before} /> } : null),
         }}
         cardTestId="audit-card"
       />

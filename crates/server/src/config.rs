@@ -376,6 +376,10 @@ impl Config {
             matches!(config.payment.as_str(), "off" | "sandbox"),
             "payment 只能是 off（不开通在线支付）或 sandbox（支付沙箱）；接入真实商户号的配置尚未开放"
         );
+        // The file's prices obey the rules the console's do (no price under a fen, …).
+        crate::prices::Prices::of_config(&config)
+            .validated(&config)
+            .map_err(|e| anyhow::anyhow!("配置文件中的价格不合规：{}", e.message))?;
         Ok(config)
     }
 

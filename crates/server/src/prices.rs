@@ -72,10 +72,22 @@ impl Prices {
             .unwrap_or_else(|| Prices::of_config(&state.config)))
     }
 
-    /// The operator's prices, when they set any.
+    /// The operator's prices, when they set any. Prices kept that cannot be read (a row written
+    /// by another version) quote nothing rather than the file's prices: 503 until an operator
+    /// saves them again.
     pub async fn overridden(state: &AppState) -> Result<Option<Prices>, ApiError> {
         match state.store.config_entry(ENTITY, ID).await {
-            Ok(entry) => Ok(serde_json::from_str(&entry.value).ok()),
+            Ok(entry) => match serde_json::from_str(&entry.value) {
+                Ok(prices) => Ok(Some(prices)),
+                Err(e) => {
+                    tracing::error!(error = %e, "the operator's prices cannot be read");
+                    Err(ApiError::new(
+                        axum::http::StatusCode::SERVICE_UNAVAILABLE,
+                        "prices_unreadable",
+                        "价格设置无法读取，暂停报价；请管理员在运营后台重新保存价格",
+                    ))
+                }
+            },
             Err(store::StoreError::NotFound) => Ok(None),
             Err(other) => Err(other.into()),
         }
@@ -129,6 +141,13 @@ impl Prices {
             if i > 0 && self.paper_tiers[i - 1].words == tier.words {
                 return Err(invalid(format!("论文生成有两档都是 {} 字", tier.words)));
             }
+        }
+        // A paper longer than the longest tier would pay that tier's price.
+        if self.paper_tiers.last().map(|t| t.words) != Some(*PAPER_WORDS.end()) {
+            return Err(invalid(format!(
+                "论文生成最长一档须为 {} 字，任何篇幅都要有它的价格",
+                PAPER_WORDS.end()
+            )));
         }
         if self.top_up_tiers.len() > MAX_TIERS {
             return Err(invalid(format!("充值档位至多 {MAX_TIERS} 个")));

@@ -891,3 +891,66 @@ api_test!(
         assert_eq!(list().await, vec![last]);
     }
 );
+
+api_test!(
+    a_check_is_quoted_as_its_submission_counts_the_reference_list,
+    test_config(),
+    async |s: &TestServer| {
+        let student = s.register("student_refs", PASSWORD).await;
+        let me = s.user_id(&student).await;
+        s.store()
+            .operator_credit(me, 10_000, 0, "测试充值")
+            .await
+            .unwrap();
+        // About 900 counted characters of body and 300 of references: one or two thousands.
+        let body = "本研究讨论社区居家养老服务的供给与需求匹配问题，并提出改进建议。".repeat(29);
+        let refs = "[1] 张三. 社区养老服务研究[J]. 社会科学, 2020(3): 1-10.\n".repeat(8);
+        let text = format!("第一章 引言\n{body}\n参考文献\n{refs}");
+        let (_, init) = s
+            .post(
+                "/api/base/check_api/check_init",
+                Some(&student),
+                json!({"title": "参考文献计价", "text": text}),
+            )
+            .await;
+        let id = init["result"]["id"].as_i64().unwrap();
+        let quote = async |exclude: bool| {
+            let (_, cost) = s
+                .post(
+                    "/api/base/check_api/check_cost",
+                    Some(&student),
+                    json!({"id": id, "exclude_bibliography": exclude}),
+                )
+                .await;
+            (
+                cost["result"]["chars"].as_i64().unwrap(),
+                cost["result"]["priceFen"].as_i64().unwrap(),
+            )
+        };
+        let (without, price_without) = quote(true).await;
+        let (with, price_with) = quote(false).await;
+        assert!(without < 1000 && with > 1000, "{without} {with}");
+        assert_eq!(price_with, 2 * price_without);
+        // Submitted with the references, at the price the page showed for that choice.
+        let res = s
+            .http
+            .post(format!("{}/api/base/check_api/check_submit", s.base))
+            .bearer_auth(&student)
+            .header("X-Confirmed-Payment", "balance")
+            .header("X-Confirmed-Price", price_with.to_string())
+            .json(&json!({"id": id, "exclude_bibliography": false}))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(
+            res.status(),
+            StatusCode::OK,
+            "{}",
+            res.text().await.unwrap()
+        );
+        assert_eq!(
+            s.store().account(me).await.unwrap().balance_fen,
+            10_000 - price_with
+        );
+    }
+);

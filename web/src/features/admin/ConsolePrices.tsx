@@ -106,7 +106,7 @@ function PricesForm({ view }: { view: PricesView }) {
       <Row gutter={16}>
         <Col xs={24} lg={12}>
           <Card size="small" title="论文生成（按篇幅）" className="mb">
-            <p className="muted">每一档也是学生可选的论文字数（1000–50000 字）；按“不少于所选字数的第一档”计价。</p>
+            <p className="muted">每一档也是学生可选的论文字数（1000–50000 字，最长一档须为 50000 字）；按“不少于所选字数的第一档”计价。</p>
             <Form.List name="paperTiers">
               {(fields, { add, remove }) => (
                 <>

@@ -13,7 +13,9 @@ import TextDiff from '../../components/TextDiff'
 
 /** What one message costs: every started 1,000 counted characters (whitespace not counted). */
 /** Characters as the server counts them for the price: everything but whitespace. */
-const countedChars = (text: string) => Array.from(text).filter((c) => !/\s/.test(c)).length
+// Rust's char::is_whitespace (the Unicode White_Space set), which the server counts with.
+const WHITE_SPACE = /[\t-\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]/
+const countedChars = (text: string) => Array.from(text).filter((c) => !WHITE_SPACE.test(c)).length
 
 export function messagePriceFen(text: string, fenPerThousand: number): number {
   return Math.ceil(countedChars(text) / 1000) * fenPerThousand
@@ -40,6 +42,8 @@ export default function ChatPanel() {
   const [sending, setSending] = useState(false)
   const [error, setError] = useState<string | null>(null)
   const abort = useRef<AbortController | null>(null)
+  /** The price the confirmation showed, sent with the message (none when a package pays). */
+  const shownPrice = useRef<number | undefined>(undefined)
   const fenPerThousand = useSiteStore((s) => s.chatPriceFenPerThousand)
   const { modal } = App.useApp()
   const [showChanges, setShowChanges] = useState<number | null>(null)
@@ -66,13 +70,16 @@ export default function ChatPanel() {
   const updateLast = (change: (b: Bubble) => Bubble) => setBubbles((all) => [...all.slice(0, -1), change(all[all.length - 1])])
 
   /** Asks before charging: the message's price, then sends. */
-  const confirmAndSend = () => {
+  const confirmAndSend = async () => {
     if (!token) {
       openLogin()
       return
     }
     const text = message.trim()
     if (!text) return
+    // Prices may have changed since the page loaded (console → 价格设置): ask again first.
+    await useSiteStore.getState().load()
+    const fenPerThousand = useSiteStore.getState().chatPriceFenPerThousand
     // A 降重 package pays before the balance, when it covers the message.
     const packageChars = (account.data?.grants ?? []).filter((g) => g.kind === 'rewrite_chars').reduce((sum, g) => sum + g.remaining, 0)
     const chars = countedChars(text)
@@ -84,7 +91,10 @@ export default function ChatPanel() {
           : `本条消息按字数计费 ${formatFen(messagePriceFen(text, fenPerThousand))}（每条不足千字按千字计）；模型未能回答时全额退回。`,
       okText: '发送',
       cancelText: '取消',
-      onOk: () => void send(),
+      onOk: () => {
+        shownPrice.current = packageChars >= chars ? undefined : messagePriceFen(text, fenPerThousand)
+        void send()
+      },
     })
   }
 
@@ -107,7 +117,7 @@ export default function ChatPanel() {
           setError(e.message)
           setBubbles((all) => all.slice(0, -1))
         }
-      }, abort.current.signal)
+      }, abort.current.signal, shownPrice.current)
     } catch (e) {
       if ((e as Error).name !== 'AbortError') setError((e as Error).message)
       setBubbles((all) => (all[all.length - 1]?.streaming ? all.slice(0, -2) : all))
@@ -173,7 +183,7 @@ export default function ChatPanel() {
           autoSize={{ minRows: 3, maxRows: 8 }}
           placeholder={parent ? '继续提出修改要求，例如：再口语化一点 / 保留“卷积神经网络”' : '粘贴需要改写的段落（一条最多 5000 字）'}
           onPressEnter={(e) => {
-            if (e.ctrlKey || e.metaKey) confirmAndSend()
+            if (e.ctrlKey || e.metaKey) void confirmAndSend()
           }}
           data-testid="chat-input"
         />

@@ -78,11 +78,21 @@ export function splitEvents(buffer: string): { events: string[]; rest: string } 
  * Sends one message and reports the answer as it streams in (fetch, since axios cannot read a stream in the
  * browser). Errors before the stream starts reject with the server's code and Chinese message.
  */
-export async function chatComplete(body: { message: string; mode?: string; parent?: number }, onEvent: (e: StreamEvent) => void, signal?: AbortSignal) {
+export async function chatComplete(
+  body: { message: string; mode?: string; parent?: number },
+  onEvent: (e: StreamEvent) => void,
+  signal?: AbortSignal,
+  /** The price the page showed (fen): a price changed meanwhile charges nothing (412). */
+  shownPriceFen?: number,
+) {
   const token = getToken()
   const response = await fetch(`/${BASE}/completions`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+    headers: {
+      'content-type': 'application/json',
+      ...(token ? { authorization: `Bearer ${token}` } : {}),
+      ...(shownPriceFen === undefined ? {} : { 'X-Confirmed-Price': String(shownPriceFen) }),
+    },
     body: JSON.stringify(body),
     signal,
   })

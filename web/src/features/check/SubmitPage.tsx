@@ -16,7 +16,8 @@ export default function SubmitPage() {
   const taskId = Number(id)
   const excludeBibliography = params.get('excludeBibliography') !== '0'
   const record = useQuery({ queryKey: ['check', taskId], queryFn: () => loadById(taskId), enabled: taskId > 0 })
-  const cost = useQuery({ queryKey: ['check-cost', taskId], queryFn: () => checkCost(taskId), enabled: taskId > 0 })
+  // Priced as the submission will count it (with or without the reference list).
+  const cost = useQuery({ queryKey: ['check-cost', taskId, excludeBibliography], queryFn: () => checkCost(taskId, excludeBibliography), enabled: taskId > 0 })
   const [keepDraft, setKeepDraft] = useState(false)
   const [submitting, submit] = useSubmit(async () => {
     if (!cost.data) return

@@ -12,7 +12,8 @@ export const wordCount = (source: CheckSource) => post<WordCount>(`${BASE}/word_
 
 export const checkInit = (source: CheckSource) => post<CheckRecord>(`${BASE}/check_init`, { ...body(source), timeout: 120000 })
 
-export const checkCost = (id: number) => post<CheckCost>(`${BASE}/check_cost`, { data: { id } })
+export const checkCost = (id: number, excludeBibliography = true) =>
+  post<CheckCost>(`${BASE}/check_cost`, { data: { id, exclude_bibliography: excludeBibliography } })
 
 /** The official report always counts matches of 13 characters or more (printed on it); longer
  * minimums are report options of the on-screen view. */

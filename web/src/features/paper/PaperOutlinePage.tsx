@@ -83,9 +83,10 @@ export default function PaperOutlinePage() {
     return () => clearTimeout(timer)
   }, [outline, editable, id])
   // `shown` is the price the user confirmed; after a scan-to-pay top-up the balance pays.
-  const [committing, commit] = useSubmit(async (shown: PaysWith) => {
+  // and the price it showed: a price the operator changed meanwhile charges nothing (412).
+  const [committing, commit] = useSubmit(async (shown: { paysWith: PaysWith; priceFen: number }) => {
     if (!outline || !data) return
-    await payAsShown(() => paperCommit(id, outline, confirmedPayment({ paysWith: shown })), () => detail.refetch())
+    await payAsShown(() => paperCommit(id, outline, confirmedPayment(shown)), () => detail.refetch())
     navigate(`/aipaper/content/${id}`)
   })
   // The price dialog reads the balance afresh (it may have been topped up meanwhile).
@@ -110,7 +111,7 @@ export default function PaperOutlinePage() {
       ),
       okText: short ? '知道了' : '确认支付',
       okCancel: !short,
-      onOk: () => (short ? undefined : commit(price.paysWith)),
+      onOk: () => (short ? undefined : commit({ paysWith: price.paysWith, priceFen: price.priceFen })),
     })
   }
   const [replanning, replan] = useSubmit(async () => {
@@ -248,7 +249,7 @@ export default function PaperOutlinePage() {
             </Space>
             {/* On the page, not in the confirmation: antd renders those outside the query and router providers. */}
             {outline && data.price.paysWith === 'insufficient' && (
-              <ScanToPay taskId={id} shortFen={data.price.priceFen - data.price.balanceFen} onPaid={() => void commit('balance')} />
+              <ScanToPay taskId={id} shortFen={data.price.priceFen - data.price.balanceFen} onPaid={() => void commit({ paysWith: 'balance', priceFen: data.price.priceFen })} />
             )}
           </div>
         )}

@@ -21,8 +21,11 @@ export default function PptTypePage() {
   const [chosen, setChosen] = useState<string | null>(null)
   const record = detail.data?.record
   useEffect(() => {
-    if (record && chosen === null) setChosen(record.template)
-  }, [record, chosen])
+    if (!record || chosen !== null || !templates.data) return
+    // The draft's template, unless an operator switched it off meanwhile: then the first offered.
+    const offered = templates.data.some((t) => t.id === record.template)
+    setChosen(offered ? record.template : (templates.data[0]?.id ?? record.template))
+  }, [record, chosen, templates.data])
   const [paying, pay] = useSubmit(async () => {
     const cost = detail.data?.cost
     if (!cost || !chosen) return

@@ -183,7 +183,12 @@ fn parse_stream(value: &Option<serde_json::Value>) -> bool {
 }
 
 /// The task for a message: checked, charged and queued.
-async fn start(state: &AppState, user_id: i64, form: &CompletionForm) -> Result<Task, ApiError> {
+async fn start(
+    state: &AppState,
+    user_id: i64,
+    form: &CompletionForm,
+    confirmed: &paper_task::ConfirmedPayment,
+) -> Result<Task, ApiError> {
     if let Some(why) = state.models.unavailable(Feature::Chat) {
         return Err(ApiError::new(
             StatusCode::SERVICE_UNAVAILABLE,
@@ -262,7 +267,12 @@ async fn start(state: &AppState, user_id: i64, form: &CompletionForm) -> Result<
         )
         .await?;
     let cost = paper_task::quote(state, user_id, task.id, chars, &tariff()).await?;
-    match paper_task::charge_and_queue(state, &task, &cost, "对话改写").await {
+    // A price the operator changed after the page showed it charges nothing.
+    let charged = match confirmed.check(&cost) {
+        Ok(()) => paper_task::charge_and_queue(state, &task, &cost, "对话改写").await,
+        Err(e) => Err(e),
+    };
+    match charged {
         Ok(task) => Ok(task),
         Err(e) => {
             // Not paid: the message leaves no record behind.
@@ -380,9 +390,10 @@ fn relay(
 /// message), queued, and streamed back as server-sent events (`text/event-stream`, see
 /// `StreamEvent`) unless `stream` is false.
 #[utoipa::path(post, path = "/api/base/chat_gpt_api/completions", tag = "chat_gpt_api", security(("bearer" = [])),
-    params(CompletionForm), request_body = CompletionForm,
+    params(CompletionForm, ("X-Confirmed-Price" = Option<i64>, Header, description = "The price in fen the page showed for this message; when the balance would pay another (an operator changed prices), nothing is charged (412 payment_changed)")), request_body = CompletionForm,
     responses(
         (status = 200, description = "text/event-stream of StreamEvent JSON; with stream=false the finished record", body = inline(crate::envelope::Envelope<ChatRecord>)),
+        (status = 412, description = "payment_changed: the price changed since the page showed it; nothing charged", body = crate::envelope::ErrorBody),
         (status = 400, description = "empty_message / invalid_mode", body = crate::envelope::ErrorBody),
         (status = 402, description = "insufficient_balance", body = crate::envelope::ErrorBody),
         (status = 404, description = "chat_not_found (the parent)", body = crate::envelope::ErrorBody),
@@ -393,9 +404,10 @@ fn relay(
 pub async fn completions(
     State(state): State<AppState>,
     AuthUser(session): AuthUser,
+    confirmed: paper_task::ConfirmedPayment,
     Params(form): Params<CompletionForm>,
 ) -> Result<Response, ApiError> {
-    let task = start(&state, session.user.id, &form).await?;
+    let task = start(&state, session.user.id, &form, &confirmed).await?;
     if parse_stream(&form.stream) {
         return Ok(Sse::new(relay(state, task))
             .keep_alive(KeepAlive::default())

@@ -246,9 +246,20 @@ fn not_found() -> ApiError {
     ApiError::not_found("check_not_found", "查重记录不存在或已删除")
 }
 
-/// What the check costs and what will pay for it (a free check first, then the balance).
+#[derive(Debug, Deserialize, ToSchema, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct CostForm {
+    #[serde(deserialize_with = "lenient::i64")]
+    pub id: i64,
+    /// Priced as `check_submit` will count it: without the reference list (default true).
+    #[serde(default, deserialize_with = "lenient::opt_bool")]
+    pub exclude_bibliography: Option<bool>,
+}
+
+/// What the check costs and what will pay for it (a free check first, then the balance),
+/// counted as the submission with the same `exclude_bibliography` will count it.
 #[utoipa::path(post, path = "/api/base/check_api/check_cost", tag = "check_api", security(("bearer" = [])),
-    params(IdForm), request_body = IdForm,
+    params(CostForm), request_body = CostForm,
     responses(
         (status = 200, body = inline(crate::envelope::Envelope<TaskCost>)),
         (status = 404, description = "check_not_found", body = crate::envelope::ErrorBody),
@@ -256,12 +267,25 @@ fn not_found() -> ApiError {
 pub async fn check_cost(
     State(state): State<AppState>,
     AuthUser(session): AuthUser,
-    Params(form): Params<IdForm>,
+    Params(form): Params<CostForm>,
 ) -> ApiResult<TaskCost> {
     let (task, input) = pending_check(&state, form.id, session.user.id).await?;
+    let chars = submitted_chars(&input, form.exclude_bibliography);
     Ok(Success(
-        paper_task::quote(&state, session.user.id, task.id, input.chars, &tariff()).await?,
+        paper_task::quote(&state, session.user.id, task.id, chars, &tariff()).await?,
     ))
+}
+
+/// The characters a submission with this `exclude_bibliography` checks and pays for.
+fn submitted_chars(input: &StoredInput, exclude_bibliography: Option<bool>) -> usize {
+    match &input.check {
+        Some(check) => {
+            let mut check = check.clone();
+            check.exclude_bibliography = exclude_bibliography.unwrap_or(true);
+            simcheck::checked_chars(&check.text, &check.options())
+        }
+        None => input.chars,
+    }
 }
 
 #[derive(Debug, Deserialize, ToSchema, IntoParams)]
@@ -310,8 +334,8 @@ pub async fn check_submit(
         check.min_span = simcheck::CheckOptions::default().min_span;
         check.add_to_private_library = form.add_to_private_library.unwrap_or(false);
         check.title = task.title.clone();
-        input.chars = simcheck::checked_chars(&check.text, &check.options());
     }
+    input.chars = submitted_chars(&input, form.exclude_bibliography);
     let input_json = serde_json::to_string(&input).map_err(ApiError::internal)?;
     let cost = paper_task::quote(&state, user, task.id, input.chars, &tariff()).await?;
     confirmed.check(&cost)?;

@@ -168,9 +168,10 @@ pub fn validated(entity: &str, id: &str, value: &serde_json::Value) -> Result<St
     }
 }
 
-/// The deck templates an operator switched off.
+/// The deck templates an operator switched off. Should every one be off (two operators
+/// switching off the last two at once), none counts as off: decks can always be made.
 pub async fn disabled_templates(state: &AppState) -> Result<Vec<String>, ApiError> {
-    Ok(state
+    let off: Vec<String> = state
         .store
         .config_entries(SLIDE_TEMPLATES)
         .await?
@@ -182,7 +183,11 @@ pub async fn disabled_templates(state: &AppState) -> Result<Vec<String>, ApiErro
                 == Some(false)
         })
         .map(|e| e.id)
-        .collect())
+        .collect();
+    let all_off = slides::TEMPLATES
+        .iter()
+        .all(|t| off.iter().any(|d| d == t.id));
+    Ok(if all_off { Vec::new() } else { off })
 }
 
 /// A template a deck may be drawn with now: known and not switched off.

@@ -114,6 +114,11 @@ impl From<StoreError> for ApiError {
                 "账户余额或免费次数不足",
             ),
             StoreError::Invalid(message) => ApiError::bad_request("invalid_file", message),
+            StoreError::NotOperator => ApiError::new(
+                StatusCode::FORBIDDEN,
+                "not_operator",
+                "此功能仅限运营人员使用",
+            ),
             StoreError::Disabled => ApiError::new(
                 StatusCode::FORBIDDEN,
                 "account_disabled",

@@ -154,7 +154,9 @@ fn config_from_row(row: &AnyRow) -> Result<ConfigEntry> {
 }
 
 /// Appends one entry to the audit log inside the caller's transaction, so an action and its
-/// record commit or roll back together.
+/// record commit or roll back together. The actor is checked again here, in the change's own
+/// transaction: a request that passed the role check just before the role was removed changes
+/// nothing (`NotOperator`).
 async fn audit(
     conn: &mut AnyConnection,
     actor: Actor<'_>,
@@ -163,6 +165,15 @@ async fn audit(
     before: &str,
     after: &str,
 ) -> Result<()> {
+    let still: Option<i64> = sqlx::query_scalar(
+        "SELECT id FROM users WHERE id = $1 AND is_operator = 1 AND disabled_at IS NULL",
+    )
+    .bind(actor.id)
+    .fetch_optional(&mut *conn)
+    .await?;
+    if still.is_none() {
+        return Err(StoreError::NotOperator);
+    }
     sqlx::query(
         "INSERT INTO audit_log (actor_id, actor_name, action, target, before_json, after_json, created_at) \
          VALUES ($1, $2, $3, $4, $5, $6, $7)",
@@ -311,7 +322,7 @@ impl Store {
         .fetch_all(&mut *conn)
         .await?;
         if !ids.contains(&actor.id) {
-            return Err(StoreError::Invalid("您已不是可用的运营账号".into()));
+            return Err(StoreError::NotOperator);
         }
         Ok(ids.len())
     }

@@ -20,6 +20,10 @@ pub enum StoreError {
     /// file over the caller's limit); the message is Chinese, for the user.
     #[error("{0}")]
     Invalid(String),
+    /// A console change asked by someone who is no longer an enabled operator (their role was
+    /// removed while the request was on its way).
+    #[error("not an operator")]
+    NotOperator,
     /// The account was disabled by an operator (or no longer exists): no session for it.
     #[error("account disabled")]
     Disabled,

@@ -1322,14 +1322,22 @@ store_test!(
             store
                 .set_user_operator((&second).into(), first.id, false)
                 .await,
-            Err(StoreError::Invalid(_))
+            Err(StoreError::NotOperator)
         ));
         assert!(matches!(
             store
                 .set_user_disabled((&second).into(), first.id, true)
                 .await,
-            Err(StoreError::Invalid(_))
+            Err(StoreError::NotOperator)
         ));
+        // Nor anything else the console changes.
+        assert!(matches!(
+            store
+                .operator_adjust_balance((&second).into(), first.id, 100, "x")
+                .await,
+            Err(StoreError::NotOperator)
+        ));
+        assert_eq!(store.account(first.id).await.unwrap().balance_fen, 0);
         let summary = store.user_summary(first.id).await.unwrap();
         assert!(summary.user.is_operator && !summary.user.disabled);
     }

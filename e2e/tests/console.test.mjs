@@ -162,6 +162,11 @@ test('the operator cancels a student task with a reason, a draft is not offered 
   await phone.page.goto(`${env.server.base}/admin/users`)
   await phone.page.getByTestId('user-card').first().waitFor()
   await phone.page.screenshot({ path: 'artifacts/console-users-phone.png', fullPage: true })
+  // The drawer's ledger reads as cards on a phone: the change and the balance after, no sideways scroll.
+  await phone.page.getByTestId('user-card').filter({ hasText: 'student_console' }).getByRole('button', { name: '查看' }).click()
+  await phone.page.locator('.ant-drawer').getByText('账户流水').click()
+  await phone.page.locator('.ant-drawer').getByText('系统故障补偿（运营调整）').waitFor()
+  await phone.page.screenshot({ path: 'artifacts/console-user-phone.png' })
   await phone.context.close()
 })
 

@@ -1,6 +1,6 @@
 import { useState } from 'react'
 import { keepPreviousData, useQuery, useQueryClient } from '@tanstack/react-query'
-import { Button, Card, Descriptions, Drawer, Empty, Form, Input, InputNumber, Modal, Popconfirm, Radio, Space, Table, Tabs, Tag } from 'antd'
+import { Button, Card, Descriptions, Drawer, Empty, Form, Input, InputNumber, Modal, Popconfirm, Radio, Space, Tabs, Tag } from 'antd'
 import OperatorGate from './OperatorGate'
 import { validated } from './validated'
 import { adjustBalance, resetPassword, searchUsers, setDisabled, setOperator, userDetail } from './api'
@@ -160,13 +160,18 @@ function DetailDrawer({ userId, onClose }: { userId: number; onClose: () => void
                 key: 'tasks',
                 label: `最近任务（共 ${user.tasks} 个）`,
                 children: (
-                  <Table<TaskRow>
+                  <ResponsiveTable<TaskRow>
                     size="small"
                     rowKey="id"
                     pagination={false}
                     scroll={{ x: 560 }}
                     dataSource={data.tasks}
                     locale={{ emptyText: '没有任务' }}
+                    card={{
+                      title: (t) => t.title,
+                      status: (t) => <TaskStatusCell status={t.status as TaskStatus} progress={t.progress} phase={t.phase} error={t.error} running="运行中" />,
+                      meta: (t) => `${kindLabel(t.kind)} · ${formatDateTime(t.createdAt)}`,
+                    }}
                     columns={[
                       { title: '类型', dataIndex: 'kind', width: 100, render: kindLabel },
                       { title: '标题', dataIndex: 'title', ellipsis: true },
@@ -180,13 +185,19 @@ function DetailDrawer({ userId, onClose }: { userId: number; onClose: () => void
                 key: 'orders',
                 label: `最近订单（${data.orders.length}）`,
                 children: (
-                  <Table<Order>
+                  <ResponsiveTable<Order>
                     size="small"
                     rowKey="id"
                     pagination={false}
                     scroll={{ x: 560 }}
                     dataSource={data.orders}
                     locale={{ emptyText: '没有订单' }}
+                    card={{
+                      title: (o) => o.title,
+                      status: (o) => statusLabels[o.status] ?? o.status,
+                      figure: (o) => ({ label: '金额', value: formatFen(o.amountFen) }),
+                      meta: (o) => `${o.outTradeNo} · ${formatDateTime(o.createdAt)}`,
+                    }}
                     columns={[
                       { title: '订单号', dataIndex: 'outTradeNo', width: 200 },
                       { title: '内容', dataIndex: 'title', ellipsis: true },
@@ -201,13 +212,18 @@ function DetailDrawer({ userId, onClose }: { userId: number; onClose: () => void
                 key: 'ledger',
                 label: '账户流水',
                 children: (
-                  <Table<LedgerRow>
+                  <ResponsiveTable<LedgerRow>
                     size="small"
                     rowKey="id"
                     pagination={false}
                     scroll={{ x: 560 }}
                     dataSource={data.account.ledger}
                     locale={{ emptyText: '没有流水' }}
+                    card={{
+                      title: (r) => r.reason,
+                      figure: (r) => ({ label: '变动', value: <span className={r.deltaFen >= 0 ? 'plus' : 'minus'}>{r.deltaFen > 0 ? '+' : ''}{formatFen(r.deltaFen)}</span> }),
+                      meta: (r) => `${formatDateTime(r.createdAt)} · 余额 ${formatFen(r.balanceAfterFen)}`,
+                    }}
                     columns={[
                       { title: '时间', dataIndex: 'createdAt', width: 150, render: formatDateTime },
                       { title: '说明', dataIndex: 'reason', ellipsis: true },

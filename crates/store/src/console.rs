@@ -249,12 +249,7 @@ fn task_summary_from_row(row: &AnyRow) -> Result<TaskSummary> {
 
 /// `%query%` for LIKE, with the pattern characters of the query taken literally.
 fn like_pattern(query: &str) -> String {
-    let escaped = query
-        .trim()
-        .replace('\\', "\\\\")
-        .replace('%', "\\%")
-        .replace('_', "\\_");
-    format!("%{}%", escaped.to_lowercase())
+    format!("%{}%", crate::like_literal(query.trim()).to_lowercase())
 }
 
 async fn count(pool: &AnyPool, sql: &str, binds: &[i64]) -> Result<i64> {

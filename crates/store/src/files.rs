@@ -52,13 +52,7 @@ fn checked_prefix(prefix: &str) -> Result<&str> {
 
 /// `prefix` as a LIKE pattern matching the keys under it (`\` escapes the wildcards).
 fn under_pattern(prefix: &str) -> String {
-    let mut pattern = String::with_capacity(prefix.len() + 2);
-    for c in prefix.chars() {
-        if matches!(c, '%' | '_' | '\\') {
-            pattern.push('\\');
-        }
-        pattern.push(c);
-    }
+    let mut pattern = crate::like_literal(prefix);
     if !prefix.is_empty() {
         pattern.push('/');
     }

@@ -75,6 +75,19 @@ pub struct Store {
     backend: Backend,
 }
 
+/// `text` for a LIKE pattern with its wildcards taken literally (a backslash escapes them; every
+/// query using it says `ESCAPE '\'`).
+pub(crate) fn like_literal(text: &str) -> String {
+    let mut escaped = String::with_capacity(text.len() + 2);
+    for c in text.chars() {
+        if matches!(c, '%' | '_' | '\\') {
+            escaped.push('\\');
+        }
+        escaped.push(c);
+    }
+    escaped
+}
+
 /// Current time in Unix milliseconds, the unit of every timestamp column.
 pub fn now_ms() -> i64 {
     SystemTime::now()

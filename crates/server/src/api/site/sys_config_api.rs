@@ -171,23 +171,27 @@ pub fn validated(entity: &str, id: &str, value: &serde_json::Value) -> Result<St
 /// The deck templates an operator switched off. Should every one be off (two operators
 /// switching off the last two at once), none counts as off: decks can always be made.
 pub async fn disabled_templates(state: &AppState) -> Result<Vec<String>, ApiError> {
-    let off: Vec<String> = state
-        .store
-        .config_entries(SLIDE_TEMPLATES)
-        .await?
-        .into_iter()
+    Ok(switched_off(
+        &state.store.config_entries(SLIDE_TEMPLATES).await?,
+    ))
+}
+
+/// The templates the entries switch off (none, should they switch off every one).
+fn switched_off(entries: &[store::ConfigEntry]) -> Vec<String> {
+    let off: Vec<String> = entries
+        .iter()
         .filter(|e| {
             serde_json::from_str::<serde_json::Value>(&e.value)
                 .ok()
                 .and_then(|v| v.get("enabled").and_then(serde_json::Value::as_bool))
                 == Some(false)
         })
-        .map(|e| e.id)
+        .map(|e| e.id.clone())
         .collect();
     let all_off = slides::TEMPLATES
         .iter()
         .all(|t| off.iter().any(|d| d == t.id));
-    Ok(if all_off { Vec::new() } else { off })
+    if all_off { Vec::new() } else { off }
 }
 
 /// A template a deck may be drawn with now: known and not switched off.
@@ -330,7 +334,7 @@ pub async fn entries(
             .collect(),
         SLIDE_TEMPLATES => {
             let kept = state.store.config_entries(SLIDE_TEMPLATES).await?;
-            let disabled = disabled_templates(state).await?;
+            let disabled = switched_off(&kept);
             slides::TEMPLATES
                 .iter()
                 .map(|t| ConfigItem {

@@ -234,3 +234,101 @@ test('the models page says what serves each feature and that no endpoint is set;
   await phone.page.screenshot({ path: 'artifacts/console-packages-phone.png', fullPage: true })
   await phone.context.close()
 })
+
+/** Prose long enough to be a library document, different for each subject. */
+const prose = (subject) =>
+  `${subject}的研究表明，在相同的实验条件下，样品含量随提取温度升高而增加，在八十摄氏度时达到最大值，此后略有下降。本文据此提出改进的工艺路线，并讨论${subject}在实际生产中的适用范围与局限。`
+
+test('the operator imports a batch into the library with a result per item, finds a document and removes it', async () => {
+  const { context, page } = await pageAs(env.opsToken)
+  await page.goto(`${env.server.base}/admin/library`)
+  await page.getByText('公共比对库还是空的').waitFor()
+  const lines = [
+    { title: '黄芩苷提取工艺研究', author: '李明', year: 2021, source: '中草药', text: prose('黄芩苷') },
+    { title: '葛根素含量测定', author: '王芳', year: 2019, text: prose('葛根素') },
+    { title: '丹参酮稳定性考察', author: '赵强', year: 2023, text: prose('丹参酮') },
+    { title: '过短的一条', text: '只有几个字' },
+    { title: '缺正文' },
+  ].map((r) => JSON.stringify(r))
+  await page
+    .getByTestId('library-upload')
+    .locator('xpath=ancestor-or-self::span[contains(@class,"ant-upload-wrapper")]')
+    .locator('input[type=file]')
+    .setInputFiles({ name: '第一批文献.jsonl', mimeType: 'application/json', buffer: Buffer.from(lines.join('\n')) })
+  const task = page.getByTestId('library-task').filter({ hasText: '第一批文献.jsonl' })
+  await task.getByTestId('import-result').waitFor({ timeout: 60_000 })
+  assert.match(await task.getByTestId('import-result').innerText(), /导入 3 篇.*跳过 1 项，失败 1 项/)
+  await task.getByText('查看跳过与失败的 2 项').click()
+  await task.getByText('正文过短').waitFor()
+  await task.getByText('第 5 行').waitFor()
+  await page.locator('.ant-table-row', { hasText: '丹参酮稳定性考察' }).waitFor()
+  await page.locator('.ant-statistic', { hasText: '公共比对库' }).getByText('3').waitFor()
+  await page.screenshot({ path: 'artifacts/console-library.png', fullPage: true })
+
+  // Search by author, then by year; remove the one found.
+  await page.getByTestId('library-search').locator('input').fill('李明')
+  await page.getByTestId('library-search').locator('input').press('Enter')
+  await page.getByText('共 1 篇').waitFor()
+  await page.getByTestId('library-search').locator('input').fill('')
+  await page.getByTestId('library-search').locator('input').press('Enter')
+  await page.getByTestId('library-year').locator('input').fill('2019')
+  await page.getByText('共 1 篇').waitFor()
+  const row = page.locator('.ant-table-row', { hasText: '葛根素含量测定' })
+  await row.getByTestId('library-remove').click()
+  await page.locator('.ant-popconfirm').getByRole('button', { name: '移除' }).click()
+  await page.getByText('没有符合条件的文献').waitFor({ timeout: 30_000 })
+  await page.locator('.ant-statistic', { hasText: '公共比对库' }).getByText('2').waitFor({ timeout: 30_000 })
+
+  // An archive that cannot be read is refused at once, with nothing queued.
+  await page
+    .getByTestId('library-upload')
+    .locator('xpath=ancestor-or-self::span[contains(@class,"ant-upload-wrapper")]')
+    .locator('input[type=file]')
+    .setInputFiles({ name: '坏的.zip', mimeType: 'application/zip', buffer: Buffer.from('PK\x03\x04 cut off') })
+  await page.getByText('压缩包无法读取').waitFor()
+  assert.equal(await page.getByTestId('library-task').filter({ hasText: '坏的.zip' }).count(), 0)
+  await context.close()
+
+  const phone = await pageAs(env.opsToken, PHONE)
+  await phone.page.goto(`${env.server.base}/admin/library`)
+  await phone.page.getByTestId('library-card').first().waitFor()
+  await phone.page.screenshot({ path: 'artifacts/console-library-phone.png', fullPage: true })
+  await phone.context.close()
+})
+
+test('the operator edits a prompt, sees its versions and goes back to the built-in text', async () => {
+  const { context, page } = await pageAs(env.opsToken)
+  await page.goto(`${env.server.base}/admin/prompts`)
+  await page.locator('.prompt-item', { hasText: '润色' }).click()
+  const editor = page.getByTestId('prompt-text')
+  const builtin = await editor.inputValue()
+  assert.ok(builtin.includes('只输出'), builtin)
+  await editor.fill('请润色下面的段落，保持原意与术语不变。只输出润色后的段落。')
+  await page.getByTestId('prompt-save').click()
+  await page.getByText('已保存为新版本').waitFor()
+  await page.locator('.prompt-item.active').getByText('已修改').waitFor()
+  await page.getByText('第 1 版').waitFor()
+
+  // A paper prompt that loses its placeholder is refused with the reason.
+  await page.locator('.prompt-item', { hasText: '正文小节' }).click()
+  await page.getByText('必须保留的占位符').waitFor()
+  const section = await page.getByTestId('prompt-text').inputValue()
+  await page.getByTestId('prompt-text').fill(section.replaceAll('{budget}', '八百'))
+  await page.getByTestId('prompt-save').click()
+  await page.getByText('缺少占位符 {budget}').waitFor()
+  await page.screenshot({ path: 'artifacts/console-prompts.png', fullPage: true })
+
+  await page.locator('.prompt-item', { hasText: '润色' }).click()
+  await page.getByTestId('prompt-reset').click()
+  await page.locator('.ant-popconfirm').getByRole('button', { name: '恢复' }).click()
+  await page.getByText('已恢复为内置版本').waitFor()
+  assert.equal(await page.getByTestId('prompt-text').inputValue(), builtin)
+  await page.getByText('第 2 版').waitFor()
+  await context.close()
+
+  const phone = await pageAs(env.opsToken, PHONE)
+  await phone.page.goto(`${env.server.base}/admin/prompts`)
+  await phone.page.getByTestId('prompt-picker').waitFor()
+  await phone.page.screenshot({ path: 'artifacts/console-prompts-phone.png', fullPage: true })
+  await phone.context.close()
+})

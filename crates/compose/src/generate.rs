@@ -6,18 +6,53 @@ use crate::citations::CitationMap;
 use crate::gbt7714::{self, Reference};
 use crate::outline::{self, Degree, Node, Outline, OutlineError, PaperKind};
 use llm::chat::{BoxFuture, ChatError, ChatModel, ChatRequest, CopyGuard, Message};
+use llm::prompts::Prompt;
 use serde::{Deserialize, Serialize};
 use std::collections::{HashMap, HashSet};
 
 /// Bumped when a prompt changes, and recorded with every paper.
 pub const PROMPT_VERSION: &str = "v1";
 
-const OUTLINE_PROMPT: &str = include_str!("../prompts/v1/outline.md");
-const SECTIONS_PROMPT: &str = include_str!("../prompts/v1/sections.md");
-const SECTION_PROMPT: &str = include_str!("../prompts/v1/section.md");
-const ABSTRACT_PROMPT: &str = include_str!("../prompts/v1/abstract.md");
-const TRANSLATE_PROMPT: &str = include_str!("../prompts/v1/translate.md");
-const DOCUMENT_PROMPT: &str = include_str!("../prompts/v1/document.md");
+const OUTLINE_PROMPT: Prompt = Prompt {
+    name: "paper/outline",
+    title: "论文生成 · 章标题",
+    builtin: include_str!("../prompts/v1/outline.md"),
+};
+const SECTIONS_PROMPT: Prompt = Prompt {
+    name: "paper/sections",
+    title: "论文生成 · 节标题",
+    builtin: include_str!("../prompts/v1/sections.md"),
+};
+const SECTION_PROMPT: Prompt = Prompt {
+    name: "paper/section",
+    title: "论文生成 · 正文小节",
+    builtin: include_str!("../prompts/v1/section.md"),
+};
+const ABSTRACT_PROMPT: Prompt = Prompt {
+    name: "paper/abstract",
+    title: "论文生成 · 中文摘要",
+    builtin: include_str!("../prompts/v1/abstract.md"),
+};
+const TRANSLATE_PROMPT: Prompt = Prompt {
+    name: "paper/translate",
+    title: "论文生成 · 英文摘要翻译",
+    builtin: include_str!("../prompts/v1/translate.md"),
+};
+const DOCUMENT_PROMPT: Prompt = Prompt {
+    name: "paper/document",
+    title: "毕业材料（开题报告、任务书等）",
+    builtin: include_str!("../prompts/v1/document.md"),
+};
+
+/// The paper prompts an operator may edit (`llm::prompts`).
+pub const PROMPTS: &[Prompt] = &[
+    OUTLINE_PROMPT,
+    SECTIONS_PROMPT,
+    SECTION_PROMPT,
+    ABSTRACT_PROMPT,
+    TRANSLATE_PROMPT,
+    DOCUMENT_PROMPT,
+];
 
 /// Records retrieved for one section, offered to the model as `[ref:1]`…
 const REFERENCES_PER_SECTION: usize = 4;
@@ -324,12 +359,9 @@ pub fn counted_chars(text: &str) -> usize {
     text.chars().filter(|c| c.is_alphanumeric()).count()
 }
 
-fn fill(template: &str, pairs: &[(&str, String)]) -> String {
-    let mut out = template.trim_end().to_string();
-    for (key, value) in pairs {
-        out = out.replace(&format!("{{{key}}}"), value);
-    }
-    out
+/// The prompt in force (the console's version, else the built-in one), filled in.
+fn fill(prompt: &Prompt, pairs: &[(&str, String)]) -> String {
+    llm::prompts::fill(prompt.text().trim_end(), pairs)
 }
 
 /// Chapters to ask for: a short paper has fewer.
@@ -351,7 +383,7 @@ pub async fn plan_outline(
     request: &PaperRequest,
 ) -> Result<Outline, ComposeError> {
     let wanted = chapters_for(request.words);
-    let system = fill(OUTLINE_PROMPT, &[("chapters", wanted.to_string())]);
+    let system = fill(&OUTLINE_PROMPT, &[("chapters", wanted.to_string())]);
     let mut user = format!(
         "论文题目：{}\n专业：{}\n类型：{}（{}）",
         request.title,
@@ -394,7 +426,7 @@ pub async fn plan_outline(
         // The conclusion is one leaf; every other chapter is worth its sections.
         if i != last {
             let system = fill(
-                SECTIONS_PROMPT,
+                &SECTIONS_PROMPT,
                 &[("sections", (sections_per_chapter + 1).to_string())],
             );
             let user = format!(
@@ -725,11 +757,11 @@ async fn write_leaf(
     let system = match &draft.brief {
         Some(b) => {
             user.push_str(&format!("论文概况：\n{}\n\n{}提纲：\n", b.context, b.genre));
-            fill(DOCUMENT_PROMPT, &pairs)
+            fill(&DOCUMENT_PROMPT, &pairs)
         }
         None => {
             user.push_str("论文大纲：\n");
-            fill(SECTION_PROMPT, &pairs)
+            fill(&SECTION_PROMPT, &pairs)
         }
     };
     user.push_str(&format!("{}\n\n", outline_listing(&draft.outline)));
@@ -1247,7 +1279,7 @@ pub async fn write_abstract(
     request: &PaperRequest,
     draft: &mut Draft,
 ) -> Result<(), ComposeError> {
-    let system = fill(ABSTRACT_PROMPT, &[("budget", ABSTRACT_CHARS.to_string())]);
+    let system = fill(&ABSTRACT_PROMPT, &[("budget", ABSTRACT_CHARS.to_string())]);
     let user = format!(
         "题目：{}\n专业：{}\n各节概要：\n{}",
         request.title,
@@ -1268,7 +1300,7 @@ pub async fn write_abstract(
     .await?;
     let chat = ChatRequest {
         messages: vec![
-            Message::system(TRANSLATE_PROMPT.trim_end()),
+            Message::system(TRANSLATE_PROMPT.text().trim_end()),
             Message::user(draft.abstract_zh.clone()),
         ],
         temperature: 0.3,

@@ -7,6 +7,7 @@
 pub mod chat;
 pub mod generate;
 pub mod int8;
+pub mod prompts;
 pub mod qwen2;
 
 use candle_core::{Device, Tensor};

@@ -10,9 +10,10 @@ pub mod review;
 pub mod thesaurus;
 
 use llm::chat::{ChatRequest, CopyGuard, Message};
+use llm::prompts::Prompt;
 use regex::Regex;
 use serde::{Deserialize, Serialize};
-use std::sync::LazyLock;
+use std::sync::{Arc, LazyLock};
 
 /// The prompt set in use; recorded with every rewrite so a result can be traced to its wording.
 pub const PROMPT_VERSION: &str = "v1";
@@ -129,27 +130,97 @@ impl Strength {
     }
 }
 
-/// The system prompt of chat-style rewriting: follow-up messages adjust the last answer.
-pub fn chat_instruction() -> &'static str {
-    include_str!("../prompts/v1/chat.md")
+const fn prompt(name: &'static str, title: &'static str, builtin: &'static str) -> Prompt {
+    Prompt {
+        name,
+        title,
+        builtin,
+    }
 }
 
-/// The instruction for a goal (strength matters for similarity only).
-pub fn instruction(goal: Goal, strength: Strength) -> &'static str {
+const CHAT: Prompt = prompt(
+    "rewrite/chat",
+    "对话改写（自由对话）",
+    include_str!("../prompts/v1/chat.md"),
+);
+const SIMILARITY_LIGHT: Prompt = prompt(
+    "rewrite/similarity-light",
+    "降重 · 轻度",
+    include_str!("../prompts/v1/similarity-light.md"),
+);
+const SIMILARITY_MEDIUM: Prompt = prompt(
+    "rewrite/similarity-medium",
+    "降重 · 中度",
+    include_str!("../prompts/v1/similarity-medium.md"),
+);
+const SIMILARITY_STRONG: Prompt = prompt(
+    "rewrite/similarity-strong",
+    "降重 · 深度",
+    include_str!("../prompts/v1/similarity-strong.md"),
+);
+const AIGC: Prompt = prompt(
+    "rewrite/aigc",
+    "降AIGC",
+    include_str!("../prompts/v1/aigc.md"),
+);
+const BOTH: Prompt = prompt(
+    "rewrite/both",
+    "降重 + 降AIGC",
+    include_str!("../prompts/v1/both.md"),
+);
+const POLISH: Prompt = prompt(
+    "rewrite/polish",
+    "润色",
+    include_str!("../prompts/v1/polish.md"),
+);
+const EXPAND: Prompt = prompt(
+    "rewrite/expand",
+    "扩写",
+    include_str!("../prompts/v1/expand.md"),
+);
+const SHORTEN: Prompt = prompt(
+    "rewrite/shorten",
+    "缩写",
+    include_str!("../prompts/v1/shorten.md"),
+);
+const ACADEMIC: Prompt = prompt(
+    "rewrite/academic",
+    "学术化",
+    include_str!("../prompts/v1/academic.md"),
+);
+
+/// The rewriting prompts an operator may edit (`llm::prompts`).
+pub const PROMPTS: &[Prompt] = &[
+    SIMILARITY_LIGHT,
+    SIMILARITY_MEDIUM,
+    SIMILARITY_STRONG,
+    AIGC,
+    BOTH,
+    POLISH,
+    EXPAND,
+    SHORTEN,
+    ACADEMIC,
+    CHAT,
+];
+
+/// The system prompt of chat-style rewriting: follow-up messages adjust the last answer.
+pub fn chat_instruction() -> Arc<str> {
+    CHAT.text()
+}
+
+/// The instruction for a goal (strength matters for similarity only), as the console last set
+/// it.
+pub fn instruction(goal: Goal, strength: Strength) -> Arc<str> {
     match (goal, strength) {
-        (Goal::Similarity, Strength::Light) => include_str!("../prompts/v1/similarity-light.md"),
-        (Goal::Similarity, Strength::Medium) => {
-            include_str!("../prompts/v1/similarity-medium.md")
-        }
-        (Goal::Similarity, Strength::Strong) => {
-            include_str!("../prompts/v1/similarity-strong.md")
-        }
-        (Goal::Aigc, _) => include_str!("../prompts/v1/aigc.md"),
-        (Goal::Both, _) => include_str!("../prompts/v1/both.md"),
-        (Goal::Polish, _) => include_str!("../prompts/v1/polish.md"),
-        (Goal::Expand, _) => include_str!("../prompts/v1/expand.md"),
-        (Goal::Shorten, _) => include_str!("../prompts/v1/shorten.md"),
-        (Goal::Academic, _) => include_str!("../prompts/v1/academic.md"),
+        (Goal::Similarity, Strength::Light) => SIMILARITY_LIGHT.text(),
+        (Goal::Similarity, Strength::Medium) => SIMILARITY_MEDIUM.text(),
+        (Goal::Similarity, Strength::Strong) => SIMILARITY_STRONG.text(),
+        (Goal::Aigc, _) => AIGC.text(),
+        (Goal::Both, _) => BOTH.text(),
+        (Goal::Polish, _) => POLISH.text(),
+        (Goal::Expand, _) => EXPAND.text(),
+        (Goal::Shorten, _) => SHORTEN.text(),
+        (Goal::Academic, _) => ACADEMIC.text(),
     }
 }
 

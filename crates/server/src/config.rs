@@ -84,6 +84,8 @@ pub struct Config {
     pub max_upload_bytes: usize,
     /// Most counted characters in one paper.
     pub max_paper_chars: usize,
+    /// Largest batch (.jsonl or .zip) an operator uploads to the library from the console.
+    pub library_upload_bytes: usize,
     /// Workers per task queue in this process (`serve` and `worker`).
     pub workers_per_queue: usize,
     /// Model files fetched by `wenjian models fetch`; defaults to `<data_dir>/models`.
@@ -236,6 +238,7 @@ impl Default for Config {
             package_task_max_chars: 100_000,
             max_upload_bytes: 50 * 1024 * 1024,
             max_paper_chars: 300_000,
+            library_upload_bytes: 200 * 1024 * 1024,
             public_url: None,
             site_title: "文鉴".into(),
             marketing_url: String::new(),

@@ -7,6 +7,7 @@ pub mod config;
 pub mod envelope;
 pub mod extraction;
 pub mod http;
+pub mod library_batch;
 pub mod metrics;
 pub mod models;
 pub mod official;
@@ -14,6 +15,7 @@ pub mod openapi;
 pub mod params;
 pub mod payments;
 pub mod prices;
+pub mod prompts;
 pub mod qr_provider;
 pub mod rate_limit;
 pub mod state;
@@ -88,12 +90,35 @@ pub fn task_handlers(
         Arc::new(api::chat::task::ChatHandler::new(models.clone()));
     let slides_models = models.clone();
     fn over<L: simcheck::Library + 'static>(
-        library: Arc<L>,
+        config: &Config,
+        store: &store::Store,
+        library: L,
         encoder: Option<Arc<embed::UseEncoder>>,
         models: Arc<models::ModelHub>,
-        concurrency: usize,
     ) -> Vec<Arc<dyn worker::TaskHandler>> {
+        let concurrency = config.rewrite_concurrency;
+        let library = Arc::new(store::Catalogued::new(library, store.clone()));
+        // A library imported before the catalogue existed, or changed by hand, is listed
+        // again; the index's size is measured for the console.
+        if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+            let library = library.clone();
+            runtime.spawn(async move {
+                match library.reconcile().await {
+                    Ok((0, 0)) => {}
+                    Ok((added, removed)) => {
+                        tracing::info!(added, removed, "library catalogue brought up to date")
+                    }
+                    Err(e) => tracing::warn!(error = %e, "library catalogue not reconciled"),
+                }
+            });
+        }
         let mut handlers: Vec<Arc<dyn worker::TaskHandler>> = vec![
+            Arc::new(api::admin::library_task::LibraryHandler::new(
+                library.clone(),
+                config.file_store(store),
+                Arc::new(extraction::Extractor::new(config)),
+                config,
+            )),
             Arc::new(api::check::task::CheckHandler::new(
                 library.clone(),
                 encoder,
@@ -118,24 +143,26 @@ pub fn task_handlers(
     }
     let mut handlers = match config.library_backend.as_str() {
         "database" => over(
-            Arc::new(with_sentence_index(
+            config,
+            store,
+            with_sentence_index(
                 config,
                 store::SqlLibrary::new(store.clone(), params),
                 encoder.clone(),
-            )?),
+            )?,
             encoder,
             models,
-            config.rewrite_concurrency,
         ),
         _ => over(
-            Arc::new(with_sentence_index(
+            config,
+            store,
+            with_sentence_index(
                 config,
                 simcheck::EmbeddedLibrary::open(config.library_dir(), params)?,
                 encoder.clone(),
-            )?),
+            )?,
             encoder,
             models,
-            config.rewrite_concurrency,
         ),
     };
     handlers.push(aigc);
@@ -210,6 +237,7 @@ pub async fn run(config: Config) -> anyhow::Result<()> {
     let shutdown = shutdown_channel();
     let state = AppState::new(store.clone(), config.clone());
     let _sweeper = sweeper::start(&store, &config, &shutdown);
+    prompts::keep_fresh(store.clone(), shutdown.clone());
     payments::seed_packages(&store, &config).await?;
     let _reconciler = api::order::notify::spawn_reconciler(
         state.clone(),
@@ -251,6 +279,7 @@ pub async fn run_workers(config: Config) -> anyhow::Result<()> {
     let models = Arc::new(models::ModelHub::new(&config));
     let shutdown = shutdown_channel();
     let _sweeper = sweeper::start(&store, &config, &shutdown);
+    prompts::keep_fresh(store.clone(), shutdown.clone());
     let workers = worker::WorkerPool::new(store.clone(), task_handlers(&config, &store, models)?)
         .with_lease(config.job_lease(), worker::IDLE_POLL);
     workers.run(config.workers_per_queue, shutdown).await;

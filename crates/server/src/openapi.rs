@@ -1,7 +1,7 @@
 //! The generated OpenAPI document, served at `/api/docs/openapi.json`.
 
 use crate::api::account::account_info_api;
-use crate::api::admin::console_api;
+use crate::api::admin::{console_api, library_api, prompts_api};
 use crate::api::aigc::paper_aigc_api;
 use crate::api::chat::chat_gpt_api;
 use crate::api::check::check_api;
@@ -53,6 +53,14 @@ Parameters documented as query are also accepted as a form or JSON body.",
         console_api::config_entries,
         console_api::save_config_entry,
         console_api::delete_config_entry,
+        library_api::upload,
+        library_api::tasks,
+        library_api::docs,
+        library_api::summary,
+        library_api::remove,
+        prompts_api::prompts,
+        prompts_api::versions,
+        prompts_api::save,
         login_api::login,
         login_api::register,
         login_api::current,

@@ -295,6 +295,8 @@ impl WorkerPool {
             attempt = job.attempt,
             "job started"
         );
+        // A prompt changed in the console applies from the next job on, on every host.
+        crate::prompts::refresh(&self.store).await;
         let ctx = TaskContext {
             store: self.store.clone(),
             task_id: job.task_id,

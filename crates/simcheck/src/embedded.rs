@@ -599,6 +599,10 @@ impl Library for EmbeddedLibrary {
         Ok(self.current()?.locate.len() as u64)
     }
 
+    async fn index_bytes(&self) -> LibraryResult<u64> {
+        Ok(EmbeddedLibrary::index_bytes(self))
+    }
+
     async fn document_frequencies(&self, hashes: &[u64], cap: u32) -> LibraryResult<Vec<u32>> {
         self.document_frequencies_sync(hashes, cap)
     }

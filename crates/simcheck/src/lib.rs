@@ -20,7 +20,8 @@ pub use align::SpanClass;
 pub use embedded::EmbeddedLibrary;
 pub use fingerprint::FingerprintParams;
 pub use library::{
-    BibInfo, DocId, DocMeta, Library, LibraryError, NewDoc, Scope, ScopeFilter, SentenceHit,
+    BibInfo, DocId, DocMeta, Library, LibraryError, LibraryRecord, NewDoc, Scope, ScopeFilter,
+    SentenceHit,
 };
 pub use paraphrase::SentenceEmbedder;
 pub use report::{Report, SourceShare, Span};

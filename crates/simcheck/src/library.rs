@@ -134,6 +134,40 @@ impl NewDoc {
     }
 }
 
+/// One line of a JSON Lines import (`wenjian corpus import`, the console's library upload): a
+/// document and what reference lists need of it (volume, issue, pages, doi, kind, publisher,
+/// place).
+#[derive(Debug, Deserialize)]
+pub struct LibraryRecord {
+    #[serde(default)]
+    pub title: String,
+    #[serde(default)]
+    pub author: String,
+    #[serde(default)]
+    pub year: Option<i32>,
+    #[serde(default)]
+    pub source: String,
+    pub text: String,
+    #[serde(flatten)]
+    pub bib: BibInfo,
+}
+
+impl LibraryRecord {
+    pub fn into_doc(self, scope: Scope, owner: Option<i64>) -> NewDoc {
+        NewDoc {
+            title: self.title.trim().to_string(),
+            author: self.author.trim().to_string(),
+            // A year no paper can have is left out rather than printed in a reference.
+            year: self.year.filter(|y| (1000..=2100).contains(y)),
+            source: self.source.trim().to_string(),
+            owner,
+            scope,
+            text: self.text,
+            bib: self.bib,
+        }
+    }
+}
+
 /// Which documents a check may match: always the public library, plus the private library and
 /// own published work of `owner` when given.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -192,6 +226,10 @@ pub trait Library: Send + Sync {
     fn text(&self, id: DocId) -> impl Future<Output = LibraryResult<Option<String>>> + Send;
     /// How many live documents the library holds (all scopes).
     fn doc_count(&self) -> impl Future<Output = LibraryResult<u64>> + Send;
+    /// Bytes the library's index takes on disk (0 when it cannot tell).
+    fn index_bytes(&self) -> impl Future<Output = LibraryResult<u64>> + Send {
+        async { Ok(0) }
+    }
     /// For each hash, in how many live public documents it is a fingerprint, counted up to
     /// `cap`. Read from the postings themselves, so every import and removal keeps it current.
     fn document_frequencies(

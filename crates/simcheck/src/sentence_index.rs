@@ -372,6 +372,11 @@ impl<L: Library> Library for SemanticLibrary<L> {
         self.inner.doc_count().await
     }
 
+    async fn index_bytes(&self) -> LibraryResult<u64> {
+        let sentences = self.sentence_index().map_or(0, SentenceIndex::bytes);
+        Ok(self.inner.index_bytes().await? + sentences)
+    }
+
     async fn document_frequencies(&self, hashes: &[u64], cap: u32) -> LibraryResult<Vec<u32>> {
         self.inner.document_frequencies(hashes, cap).await
     }

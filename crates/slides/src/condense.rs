@@ -13,6 +13,7 @@
 
 use crate::deck::{Deck, SlideKind, numbers};
 use llm::chat::{ChatModel, ChatRequest, Message, Role};
+use llm::prompts::Prompt;
 
 /// Bullets up to this long are short enough already.
 pub const SHORT_ENOUGH: usize = 24;
@@ -36,10 +37,18 @@ pub type Similarity<'a> = &'a (dyn Fn(&str, &str) -> f32 + Send + Sync);
 /// 0.62, so the encoder refuses some good ones too (docs/slides.md).
 pub const MIN_COSINE: f32 = 0.75;
 
-/// The instructions, with the length asked.
+/// The instructions; `{target}` is the length asked.
+pub const PROMPT: Prompt = Prompt {
+    name: "slides/condense",
+    title: "答辩PPT · 要点压缩",
+    builtin: "你是答辩PPT的编辑，把论文中的一句话压缩成幻灯片上的一条要点。规则：只删去字词，不改写、不增加任何原句没有的内容；数字、单位、英文缩写和专业术语原样保留；不超过{target}个字；只输出压缩后的要点，不加引号、编号或解释。",
+};
+
+/// The instructions in force, with the length asked.
 fn system() -> String {
-    format!(
-        "你是答辩PPT的编辑，把论文中的一句话压缩成幻灯片上的一条要点。规则：只删去字词，不改写、不增加任何原句没有的内容；数字、单位、英文缩写和专业术语原样保留；不超过{TARGET_CHARS}个字；只输出压缩后的要点，不加引号、编号或解释。"
+    llm::prompts::fill(
+        PROMPT.text().trim_end(),
+        &[("target", TARGET_CHARS.to_string())],
     )
 }
 

@@ -157,7 +157,7 @@ fn config_from_row(row: &AnyRow) -> Result<ConfigEntry> {
 /// record commit or roll back together. The actor is checked again here, in the change's own
 /// transaction: a request that passed the role check just before the role was removed changes
 /// nothing (`NotOperator`).
-async fn audit(
+pub(crate) async fn audit(
     conn: &mut AnyConnection,
     actor: Actor<'_>,
     action: &str,
@@ -247,11 +247,6 @@ fn task_summary_from_row(row: &AnyRow) -> Result<TaskSummary> {
     })
 }
 
-/// `%query%` for LIKE, with the pattern characters of the query taken literally.
-fn like_pattern(query: &str) -> String {
-    format!("%{}%", crate::like_literal(query.trim()).to_lowercase())
-}
-
 async fn count(pool: &AnyPool, sql: &str, binds: &[i64]) -> Result<i64> {
     let mut query = sqlx::query_scalar::<_, i64>(sql);
     for b in binds {
@@ -269,7 +264,7 @@ impl Store {
         offset: i64,
         limit: i64,
     ) -> Result<(Vec<UserSummary>, i64)> {
-        let pattern = like_pattern(query);
+        let pattern = crate::like_pattern(query);
         let rows = sqlx::query(&format!(
             "{} WHERE users.login_name_key LIKE $1 ESCAPE '\\' ORDER BY users.id DESC LIMIT $2 OFFSET $3",
             user_summary_select()
@@ -513,7 +508,7 @@ impl Store {
         offset: i64,
         limit: i64,
     ) -> Result<(Vec<TaskSummary>, i64)> {
-        let pattern = like_pattern(filter.query);
+        let pattern = crate::like_pattern(filter.query);
         let user_id = filter.user_id.unwrap_or(0);
         let condition = "($1 = '' OR t.status = $1) AND ($2 = '' OR t.kind = $2) \
              AND ($3 = 0 OR t.user_id = $3) AND LOWER(t.title) LIKE $4 ESCAPE '\\'";
@@ -561,7 +556,7 @@ impl Store {
         offset: i64,
         limit: i64,
     ) -> Result<(Vec<OrderSummary>, i64)> {
-        let pattern = like_pattern(filter.query);
+        let pattern = crate::like_pattern(filter.query);
         let condition = "($1 = '' OR o.status = $1) AND ($2 = '' OR o.channel = $2) \
              AND (LOWER(o.out_trade_no) LIKE $3 ESCAPE '\\' OR LOWER(COALESCE(o.provider_trade_no, '')) LIKE $3 ESCAPE '\\' \
              OR u.login_name_key LIKE $3 ESCAPE '\\')";
@@ -640,6 +635,47 @@ impl Store {
             &serde_json::json!({ "status": before.status.as_str(), "error": before.error })
                 .to_string(),
             &serde_json::json!({ "status": "queued" }).to_string(),
+        )
+        .await?;
+        let task = crate::tasks::load_task(&mut tx, task_id).await?;
+        tx.commit().await?;
+        Ok(task)
+    }
+
+    /// Queues a task of the operator's own (a library import or removal: work for the workers
+    /// that charges nothing), audited in the same transaction.
+    #[allow(clippy::too_many_arguments)]
+    pub async fn operator_queue_task(
+        &self,
+        actor: Actor<'_>,
+        kind: &str,
+        title: &str,
+        input_json: &str,
+        max_attempts: i64,
+        action: &str,
+        after_json: &str,
+    ) -> Result<Task> {
+        let now = now_ms();
+        let mut tx = self.begin_write().await?;
+        let task_id: i64 = sqlx::query_scalar(
+            "INSERT INTO tasks (user_id, kind, title, status, input, created_at, updated_at) \
+             VALUES ($1, $2, $3, 'queued', $4, $5, $5) RETURNING id",
+        )
+        .bind(actor.id)
+        .bind(kind)
+        .bind(title)
+        .bind(input_json)
+        .bind(now)
+        .fetch_one(&mut *tx)
+        .await?;
+        crate::tasks::enqueue_job(&mut tx, task_id, kind, max_attempts, now).await?;
+        audit(
+            &mut tx,
+            actor,
+            action,
+            &format!("task:{task_id} {title}"),
+            "",
+            after_json,
         )
         .await?;
         let task = crate::tasks::load_task(&mut tx, task_id).await?;
@@ -740,7 +776,7 @@ impl Store {
         offset: i64,
         limit: i64,
     ) -> Result<(Vec<AuditEntry>, i64)> {
-        let pattern = like_pattern(query);
+        let pattern = crate::like_pattern(query);
         let condition = "(LOWER(actor_name) LIKE $1 ESCAPE '\\' OR LOWER(action) LIKE $1 ESCAPE '\\' \
              OR LOWER(target) LIKE $1 ESCAPE '\\')";
         let rows = sqlx::query(&format!(

@@ -4,6 +4,7 @@
 //! which both backends accept.
 
 mod accounts;
+mod catalogue;
 mod console;
 mod error;
 mod files;
@@ -11,6 +12,7 @@ mod library;
 mod moving;
 mod ops;
 mod orders;
+mod prompts;
 mod qr;
 mod reports;
 pub mod secrets;
@@ -21,6 +23,9 @@ mod throttle;
 mod users;
 
 pub use accounts::{Account, LedgerEntry, LedgerKind, MAX_ACCOUNT_AMOUNT};
+pub use catalogue::{
+    CatalogueCounts, CatalogueEntry, CatalogueFilter, Catalogued, ScopeCount, text_hash,
+};
 pub use console::{
     Actor, AuditEntry, ConfigEntry, OrderFilter, OrderSummary, SiteCounts, TaskFilter, TaskSummary,
     UserSummary,
@@ -34,6 +39,7 @@ pub use orders::{
     Grant, GrantKind, GrantUse, NewOrder, NewProduct, Order, OrderKind, OrderStatus, PaymentNotice,
     PaymentOutcome, Product, Refund,
 };
+pub use prompts::{PromptChange, PromptVersion};
 pub use qr::{QrClaim, QrLogin, QrStatus};
 pub use reports::{NewSnapshot, ReportSnapshot, format_report_code, normalize_report_code};
 pub use sessions::{NewSession, SessionUser};
@@ -86,6 +92,11 @@ pub(crate) fn like_literal(text: &str) -> String {
         escaped.push(c);
     }
     escaped
+}
+
+/// `%query%` for LIKE (lower case), with the pattern characters of the query taken literally.
+pub(crate) fn like_pattern(query: &str) -> String {
+    format!("%{}%", like_literal(query.trim()).to_lowercase())
 }
 
 /// Current time in Unix milliseconds, the unit of every timestamp column.

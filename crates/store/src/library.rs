@@ -229,6 +229,33 @@ impl Library for SqlLibrary {
         Ok(n as u64)
     }
 
+    async fn index_bytes(&self) -> LibraryResult<u64> {
+        let sql = match self.store.backend {
+            // The postings are partitioned: the parts are measured, not their empty parent.
+            crate::Backend::Postgres => {
+                "SELECT CAST(COALESCE(SUM(pg_total_relation_size(c.oid)), 0) AS BIGINT) \
+                 FROM pg_class c WHERE c.relkind = 'r' \
+                 AND (c.relname = 'library_docs' OR c.relname LIKE 'library\\_postings%')"
+            }
+            // dbstat is compiled into the bundled SQLite; a build without it tells nothing.
+            crate::Backend::Sqlite => {
+                "SELECT CAST(COALESCE(SUM(pgsize), 0) AS BIGINT) FROM dbstat WHERE name IN \
+                 (SELECT name FROM sqlite_master WHERE tbl_name IN ('library_docs', 'library_postings'))"
+            }
+        };
+        match sqlx::query_scalar::<_, i64>(sql)
+            .fetch_one(&self.store.pool)
+            .await
+        {
+            Ok(bytes) => Ok(bytes.max(0) as u64),
+            Err(e) if self.store.backend == crate::Backend::Sqlite => {
+                tracing::debug!(error = %e, "library size unknown: no dbstat");
+                Ok(0)
+            }
+            Err(e) => Err(backend(e)),
+        }
+    }
+
     async fn document_frequencies(&self, hashes: &[u64], cap: u32) -> LibraryResult<Vec<u32>> {
         let mut counts: HashMap<u64, u32> = HashMap::new();
         let mut distinct: Vec<u64> = hashes.to_vec();

@@ -2,7 +2,6 @@
 
 use anyhow::{Context, bail};
 use indicatif::{ProgressBar, ProgressStyle};
-use serde::Deserialize;
 use simcheck::{CheckOptions, EmbeddedLibrary, FingerprintParams, Library, NewDoc, Report, Scope};
 use std::path::{Path, PathBuf};
 
@@ -18,22 +17,6 @@ macro_rules! say {
 
 /// Documents are written in batches so a large import makes a few large segments.
 const BATCH_CHARS: usize = 50_000_000;
-
-#[derive(Debug, Deserialize)]
-struct JsonLine {
-    #[serde(default)]
-    title: String,
-    #[serde(default)]
-    author: String,
-    #[serde(default)]
-    year: Option<i32>,
-    #[serde(default)]
-    source: String,
-    text: String,
-    /// volume, issue, pages, doi, kind, publisher, place (for reference lists).
-    #[serde(flatten)]
-    bib: simcheck::BibInfo,
-}
 
 pub fn open_library(dir: &Path) -> anyhow::Result<EmbeddedLibrary> {
     EmbeddedLibrary::open(dir, FingerprintParams::default())
@@ -98,17 +81,8 @@ fn collect_docs(
             if line.trim().is_empty() {
                 continue;
             }
-            match serde_json::from_str::<JsonLine>(line) {
-                Ok(j) => docs.push(with_scope(NewDoc {
-                    title: j.title,
-                    author: j.author,
-                    year: j.year,
-                    source: j.source,
-                    owner,
-                    scope,
-                    text: j.text,
-                    bib: j.bib,
-                })),
+            match serde_json::from_str::<simcheck::LibraryRecord>(line) {
+                Ok(record) => docs.push(record.into_doc(scope, owner)),
                 Err(e) => skipped.push(format!("第 {} 行：{e}", i + 1)),
             }
         }

@@ -285,6 +285,7 @@ fn load_encoder(models_dir: &std::path::Path) -> Option<embed::UseEncoder> {
 
 async fn corpus_command<L: simcheck::Library>(
     config: &Config,
+    store: store::Store,
     library: L,
     command: CorpusCommand,
 ) -> anyhow::Result<()> {
@@ -294,7 +295,11 @@ async fn corpus_command<L: simcheck::Library>(
     } else {
         None
     };
-    let library = &server::with_sentence_index(config, library, encoder)?;
+    // The catalogue the console lists follows every import and removal made here too.
+    let library = &store::Catalogued::new(
+        server::with_sentence_index(config, library, encoder)?,
+        store,
+    );
     match command {
         CorpusCommand::Import { path, scope, owner } => {
             let scope = match scope.as_str() {
@@ -306,11 +311,17 @@ async fn corpus_command<L: simcheck::Library>(
             if scope != simcheck::Scope::Public && owner.is_none() {
                 bail!("个人库与本人已发表文献需要 --owner 用户编号");
             }
-            corpus::import(library, &path, scope, owner).await
+            corpus::import(library, &path, scope, owner).await?;
+            library.record_status().await?;
+            Ok(())
         }
         CorpusCommand::List => corpus::list(library).await,
-        CorpusCommand::Remove { id } => corpus::remove(library, id).await,
-        CorpusCommand::Index => corpus::index_sentences(library).await,
+        CorpusCommand::Remove { id } => {
+            corpus::remove(library, id).await?;
+            library.record_status().await?;
+            Ok(())
+        }
+        CorpusCommand::Index => corpus::index_sentences(library.inner()).await,
     }
 }
 
@@ -362,25 +373,22 @@ async fn run() -> anyhow::Result<()> {
     match cli.command {
         Command::Serve => server::run(config).await,
         Command::Worker => server::run_workers(config).await,
-        Command::Corpus { command } => match config.library_backend.as_str() {
-            "database" => {
-                let store = store::Store::open(&config.database_url()).await?;
-                corpus_command(
-                    &config,
-                    store::SqlLibrary::new(store, simcheck::FingerprintParams::default()),
-                    command,
-                )
-                .await
+        Command::Corpus { command } => {
+            let store = store::Store::open(&config.database_url()).await?;
+            match config.library_backend.as_str() {
+                "database" => {
+                    let library = store::SqlLibrary::new(
+                        store.clone(),
+                        simcheck::FingerprintParams::default(),
+                    );
+                    corpus_command(&config, store, library, command).await
+                }
+                _ => {
+                    let library = corpus::open_library(&config.library_dir())?;
+                    corpus_command(&config, store, library, command).await
+                }
             }
-            _ => {
-                corpus_command(
-                    &config,
-                    corpus::open_library(&config.library_dir())?,
-                    command,
-                )
-                .await
-            }
-        },
+        }
         Command::Check {
             file,
             json,

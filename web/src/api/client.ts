@@ -27,6 +27,8 @@ export interface RequestOptions {
   silent?: boolean
   /** Extra request headers (e.g. X-Confirmed-Payment on a paid submission). */
   headers?: Record<string, string>
+  /** Told how much of the body has been sent (a large upload's progress bar). */
+  onUploadProgress?: (sent: number, total: number) => void
 }
 
 export const DEFAULT_TIMEOUT_MS = 15000
@@ -91,6 +93,7 @@ export async function send(options: Omit<RequestOptions, 'silent'> & { responseT
     body = JSON.stringify(data)
     headers['Content-Type'] = 'application/json'
   }
+  if (options.onUploadProgress) return sendWithProgress(method, apiUrl(url, params), headers, body, timeout, options.onUploadProgress)
   const controller = new AbortController()
   const timer = timeout > 0 ? setTimeout(() => controller.abort(), timeout) : undefined
   const failed = () => new SendError(controller.signal.aborted ? 'timeout' : 'network')
@@ -109,6 +112,37 @@ export async function send(options: Omit<RequestOptions, 'silent'> & { responseT
   } finally {
     clearTimeout(timer)
   }
+}
+
+/** `send` over XMLHttpRequest, the one browser API that reports an upload's progress. */
+function sendWithProgress(
+  method: string,
+  url: string,
+  headers: Record<string, string>,
+  body: BodyInit | undefined,
+  timeout: number,
+  onProgress: (sent: number, total: number) => void,
+): Promise<Reply> {
+  return new Promise((resolve, reject) => {
+    const xhr = new XMLHttpRequest()
+    xhr.open(method.toUpperCase(), url)
+    for (const [name, value] of Object.entries(headers)) xhr.setRequestHeader(name, value)
+    xhr.timeout = timeout
+    xhr.upload.onprogress = (e) => onProgress(e.loaded, e.lengthComputable ? e.total : 0)
+    xhr.onload = () => {
+      const replyHeaders = new Headers()
+      for (const line of xhr.getAllResponseHeaders().trim().split(/[\r\n]+/)) {
+        const at = line.indexOf(':')
+        if (at > 0) replyHeaders.append(line.slice(0, at).trim(), line.slice(at + 1).trim())
+      }
+      const reply = { status: xhr.status, headers: replyHeaders, data: parseBody(xhr.responseText) }
+      if (xhr.status >= 200 && xhr.status < 300) resolve(reply)
+      else reject(new SendError('http', reply))
+    }
+    xhr.ontimeout = () => reject(new SendError('timeout'))
+    xhr.onerror = () => reject(new SendError('network'))
+    xhr.send((body as XMLHttpRequestBodyInit | undefined) ?? null)
+  })
 }
 
 function toApiError(error: unknown): ApiError {

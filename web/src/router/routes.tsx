@@ -49,6 +49,8 @@ const ConsolePrices = lazy(() => import('../features/admin/ConsolePrices'))
 const ConsoleModels = lazy(() => import('../features/admin/ConsoleModels'))
 const ConsoleSite = lazy(() => import('../features/admin/ConsoleSite'))
 const ConsoleAudit = lazy(() => import('../features/admin/ConsoleAudit'))
+const ConsoleLibrary = lazy(() => import('../features/admin/ConsoleLibrary'))
+const ConsolePrompts = lazy(() => import('../features/admin/ConsolePrompts'))
 
 /** Every product screen of spec §2, grouped as the sidebar shows them. */
 export const menuGroups: MenuGroup[] = [
@@ -154,7 +156,9 @@ export const menuGroups: MenuGroup[] = [
       { path: '/admin/orders', meta: { title: '订单管理' }, element: <ConsoleOrders /> },
       { path: '/admin/packages', meta: { title: '套餐管理' }, element: <ConsolePackages /> },
       { path: '/admin/prices', meta: { title: '价格设置' }, element: <ConsolePrices /> },
+      { path: '/admin/library', meta: { title: '比对库' }, element: <ConsoleLibrary /> },
       { path: '/admin/models', meta: { title: '模型' }, element: <ConsoleModels /> },
+      { path: '/admin/prompts', meta: { title: '提示词' }, element: <ConsolePrompts /> },
       { path: '/admin/site', meta: { title: '公告与站点' }, element: <ConsoleSite /> },
       { path: '/admin/audit', meta: { title: '操作日志' }, element: <ConsoleAudit /> },
     ],

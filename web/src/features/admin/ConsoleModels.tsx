@@ -1,14 +1,61 @@
 import { useState } from 'react'
-import { useQuery } from '@tanstack/react-query'
-import { Alert, Button, Card, Descriptions, Empty, Table, Tag } from 'antd'
+import { useQuery, useQueryClient } from '@tanstack/react-query'
+import { Alert, Button, Card, Descriptions, Empty, Form, Input, InputNumber, Modal, Popconfirm, Space, Table, Tag } from 'antd'
 import OperatorGate from './OperatorGate'
 import ModelEngines from './ModelEngines'
-import { models as loadModels, testEndpoint } from './api'
+import { models as loadModels, resetEndpoint, saveEndpoint, testEndpoint } from './api'
 import { formatBytes } from './labels'
-import type { EndpointTest, ModelsView } from './types'
+import type { EndpointForm, EndpointTest, ModelsView } from './types'
+import { toastSuccess } from '../../utils/feedback'
+
+const SOURCE_LABELS: Record<ModelsView['endpoint']['source'], string> = {
+  console: '后台设置',
+  file: '配置文件',
+  none: '未配置',
+}
+
+function EndpointEditor({ view, onClose }: { view: ModelsView; onClose: () => void }) {
+  const client = useQueryClient()
+  const e = view.endpoint
+  const [form, setForm] = useState<EndpointForm>({ baseUrl: e.baseUrl ?? '', model: e.model ?? '', apiKey: '', timeoutSeconds: e.timeoutSeconds })
+  const [saving, setSaving] = useState(false)
+  const set = (patch: Partial<EndpointForm>) => setForm((f) => ({ ...f, ...patch }))
+  const save = async () => {
+    setSaving(true)
+    try {
+      client.setQueryData(['admin', 'models'], await saveEndpoint(form))
+      toastSuccess('已保存：所有服务器与后台进程在 5 秒内改用新设置')
+      onClose()
+    } catch {
+      // Toasted by the client (an address that is not http(s), no model name).
+    } finally {
+      setSaving(false)
+    }
+  }
+  return (
+    <Modal open title="设置外部模型服务" okText="保存" cancelText="取消" onOk={save} confirmLoading={saving} onCancel={onClose} destroyOnClose>
+      <Form layout="vertical">
+        <Form.Item label="接口地址" extra="OpenAI 兼容接口的地址，如 https://api.deepseek.com/v1">
+          <Input value={form.baseUrl} onChange={(ev) => set({ baseUrl: ev.target.value })} data-testid="endpoint-url" />
+        </Form.Item>
+        <Form.Item label="模型名称">
+          <Input value={form.model} onChange={(ev) => set({ model: ev.target.value })} data-testid="endpoint-model" />
+        </Form.Item>
+        <Form.Item label="API 密钥" extra={e.keySet ? '留空则保留现有密钥' : '该服务不需要密钥时可留空'}>
+          <Input.Password value={form.apiKey} onChange={(ev) => set({ apiKey: ev.target.value })} autoComplete="new-password" data-testid="endpoint-key" />
+        </Form.Item>
+        <Form.Item label="超时（秒）" extra="5–600 秒">
+          <InputNumber value={form.timeoutSeconds} onChange={(v) => set({ timeoutSeconds: typeof v === 'number' ? v : 0 })} style={{ width: 140 }} />
+        </Form.Item>
+      </Form>
+    </Modal>
+  )
+}
 
 function EndpointCard({ view }: { view: ModelsView }) {
+  const client = useQueryClient()
   const [testing, setTesting] = useState(false)
+  const [editing, setEditing] = useState(false)
   const [result, setResult] = useState<EndpointTest | null>(null)
   const [failure, setFailure] = useState<string | null>(null)
   const e = view.endpoint
@@ -24,8 +71,28 @@ function EndpointCard({ view }: { view: ModelsView }) {
       setTesting(false)
     }
   }
+  const reset = async () => {
+    try {
+      client.setQueryData(['admin', 'models'], await resetEndpoint())
+      toastSuccess('已恢复为配置文件中的设置')
+    } catch {
+      // Toasted by the client.
+    }
+  }
   return (
-    <Card size="small" title="外部模型服务（OpenAI 兼容接口）" className="mb">
+    <Card
+      size="small"
+      title="外部模型服务（OpenAI 兼容接口）"
+      className="mb"
+      extra={
+        <Space>
+          <Tag>{SOURCE_LABELS[e.source]}</Tag>
+          <Button size="small" onClick={() => setEditing(true)} data-testid="edit-endpoint">
+            {e.configured ? '修改' : '设置'}
+          </Button>
+        </Space>
+      }
+    >
       {e.configured ? (
         <Descriptions size="small" column={{ xs: 1, sm: 2 }} bordered>
           <Descriptions.Item label="地址">{e.baseUrl}</Descriptions.Item>
@@ -34,16 +101,24 @@ function EndpointCard({ view }: { view: ModelsView }) {
           <Descriptions.Item label="超时">{e.timeoutSeconds} 秒</Descriptions.Item>
         </Descriptions>
       ) : (
-        <Alert type="info" showIcon message="未配置外部模型服务" description="改写、对话与论文写作由本地小模型完成。如需更好的效果，请在配置文件中设置 llm_base_url、llm_model 与 llm_api_key 后重启服务。" />
+        <Alert type="info" showIcon message="未配置外部模型服务" description="改写、对话与论文写作由本地小模型完成。如需更好的效果，点“设置”填写 OpenAI 兼容接口的地址、模型与密钥，保存后无需重启即生效。" />
       )}
-      <Button className="mt" onClick={test} loading={testing} disabled={!e.configured} data-testid="test-endpoint">
-        测试连接
-      </Button>
+      <Space className="mt" wrap>
+        <Button onClick={test} loading={testing} disabled={!e.configured} data-testid="test-endpoint">
+          测试连接
+        </Button>
+        {e.source === 'console' && (
+          <Popconfirm title="恢复为配置文件中的设置？" okText="恢复" cancelText="取消" onConfirm={reset}>
+            <Button data-testid="reset-endpoint">恢复配置文件的设置</Button>
+          </Popconfirm>
+        )}
+      </Space>
       {result && (
         <Alert className="mt" type="success" showIcon message={`连接正常：${result.millis} 毫秒`} description={`${result.model} 回答：${result.answer}`} data-testid="endpoint-ok" />
       )}
       {failure && <Alert className="mt" type="error" showIcon message="连接失败" description={failure} />}
-      <p className="muted">测试会向该服务发送一次真实请求（很短的一句话），可能产生少量费用。</p>
+      <p className="muted">测试会向该服务发送一次真实请求（很短的一句话），可能产生少量费用。密钥保存在数据库中，页面和操作日志都不会显示它。</p>
+      {editing && <EndpointEditor view={view} onClose={() => setEditing(false)} />}
     </Card>
   )
 }

@@ -1,5 +1,5 @@
 import { get, post } from '../../api/client'
-import type { AuditRow, ConfigItem, Dashboard, EndpointTest, ModelsView, OrderRow, PackageForm, PackageRow, Page, Prices, PricesView, TaskRow, UserDetail, UserRow } from './types'
+import type { EndpointForm, PromptRow, PromptVersionRow, LibraryDocRow, LibrarySummary, LibraryTaskRow, AuditRow, ConfigItem, Dashboard, EndpointTest, ModelsView, OrderRow, PackageForm, PackageRow, Page, Prices, PricesView, TaskRow, UserDetail, UserRow } from './types'
 
 export const dashboard = () => get<Dashboard>('api/admin/dashboard', { silent: true })
 
@@ -68,3 +68,36 @@ export const resetPrices = () => post<PricesView>('api/admin/prices/reset')
 export const models = () => get<ModelsView>('api/admin/models', { silent: true })
 
 export const testEndpoint = () => post<EndpointTest>('api/admin/models/test', { timeout: 120_000 })
+
+export const saveEndpoint = (form: EndpointForm) => post<ModelsView>('api/admin/models/endpoint', { data: form })
+
+export const resetEndpoint = () => post<ModelsView>('api/admin/models/endpoint/reset')
+
+export const librarySummary = () => get<LibrarySummary>('api/admin/library/summary', { silent: true })
+
+export const libraryTasks = () => get<LibraryTaskRow[]>('api/admin/library/tasks', { silent: true })
+
+export const libraryDocs = (q: string, year: number | null, page: number, size: number) =>
+  get<Page<LibraryDocRow>>('api/admin/library/docs', { params: { q, year, page, size }, silent: true })
+
+/** Uploads a batch; no timeout, since a large batch on a slow line takes minutes. */
+export const uploadLibraryBatch = (file: File, onProgress: (percent: number) => void) => {
+  const data = new FormData()
+  data.append('file', file)
+  return post<LibraryTaskRow>('api/admin/library/upload', {
+    data,
+    timeout: 0,
+    onUploadProgress: (sent, total) => onProgress(total > 0 ? Math.floor((sent * 100) / total) : 0),
+  })
+}
+
+export const removeLibraryDocs = (ids: number[]) => post<LibraryTaskRow>('api/admin/library/remove', { data: { ids } })
+
+export const prompts = () => get<PromptRow[]>('api/admin/prompts', { silent: true })
+
+export const promptVersions = (name: string) => get<PromptVersionRow[]>('api/admin/prompts/versions', { params: { name }, silent: true })
+
+export type PromptChange = { text: string } | { versionId: number } | { builtin: true }
+
+export const savePrompt = (name: string, change: PromptChange, note: string) =>
+  post<PromptRow[]>('api/admin/prompts/save', { data: { name, note, ...change } })

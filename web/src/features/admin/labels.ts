@@ -11,6 +11,7 @@ export const KIND_LABELS: Record<string, string> = {
   paper_other: '毕业材料',
   ppt: '答辩PPT',
   library_forget: '比对库移除',
+  library_manage: '比对库管理',
 }
 
 export const kindLabel = (kind: string) => KIND_LABELS[kind] ?? kind
@@ -33,6 +34,10 @@ export const ACTION_LABELS: Record<string, string> = {
   'package.update': '修改套餐',
   'package.retire': '下架套餐',
   'package.activate': '上架套餐',
+  'library.import': '导入比对库',
+  'library.remove': '移出比对库',
+  'prompt.save': '修改提示词',
+  'prompt.reset': '恢复内置提示词',
 }
 
 export const actionLabel = (action: string) => ACTION_LABELS[action] ?? action

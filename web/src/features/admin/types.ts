@@ -138,7 +138,15 @@ export interface ModelRow {
 export interface ModelsView {
   modelsDir: string
   models: { name: string; installed: boolean; bytes: number; purpose: string }[]
-  endpoint: { configured: boolean; baseUrl: string | null; model: string | null; keySet: boolean; timeoutSeconds: number }
+  endpoint: {
+    configured: boolean
+    baseUrl: string | null
+    model: string | null
+    keySet: boolean
+    timeoutSeconds: number
+    /** `console` (saved here), `file` (the configuration file) or `none`. */
+    source: 'console' | 'file' | 'none'
+  }
   features: ModelRow[]
 }
 
@@ -146,4 +154,89 @@ export interface EndpointTest {
   model: string
   answer: string
   millis: number
+}
+
+export interface LibraryItemOutcome {
+  name: string
+  outcome: 'skipped' | 'failed'
+  reason: string
+}
+
+export interface LibraryJobResult {
+  imported: number
+  importedChars: number
+  skipped: number
+  failed: number
+  removed: number
+  missing: number
+  items: LibraryItemOutcome[]
+}
+
+export interface LibraryTaskRow {
+  taskId: number
+  op: 'import' | 'remove' | 'unknown'
+  title: string
+  fileName: string
+  status: string
+  progress: number
+  phase: string
+  result: LibraryJobResult | null
+  error: string | null
+  loginName: string
+  createdAt: number
+  finishedAt: number | null
+}
+
+export interface LibraryDocRow {
+  id: number
+  title: string
+  author: string
+  year: number | null
+  source: string
+  chars: number
+  addedAt: number
+}
+
+export interface LibrarySummary {
+  publicDocs: number
+  publicChars: number
+  privateDocs: number
+  ownPublishedDocs: number
+  indexBytes: number
+  measuredAt: number
+  backend: string
+  maxUploadBytes: number
+  workers: number
+}
+
+export interface PromptRow {
+  name: string
+  title: string
+  group: string
+  text: string
+  builtin: string
+  isBuiltin: boolean
+  placeholders: string[]
+  versions: number
+  updatedAt: number | null
+  updatedBy: string | null
+}
+
+export interface PromptVersionRow {
+  id: number
+  number: number
+  text: string
+  isBuiltin: boolean
+  note: string
+  actorName: string
+  createdAt: number
+  current: boolean
+}
+
+export interface EndpointForm {
+  baseUrl: string
+  model: string
+  /** Empty keeps the key in force. */
+  apiKey: string
+  timeoutSeconds: number
 }

@@ -253,7 +253,7 @@ pub struct SearchForm {
 }
 
 /// The page asked (1-based, default 1), its size (default 20, at most 100) and the rows before it.
-fn page_window(page: Option<i64>, size: Option<i64>) -> (i64, i64, i64) {
+pub(crate) fn page_window(page: Option<i64>, size: Option<i64>) -> (i64, i64, i64) {
     let page = page.unwrap_or(1).max(1);
     let size = size.unwrap_or(20).clamp(1, 100);
     (page, size, (page - 1).saturating_mul(size))

@@ -3,9 +3,13 @@
 //! log in the same transaction as the change.
 
 pub mod console_api;
+pub mod library_api;
+pub mod library_task;
+pub mod prompts_api;
 
 use crate::state::AppState;
 use axum::Router;
+use axum::extract::DefaultBodyLimit;
 use axum::routing::{get, post};
 
 pub fn routes() -> Router<AppState> {
@@ -42,6 +46,18 @@ pub fn routes() -> Router<AppState> {
         .route("/api/admin/prices/reset", post(console_api::reset_prices))
         .route("/api/admin/models", get(console_api::models))
         .route("/api/admin/models/test", post(console_api::test_endpoint))
+        .route(
+            "/api/admin/library/upload",
+            // Limited in the handler, by the configured size of a batch.
+            post(library_api::upload).layer(DefaultBodyLimit::disable()),
+        )
+        .route("/api/admin/library/tasks", get(library_api::tasks))
+        .route("/api/admin/library/docs", get(library_api::docs))
+        .route("/api/admin/library/summary", get(library_api::summary))
+        .route("/api/admin/library/remove", post(library_api::remove))
+        .route("/api/admin/prompts", get(prompts_api::prompts))
+        .route("/api/admin/prompts/versions", get(prompts_api::versions))
+        .route("/api/admin/prompts/save", post(prompts_api::save))
         .route("/api/admin/audit", get(console_api::audit))
         .route("/api/admin/config", get(console_api::config_entries))
         .route(

@@ -1,0 +1,62 @@
+//! The editable prompts of this deployment (rewriting, paper generation, slides) and how each
+//! process keeps the console's versions in force: a worker looks before every job, and a
+//! background loop every few seconds, whether a version was added since it last read them.
+
+use llm::prompts::Prompt;
+use std::sync::atomic::{AtomicI64, Ordering};
+use std::time::Duration;
+use tokio::sync::watch;
+
+/// How often a process looks for prompt versions saved elsewhere.
+const REFRESH_EVERY: Duration = Duration::from_secs(5);
+
+/// The newest version this process has read (-1: none read yet).
+static READ_STAMP: AtomicI64 = AtomicI64::new(-1);
+
+/// Every editable prompt with the group the console shows it under.
+pub fn all() -> Vec<(&'static str, Prompt)> {
+    let mut prompts: Vec<(&'static str, Prompt)> = Vec::new();
+    prompts.extend(rewrite::PROMPTS.iter().map(|p| ("降重与改写", *p)));
+    prompts.extend(compose::generate::PROMPTS.iter().map(|p| ("论文生成", *p)));
+    prompts.push(("答辩PPT", slides::condense::PROMPT));
+    prompts
+}
+
+/// The prompt called `name`.
+pub fn find(name: &str) -> Option<Prompt> {
+    all().into_iter().map(|(_, p)| p).find(|p| p.name == name)
+}
+
+/// Reads the versions in force when one was added since this process last read them.
+pub async fn refresh(store: &store::Store) {
+    let stamp = match store.prompt_stamp().await {
+        Ok(stamp) => stamp,
+        Err(e) => {
+            tracing::warn!(error = %e, "prompt versions not checked");
+            return;
+        }
+    };
+    if stamp == READ_STAMP.load(Ordering::Acquire) {
+        return;
+    }
+    match store.prompt_overrides().await {
+        Ok(overrides) => {
+            llm::prompts::set_overrides(overrides);
+            READ_STAMP.store(stamp, Ordering::Release);
+        }
+        Err(e) => tracing::warn!(error = %e, "prompt versions not read"),
+    }
+}
+
+/// Keeps this process's prompts current until `shutdown` turns true.
+pub fn keep_fresh(store: store::Store, mut shutdown: watch::Receiver<bool>) {
+    tokio::spawn(async move {
+        while !*shutdown.borrow() {
+            refresh(&store).await;
+            tokio::select! {
+                _ = tokio::time::sleep(REFRESH_EVERY) => {}
+                _ = shutdown.changed() => {}
+            }
+        }
+    });
+}

@@ -8,6 +8,7 @@ pub mod envelope;
 pub mod extraction;
 pub mod http;
 pub mod library_batch;
+pub mod live_settings;
 pub mod metrics;
 pub mod models;
 pub mod official;
@@ -237,7 +238,7 @@ pub async fn run(config: Config) -> anyhow::Result<()> {
     let shutdown = shutdown_channel();
     let state = AppState::new(store.clone(), config.clone());
     let _sweeper = sweeper::start(&store, &config, &shutdown);
-    prompts::keep_fresh(store.clone(), shutdown.clone());
+    live_settings::keep_fresh(store.clone(), state.models.clone(), shutdown.clone());
     payments::seed_packages(&store, &config).await?;
     let _reconciler = api::order::notify::spawn_reconciler(
         state.clone(),
@@ -279,7 +280,7 @@ pub async fn run_workers(config: Config) -> anyhow::Result<()> {
     let models = Arc::new(models::ModelHub::new(&config));
     let shutdown = shutdown_channel();
     let _sweeper = sweeper::start(&store, &config, &shutdown);
-    prompts::keep_fresh(store.clone(), shutdown.clone());
+    live_settings::keep_fresh(store.clone(), models.clone(), shutdown.clone());
     let workers = worker::WorkerPool::new(store.clone(), task_handlers(&config, &store, models)?)
         .with_lease(config.job_lease(), worker::IDLE_POLL);
     workers.run(config.workers_per_queue, shutdown).await;

@@ -6,7 +6,7 @@
 use crate::config::Config;
 use llm::chat::{ChatModel, OpenAiCompatible, OpenAiConfig};
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, RwLock};
 use std::time::Duration;
 use tokio::sync::OnceCell;
 
@@ -30,9 +30,46 @@ pub enum Feature {
 
 type Loaded<T> = OnceCell<Result<Arc<T>, String>>;
 
+/// Where the console keeps the endpoint's settings (`config_entries`; never served publicly).
+pub const ENDPOINT_ENTITY: &str = "llm_endpoint";
+pub const ENDPOINT_ID: &str = "current";
+
+/// The endpoint's settings as the console saves them; they replace the configuration file's
+/// in every process until removed.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct EndpointSettings {
+    pub base_url: String,
+    pub model: String,
+    #[serde(default)]
+    pub api_key: String,
+    pub timeout_seconds: u64,
+}
+
+fn openai_config(base_url: &str, model: &str, api_key: &str, timeout_seconds: u64) -> OpenAiConfig {
+    OpenAiConfig {
+        base_url: base_url.trim().to_string(),
+        api_key: api_key.to_string(),
+        model: model.trim().to_string(),
+        timeout: Duration::from_secs(timeout_seconds.max(5)),
+        retries: 3,
+        backoff: Duration::from_millis(500),
+    }
+}
+
+/// The endpoint in force and where its settings come from.
+#[derive(Debug, Clone)]
+struct InForce {
+    config: Option<OpenAiConfig>,
+    /// `console`, `file` or `none`.
+    source: &'static str,
+}
+
 pub struct ModelHub {
     models_dir: PathBuf,
-    endpoint: Option<OpenAiConfig>,
+    /// The configuration file's endpoint, in force unless the console saved one.
+    file_endpoint: Option<OpenAiConfig>,
+    endpoint: RwLock<InForce>,
     rewrite_provider: String,
     chat_provider: String,
     paper_provider: String,
@@ -87,19 +124,25 @@ async fn load_once<T: Send + Sync + 'static>(
 
 impl ModelHub {
     pub fn new(config: &Config) -> Self {
-        let endpoint = match (&config.llm_base_url, &config.llm_model) {
+        let file_endpoint = match (&config.llm_base_url, &config.llm_model) {
             (Some(url), Some(model)) if !url.trim().is_empty() && !model.trim().is_empty() => {
-                Some(OpenAiConfig {
-                    base_url: url.trim().to_string(),
-                    api_key: config.llm_api_key.clone().unwrap_or_default(),
-                    model: model.trim().to_string(),
-                    timeout: Duration::from_secs(config.llm_timeout_seconds.max(5)),
-                    retries: 3,
-                    backoff: Duration::from_millis(500),
-                })
+                Some(openai_config(
+                    url,
+                    model,
+                    config.llm_api_key.as_deref().unwrap_or_default(),
+                    config.llm_timeout_seconds,
+                ))
             }
             _ => None,
         };
+        let endpoint = RwLock::new(InForce {
+            source: if file_endpoint.is_some() {
+                "file"
+            } else {
+                "none"
+            },
+            config: file_endpoint.clone(),
+        });
         if ![LOCAL_MODEL, OBSERVER_MODEL].contains(&config.rewrite_local_model.trim()) {
             tracing::warn!(
                 "rewrite_local_model = {:?} is not a local model; rewriting uses {LOCAL_MODEL}",
@@ -108,6 +151,7 @@ impl ModelHub {
         }
         ModelHub {
             models_dir: config.models_dir(),
+            file_endpoint,
             endpoint,
             rewrite_provider: config.rewrite_provider.clone(),
             chat_provider: config.chat_provider.clone(),
@@ -122,9 +166,60 @@ impl ModelHub {
         }
     }
 
-    /// The configured OpenAI-compatible endpoint, if any (its key included: never send it out).
-    pub fn endpoint(&self) -> Option<&OpenAiConfig> {
-        self.endpoint.as_ref()
+    /// The OpenAI-compatible endpoint in force, if any (its key included: never send it out).
+    pub fn endpoint(&self) -> Option<OpenAiConfig> {
+        self.in_force().config
+    }
+
+    /// Where the endpoint's settings come from: `console`, `file` or `none`.
+    pub fn endpoint_source(&self) -> &'static str {
+        self.in_force().source
+    }
+
+    fn in_force(&self) -> InForce {
+        self.endpoint
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+    }
+
+    /// Puts the console's settings in force, or the configuration file's again (`None`).
+    pub fn apply_endpoint(&self, settings: Option<&EndpointSettings>) {
+        let fresh = match settings {
+            Some(s) => InForce {
+                config: Some(openai_config(
+                    &s.base_url,
+                    &s.model,
+                    &s.api_key,
+                    s.timeout_seconds,
+                )),
+                source: "console",
+            },
+            None => InForce {
+                source: if self.file_endpoint.is_some() {
+                    "file"
+                } else {
+                    "none"
+                },
+                config: self.file_endpoint.clone(),
+            },
+        };
+        *self.endpoint.write().unwrap_or_else(|e| e.into_inner()) = fresh;
+    }
+
+    /// Reads the console's endpoint settings from the store and puts them in force (a change
+    /// saved on another node reaches this one).
+    pub async fn refresh_endpoint(&self, store: &store::Store) {
+        match store.config_entry(ENDPOINT_ENTITY, ENDPOINT_ID).await {
+            Ok(entry) => match serde_json::from_str::<EndpointSettings>(&entry.value) {
+                Ok(settings) => self.apply_endpoint(Some(&settings)),
+                Err(e) => {
+                    tracing::warn!(error = %e, "the console's endpoint settings are unreadable")
+                }
+            },
+            Err(store::StoreError::NotFound) => self.apply_endpoint(None),
+            Err(e) => tracing::warn!(error = %e, "endpoint settings not read"),
+        }
     }
 
     pub fn models_dir(&self) -> &Path {
@@ -231,14 +326,14 @@ impl ModelHub {
         match provider.as_str() {
             "local" => false,
             "endpoint" => true,
-            _ => self.endpoint.is_some(),
+            _ => self.in_force().config.is_some(),
         }
     }
 
     /// Why `feature` cannot run on this server, in words for the user; `None` when it can.
     pub fn unavailable(&self, feature: Feature) -> Option<String> {
         if self.uses_endpoint(feature) {
-            return self.endpoint.is_none().then(|| {
+            return self.in_force().config.is_none().then(|| {
                 "已设定使用外部模型服务，但未配置其地址与模型（llm_base_url、llm_model）；请联系管理员".to_string()
             });
         }
@@ -267,7 +362,7 @@ impl ModelHub {
             "local"
         };
         let model = match source {
-            "endpoint" => self.endpoint.as_ref().map(|e| e.model.clone()),
+            "endpoint" => self.in_force().config.map(|e| e.model),
             "local" => Some(self.local_name(feature).to_string()),
             _ => None,
         };
@@ -283,9 +378,9 @@ impl ModelHub {
         if let Some(why) = self.unavailable(feature) {
             return Err(why);
         }
-        match (&self.endpoint, self.uses_endpoint(feature)) {
+        match (self.in_force().config, self.uses_endpoint(feature)) {
             (Some(config), true) => Ok(Arc::new(
-                OpenAiCompatible::new(config.clone()).map_err(|e| e.to_string())?,
+                OpenAiCompatible::new(config).map_err(|e| e.to_string())?,
             )),
             _ if self.local_name(feature) == OBSERVER_MODEL => Ok(Arc::new(
                 llm::generate::LocalChat::new(self.larger().await?),

@@ -1,14 +1,9 @@
 //! The editable prompts of this deployment (rewriting, paper generation, slides) and how each
-//! process keeps the console's versions in force: a worker looks before every job, and a
-//! background loop every few seconds, whether a version was added since it last read them.
+//! process keeps the console's versions in force: a worker looks before every job, and
+//! `live_settings` every few seconds, whether a version was added since it last read them.
 
 use llm::prompts::Prompt;
 use std::sync::atomic::{AtomicI64, Ordering};
-use std::time::Duration;
-use tokio::sync::watch;
-
-/// How often a process looks for prompt versions saved elsewhere.
-const REFRESH_EVERY: Duration = Duration::from_secs(5);
 
 /// The newest version this process has read (-1: none read yet).
 static READ_STAMP: AtomicI64 = AtomicI64::new(-1);
@@ -46,17 +41,4 @@ pub async fn refresh(store: &store::Store) {
         }
         Err(e) => tracing::warn!(error = %e, "prompt versions not read"),
     }
-}
-
-/// Keeps this process's prompts current until `shutdown` turns true.
-pub fn keep_fresh(store: store::Store, mut shutdown: watch::Receiver<bool>) {
-    tokio::spawn(async move {
-        while !*shutdown.borrow() {
-            refresh(&store).await;
-            tokio::select! {
-                _ = tokio::time::sleep(REFRESH_EVERY) => {}
-                _ = shutdown.changed() => {}
-            }
-        }
-    });
 }

@@ -443,6 +443,8 @@ api_test!(
             "/api/admin/prices/reset",
             "/api/admin/models",
             "/api/admin/models/test",
+            "/api/admin/models/endpoint",
+            "/api/admin/models/endpoint/reset",
             "/api/admin/library/upload",
             "/api/admin/library/tasks",
             "/api/admin/library/docs",

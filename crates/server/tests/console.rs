@@ -820,6 +820,131 @@ async fn the_endpoint_test_makes_one_real_call_and_never_shows_the_key() {
 }
 
 api_test!(
+    the_endpoint_is_set_from_the_console_reaches_other_processes_and_its_key_stays_hidden,
+    test_config(),
+    async |s: &TestServer| {
+        let ops = operator(s, "ops_endpoint_edit").await;
+        let base = fake_endpoint().await;
+        let save = "/api/admin/models/endpoint";
+        for (form, why) in [
+            (json!({"baseUrl": "ftp://x", "model": "m"}), "接口地址"),
+            (json!({"baseUrl": base, "model": " "}), "模型名称"),
+            (
+                json!({"baseUrl": base, "model": "m", "timeoutSeconds": 3}),
+                "5–600",
+            ),
+        ] {
+            let (status, body) = s.post(save, Some(&ops), form).await;
+            assert_error(status, &body, 400, "invalid_endpoint");
+            assert!(body["message"].as_str().unwrap().contains(why), "{body}");
+        }
+        let (status, view) = s
+            .post(
+                save,
+                Some(&ops),
+                json!({"baseUrl": format!("{base}/"), "model": "fake-chat-2", "apiKey": "sk-console-secret", "timeoutSeconds": 30}),
+            )
+            .await;
+        assert_eq!(status, StatusCode::OK, "{view}");
+        let endpoint = &view["result"]["endpoint"];
+        assert_eq!(endpoint["source"], "console");
+        assert_eq!(endpoint["baseUrl"], base.as_str());
+        assert_eq!(
+            (
+                endpoint["keySet"].as_bool(),
+                endpoint["timeoutSeconds"].as_u64()
+            ),
+            (Some(true), Some(30))
+        );
+        let rewrite = view["result"]["features"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|f| f["feature"] == "降重改写")
+            .unwrap()
+            .clone();
+        assert_eq!(
+            (rewrite["source"].as_str(), rewrite["model"].as_str()),
+            (Some("endpoint"), Some("fake-chat-2"))
+        );
+        let (status, tested) = s
+            .post("/api/admin/models/test", Some(&ops), json!({}))
+            .await;
+        assert_eq!(status, StatusCode::OK, "{tested}");
+        assert_eq!(tested["result"]["answer"], "我是fake-chat-2。");
+
+        // Another process (a worker on another host) reads it from the store.
+        let worker_hub = server::models::ModelHub::new(&s.state.config);
+        assert!(worker_hub.endpoint().is_none());
+        worker_hub.refresh_endpoint(s.store()).await;
+        let seen = worker_hub.endpoint().expect("the console's endpoint");
+        assert_eq!(
+            (seen.model.as_str(), seen.api_key.as_str()),
+            ("fake-chat-2", "sk-console-secret")
+        );
+
+        // Saved again with the key left empty: the key stays.
+        let (_, view) = s
+            .post(
+                save,
+                Some(&ops),
+                json!({"baseUrl": base, "model": "fake-chat-3", "apiKey": ""}),
+            )
+            .await;
+        assert_eq!(view["result"]["endpoint"]["keySet"], true, "{view}");
+        assert_eq!(
+            s.state.models.endpoint().unwrap().api_key,
+            "sk-console-secret"
+        );
+
+        let (status, view) = s
+            .post("/api/admin/models/endpoint/reset", Some(&ops), json!({}))
+            .await;
+        assert_eq!(status, StatusCode::OK, "{view}");
+        assert_eq!(
+            (
+                view["result"]["endpoint"]["source"].as_str(),
+                view["result"]["endpoint"]["configured"].as_bool()
+            ),
+            (Some("none"), Some(false))
+        );
+        worker_hub.refresh_endpoint(s.store()).await;
+        assert!(worker_hub.endpoint().is_none());
+        let (status, body) = s
+            .post("/api/admin/models/endpoint/reset", Some(&ops), json!({}))
+            .await;
+        assert_error(status, &body, 404, "nothing_to_reset");
+
+        let (_, audit) = s.get("/api/admin/audit?q=endpoint", Some(&ops)).await;
+        let actions: Vec<&str> = audit["result"]["records"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|e| e["action"].as_str().unwrap())
+            .collect();
+        assert_eq!(
+            actions,
+            ["endpoint.reset", "endpoint.save", "endpoint.save"]
+        );
+        assert!(audit.to_string().contains("fake-chat-3"), "{audit}");
+        assert!(!audit.to_string().contains("sk-console-secret"), "{audit}");
+        // Nor does the public configuration serve it.
+        let (status, body) = s
+            .post(
+                "/api/base/ai_sys_config_api/f/load_all_by_entity",
+                None,
+                json!({"entity": "llm_endpoint"}),
+            )
+            .await;
+        assert_error(status, &body, 400, "unknown_entity");
+        let (status, body) = s
+            .get("/api/admin/config?entity=llm_endpoint", Some(&ops))
+            .await;
+        assert_error(status, &body, 400, "unknown_entity");
+    }
+);
+
+api_test!(
     a_slide_template_switched_off_is_not_offered_and_one_always_stays,
     test_config(),
     async |s: &TestServer| {

@@ -949,6 +949,21 @@ impl Store {
         id: &str,
         value: &str,
     ) -> Result<ConfigEntry> {
+        self.put_config_entry_logged(actor, entity, id, value, "config.put", &|v| v.to_string())
+            .await
+    }
+
+    /// `put_config_entry` for an entry holding a secret: the log keeps `shown(value)` of the
+    /// values before and after (e.g. without an API key) under `action`.
+    pub async fn put_config_entry_logged(
+        &self,
+        actor: Actor<'_>,
+        entity: &str,
+        id: &str,
+        value: &str,
+        action: &str,
+        shown: &(dyn Fn(&str) -> String + Sync),
+    ) -> Result<ConfigEntry> {
         let now = now_ms();
         let mut tx = self.begin_write().await?;
         let before: Option<String> = sqlx::query_scalar(
@@ -976,10 +991,10 @@ impl Store {
         audit(
             &mut tx,
             actor,
-            "config.put",
+            action,
             &format!("{entity}:{id}"),
-            before.as_deref().unwrap_or(""),
-            value,
+            &before.as_deref().map(shown).unwrap_or_default(),
+            &shown(value),
         )
         .await?;
         tx.commit().await?;
@@ -997,6 +1012,19 @@ impl Store {
         actor: Actor<'_>,
         entity: &str,
         id: &str,
+    ) -> Result<()> {
+        self.delete_config_entry_logged(actor, entity, id, "config.delete", &|v| v.to_string())
+            .await
+    }
+
+    /// `delete_config_entry`, the log keeping `shown(value)` under `action`.
+    pub async fn delete_config_entry_logged(
+        &self,
+        actor: Actor<'_>,
+        entity: &str,
+        id: &str,
+        action: &str,
+        shown: &(dyn Fn(&str) -> String + Sync),
     ) -> Result<()> {
         let mut tx = self.begin_write().await?;
         let before: Option<String> = sqlx::query_scalar(
@@ -1017,9 +1045,9 @@ impl Store {
         audit(
             &mut tx,
             actor,
-            "config.delete",
+            action,
             &format!("{entity}:{id}"),
-            &before,
+            &shown(&before),
             "",
         )
         .await?;

@@ -1319,6 +1319,9 @@ pub struct EndpointView {
     /// Whether an API key is set (the key itself is never shown).
     pub key_set: bool,
     pub timeout_seconds: u64,
+    /// Where the settings come from: `console` (saved here), `file` (the configuration file)
+    /// or `none`.
+    pub source: String,
 }
 
 #[derive(Debug, Serialize, ToSchema)]
@@ -1420,19 +1423,163 @@ pub async fn models(
     })
     .await
     .map_err(ApiError::internal)?;
-    let endpoint = state.models.endpoint();
     Ok(Success(ModelsView {
         models_dir: dir.display().to_string(),
         models,
-        endpoint: EndpointView {
-            configured: endpoint.is_some(),
-            base_url: endpoint.map(|e| e.base_url.clone()),
-            model: endpoint.map(|e| e.model.clone()),
-            key_set: endpoint.is_some_and(|e| !e.api_key.is_empty()),
-            timeout_seconds: state.config.llm_timeout_seconds,
-        },
+        endpoint: endpoint_view(&state),
         features: feature_rows(&state),
     }))
+}
+
+fn endpoint_view(state: &AppState) -> EndpointView {
+    let endpoint = state.models.endpoint();
+    EndpointView {
+        configured: endpoint.is_some(),
+        base_url: endpoint.as_ref().map(|e| e.base_url.clone()),
+        model: endpoint.as_ref().map(|e| e.model.clone()),
+        key_set: endpoint.as_ref().is_some_and(|e| !e.api_key.is_empty()),
+        timeout_seconds: endpoint
+            .as_ref()
+            .map_or(state.config.llm_timeout_seconds, |e| e.timeout.as_secs()),
+        source: state.models.endpoint_source().into(),
+    }
+}
+
+/// What the audit log keeps of endpoint settings: everything but the key.
+fn endpoint_shown(value: &str) -> String {
+    match serde_json::from_str::<crate::models::EndpointSettings>(value) {
+        Ok(s) => serde_json::json!({
+            "baseUrl": s.base_url,
+            "model": s.model,
+            "keySet": !s.api_key.is_empty(),
+            "timeoutSeconds": s.timeout_seconds,
+        })
+        .to_string(),
+        Err(_) => String::new(),
+    }
+}
+
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct EndpointForm {
+    /// e.g. `https://api.deepseek.com/v1`.
+    #[serde(default)]
+    pub base_url: String,
+    #[serde(default)]
+    pub model: String,
+    /// Empty keeps the key in force.
+    #[serde(default)]
+    pub api_key: String,
+    #[serde(default, deserialize_with = "lenient::opt_i64")]
+    pub timeout_seconds: Option<i64>,
+}
+
+fn invalid_endpoint(message: impl Into<String>) -> ApiError {
+    ApiError::bad_request("invalid_endpoint", message)
+}
+
+/// Saves the OpenAI-compatible endpoint's settings (they replace the configuration file's in
+/// every process within seconds, no restart); the key is kept in the database, never shown or
+/// logged.
+#[utoipa::path(post, path = "/api/admin/models/endpoint", tag = "admin_api",
+    security(("bearer" = [])), request_body = EndpointForm,
+    responses(
+        (status = 200, body = inline(crate::envelope::Envelope<ModelsView>)),
+        (status = 400, description = "invalid_endpoint", body = crate::envelope::ErrorBody),
+        (status = 403, description = "not_operator", body = crate::envelope::ErrorBody),
+    ))]
+pub async fn save_endpoint(
+    State(state): State<AppState>,
+    OperatorUser(operator): OperatorUser,
+    Params(form): Params<EndpointForm>,
+) -> ApiResult<ModelsView> {
+    let base_url = form.base_url.trim().trim_end_matches('/').to_string();
+    let parsed = reqwest::Url::parse(&base_url).ok();
+    if base_url.chars().count() > 500
+        || !parsed
+            .as_ref()
+            .is_some_and(|u| matches!(u.scheme(), "http" | "https") && u.host().is_some())
+    {
+        return Err(invalid_endpoint(
+            "接口地址应为 http:// 或 https:// 开头的完整地址，如 https://api.deepseek.com/v1",
+        ));
+    }
+    let model = form.model.trim().to_string();
+    if model.is_empty() || model.chars().count() > 200 || model.chars().any(char::is_control) {
+        return Err(invalid_endpoint("请填写模型名称（1–200 个字符）"));
+    }
+    let timeout = form.timeout_seconds.unwrap_or(120);
+    if !(5..=600).contains(&timeout) {
+        return Err(invalid_endpoint("超时应在 5–600 秒之间"));
+    }
+    let api_key = match form.api_key.trim() {
+        // Left empty: the key in force stays.
+        "" => state
+            .models
+            .endpoint()
+            .map(|e| e.api_key)
+            .unwrap_or_default(),
+        key if key.chars().count() > 500 || key.chars().any(char::is_control) => {
+            return Err(invalid_endpoint("API 密钥格式不对"));
+        }
+        key => key.to_string(),
+    };
+    let settings = crate::models::EndpointSettings {
+        base_url,
+        model,
+        api_key,
+        timeout_seconds: timeout as u64,
+    };
+    let value = serde_json::to_string(&settings).map_err(ApiError::internal)?;
+    state
+        .store
+        .put_config_entry_logged(
+            Actor::from(&operator.user),
+            crate::models::ENDPOINT_ENTITY,
+            crate::models::ENDPOINT_ID,
+            &value,
+            "endpoint.save",
+            &endpoint_shown,
+        )
+        .await?;
+    // This process at once; the others within `live_settings::REFRESH_EVERY`.
+    state.models.apply_endpoint(Some(&settings));
+    models(State(state), OperatorUser(operator)).await
+}
+
+/// Removes the console's endpoint settings: the configuration file's are in force again.
+#[utoipa::path(post, path = "/api/admin/models/endpoint/reset", tag = "admin_api",
+    security(("bearer" = [])),
+    responses(
+        (status = 200, body = inline(crate::envelope::Envelope<ModelsView>)),
+        (status = 403, description = "not_operator", body = crate::envelope::ErrorBody),
+        (status = 404, description = "nothing_to_reset", body = crate::envelope::ErrorBody),
+    ))]
+pub async fn reset_endpoint(
+    State(state): State<AppState>,
+    OperatorUser(operator): OperatorUser,
+) -> ApiResult<ModelsView> {
+    match state
+        .store
+        .delete_config_entry_logged(
+            Actor::from(&operator.user),
+            crate::models::ENDPOINT_ENTITY,
+            crate::models::ENDPOINT_ID,
+            "endpoint.reset",
+            &endpoint_shown,
+        )
+        .await
+    {
+        Err(StoreError::NotFound) => {
+            return Err(ApiError::not_found(
+                "nothing_to_reset",
+                "外部模型服务本来就使用配置文件中的设置",
+            ));
+        }
+        other => other?,
+    }
+    state.models.apply_endpoint(None);
+    models(State(state), OperatorUser(operator)).await
 }
 
 #[derive(Debug, Serialize, ToSchema)]
@@ -1457,7 +1604,7 @@ pub async fn test_endpoint(
     State(state): State<AppState>,
     OperatorUser(_operator): OperatorUser,
 ) -> ApiResult<EndpointTest> {
-    let Some(config) = state.models.endpoint().cloned() else {
+    let Some(config) = state.models.endpoint() else {
         return Err(ApiError::conflict(
             "endpoint_not_configured",
             "尚未配置外部模型服务（llm_base_url、llm_model）",

@@ -47,6 +47,14 @@ pub fn routes() -> Router<AppState> {
         .route("/api/admin/models", get(console_api::models))
         .route("/api/admin/models/test", post(console_api::test_endpoint))
         .route(
+            "/api/admin/models/endpoint",
+            post(console_api::save_endpoint),
+        )
+        .route(
+            "/api/admin/models/endpoint/reset",
+            post(console_api::reset_endpoint),
+        )
+        .route(
             "/api/admin/library/upload",
             // Limited in the handler, by the configured size of a batch.
             post(library_api::upload).layer(DefaultBodyLimit::disable()),

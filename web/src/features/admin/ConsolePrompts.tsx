@@ -157,19 +157,20 @@ function PromptsBody() {
     <Card title="提示词" loading={isFetching && !data}>
       <Row gutter={[16, 16]}>
         <Col xs={24} md={7}>
-          <Select
-            className="prompt-picker"
-            value={current?.name}
-            onChange={setSelected}
-            style={{ width: '100%' }}
-            options={groups.map((g) => ({
-              label: g,
-              options: rows
-                .filter((r) => r.group === g)
-                .map((r) => ({ value: r.name, label: `${r.title}${r.isBuiltin ? '' : '（已修改）'}` })),
-            }))}
-            data-testid="prompt-picker"
-          />
+          <div className="prompt-picker">
+            <Select
+              value={current?.name}
+              onChange={setSelected}
+              style={{ width: '100%' }}
+              options={groups.map((g) => ({
+                label: g,
+                options: rows
+                  .filter((r) => r.group === g)
+                  .map((r) => ({ value: r.name, label: `${r.title}${r.isBuiltin ? '' : '（已修改）'}` })),
+              }))}
+              data-testid="prompt-picker"
+            />
+          </div>
           <div className="prompt-list">
             {groups.map((g) => (
               <div key={g}>

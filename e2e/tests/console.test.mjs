@@ -383,3 +383,20 @@ test('the operator edits a prompt, sees its versions and goes back to the built-
   await phone.page.screenshot({ path: 'artifacts/console-prompts-phone.png', fullPage: true })
   await phone.context.close()
 })
+
+test('a degree level switched off in the console is no longer offered on the paper form', async () => {
+  const { context, page } = await pageAs(env.opsToken)
+  await page.goto(`${env.server.base}/admin/site`)
+  await page.getByTestId('paper-option-master').getByRole('switch').click()
+  await page.getByText('已停用，学生不会再看到这个选项').waitFor()
+  await page.screenshot({ path: 'artifacts/console-paper-options.png', fullPage: true })
+  const student = await pageAs(env.studentToken)
+  await student.page.goto(`${env.server.base}/aipaper/gc`)
+  await student.page.getByTestId('paper-degrees').getByText('本科').waitFor()
+  assert.equal(await student.page.getByTestId('paper-degrees').getByText('硕士').count(), 0)
+  await student.context.close()
+  // Switched on again for the other tests of this server.
+  await page.getByTestId('paper-option-master').getByRole('switch').click()
+  await page.getByText('已启用').waitFor()
+  await context.close()
+})

@@ -944,6 +944,87 @@ api_test!(
     }
 );
 
+#[tokio::test]
+async fn a_paper_kind_or_degree_switched_off_is_not_offered_and_one_of_each_stays() {
+    // An endpoint writes papers here, so a submission reaches the option check.
+    let config = Config {
+        llm_base_url: Some(fake_endpoint().await),
+        llm_model: Some("fake-chat-1".into()),
+        ..test_config()
+    };
+    for db in [TestDb::sqlite().await, TestDb::postgres().await] {
+        let s = TestServer::start(db, config.clone()).await;
+        let ops = operator(&s, "ops_paper_options").await;
+        let student = s.register("student_options", PASSWORD).await;
+        let public = async || {
+            let (status, body) = s
+                .post(
+                    "/api/base/ai_sys_config_api/f/load_all_by_entity",
+                    None,
+                    json!({"entity": "paper_options"}),
+                )
+                .await;
+            assert_eq!(status, StatusCode::OK, "{body}");
+            body["result"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter(|o| o["value"]["enabled"] == true)
+                .map(|o| o["id"].as_str().unwrap().to_string())
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(
+            public().await,
+            ["thesis", "article", "associate", "bachelor", "master"]
+        );
+        let save = |id: &str, enabled: bool| {
+            let id = id.to_string();
+            let ops = ops.clone();
+            let s = &s;
+            async move {
+                s.post(
+                    "/api/admin/config/save",
+                    Some(&ops),
+                    json!({"entity": "paper_options", "id": id, "value": {"enabled": enabled}}),
+                )
+                .await
+            }
+        };
+        let (status, body) = save("doctor", false).await;
+        assert_error(status, &body, 400, "invalid_config");
+        assert_eq!(save("master", false).await.0, StatusCode::OK);
+        assert_eq!(save("article", false).await.0, StatusCode::OK);
+        assert_eq!(public().await, ["thesis", "associate", "bachelor"]);
+
+        let submit = async |path: &str, degree: &str| {
+            s.post(
+                path,
+                Some(&student),
+                json!({"title": "高校图书馆管理系统的设计与实现", "field": "计算机科学与技术", "degree": degree, "words": 5000}),
+            )
+            .await
+        };
+        let (status, body) = submit("/api/base/paper_info_api/paper_submit", "硕士").await;
+        assert_error(status, &body, 400, "option_disabled");
+        assert!(body["message"].as_str().unwrap().contains("硕士"), "{body}");
+        let (status, body) = submit("/api/base/paper_info_api/paper_xueshu_submit", "本科").await;
+        assert_error(status, &body, 400, "option_disabled");
+        let (status, body) = submit("/api/base/paper_info_api/paper_submit", "本科").await;
+        assert_eq!(status, StatusCode::OK, "{body}");
+
+        // The last degree on stays on.
+        assert_eq!(save("associate", false).await.0, StatusCode::OK);
+        let (status, body) = save("bachelor", false).await;
+        assert_error(status, &body, 400, "invalid_config");
+        assert!(
+            body["message"].as_str().unwrap().contains("学历层次"),
+            "{body}"
+        );
+        assert_eq!(public().await, ["thesis", "bachelor"]);
+        s.stop().await;
+    }
+}
+
 api_test!(
     a_slide_template_switched_off_is_not_offered_and_one_always_stays,
     test_config(),

@@ -209,16 +209,24 @@ function Notices() {
   )
 }
 
-interface TemplateSetting {
+interface Switchable {
   name: string
-  description: string
+  /** A template's description. */
+  description?: string
+  /** A paper option's group: `kind` or `degree`. */
+  group?: 'kind' | 'degree'
   enabled: boolean
 }
 
-/** Deck templates on or off: a template switched off is not offered (at least one stays on). */
-function SlideTemplates() {
+const GROUP_LABELS: Record<string, string> = { kind: '论文类型', degree: '学历层次' }
+
+/**
+ * Options switched on or off (deck templates, paper kinds and degree levels): one switched off is
+ * not offered to students, and at least one of each stays on.
+ */
+function Switches({ entity, offNote }: { entity: 'slide_templates' | 'paper_options'; offNote: string }) {
   const client = useQueryClient()
-  const { data, error, refetch } = useQuery({ queryKey: ['admin', 'config', 'slide_templates'], queryFn: () => configEntries<TemplateSetting>('slide_templates') })
+  const { data, error, refetch } = useQuery({ queryKey: ['admin', 'config', entity], queryFn: () => configEntries<Switchable>(entity) })
   const [busy, setBusy] = useState<string | null>(null)
   if (error) {
     return (
@@ -231,11 +239,11 @@ function SlideTemplates() {
   const toggle = async (id: string, enabled: boolean) => {
     setBusy(id)
     try {
-      await saveConfig('slide_templates', id, { enabled })
-      toastSuccess(enabled ? '模板已启用' : '模板已停用，学生不会再看到它')
-      await client.invalidateQueries({ queryKey: ['admin', 'config', 'slide_templates'] })
+      await saveConfig(entity, id, { enabled })
+      toastSuccess(enabled ? '已启用' : offNote)
+      await client.invalidateQueries({ queryKey: ['admin', 'config', entity] })
     } catch {
-      // Toasted by the client (e.g. the last template on).
+      // Toasted by the client.
     } finally {
       setBusy(null)
     }
@@ -243,10 +251,10 @@ function SlideTemplates() {
   return (
     <div className="template-switches">
       {data.map((t) => (
-        <div key={t.id} className="template-switch" data-testid={`template-${t.id}`}>
+        <div key={t.id} className="template-switch" data-testid={`${entity === 'slide_templates' ? 'template' : 'paper-option'}-${t.id}`}>
           <Switch checked={t.value.enabled} loading={busy === t.id} onChange={(on) => toggle(t.id, on)} />
           <span className="template-name">{t.value.name}</span>
-          <span className="muted">{t.value.description}</span>
+          <span className="muted">{t.value.description ?? GROUP_LABELS[t.value.group ?? ''] ?? ''}</span>
         </div>
       ))}
     </div>
@@ -285,7 +293,11 @@ export default function ConsoleSite() {
           <SiteTexts />
         </Card>
         <Card title="答辩PPT模板" className="mb">
-          <SlideTemplates />
+          <Switches entity="slide_templates" offNote="模板已停用，学生不会再看到它" />
+        </Card>
+        <Card title="论文生成选项" className="mb">
+          <Switches entity="paper_options" offNote="已停用，学生不会再看到这个选项" />
+          <p className="muted mt">停用的论文类型或学历层次不再出现在论文生成页，提交时也会被拒绝；每组至少保留一项。</p>
         </Card>
         <Card title="在线支付">
           <Payments />

@@ -1,7 +1,8 @@
-import { useEffect, useState } from 'react'
+import { useEffect, useMemo, useState } from 'react'
 import { Alert, Button, Card, Form, Input, Radio, Select, Space, Upload } from 'antd'
 import { useLocation, useNavigate } from 'react-router'
-import { paperReadOutline, paperReadReferences, paperSubmit, type PaperForm } from './api'
+import { paperOptions, paperReadOutline, paperReadReferences, paperSubmit, type PaperForm, type PaperOption } from './api'
+import { useQuery } from '@tanstack/react-query'
 import { useUserStore } from '../../stores/user'
 import { useLoginDialogStore } from '../../stores/loginDialog'
 import { useSiteStore } from '../../stores/site'
@@ -55,6 +56,15 @@ function formatLabel(format: string) {
 }
 
 /** /aipaper/gc, /papergc/gc, /paperwirte/gc — title, major, kind, degree, length, keywords → a free outline. */
+/** The options before the site's list arrives (or when it cannot be read). */
+const FALLBACK_OPTIONS: PaperOption[] = [
+  { id: 'thesis', value: { group: 'kind', name: '毕业论文', enabled: true } },
+  { id: 'article', value: { group: 'kind', name: '学术论文 / 期刊论文', enabled: true } },
+  { id: 'associate', value: { group: 'degree', name: '专科', enabled: true } },
+  { id: 'bachelor', value: { group: 'degree', name: '本科', enabled: true } },
+  { id: 'master', value: { group: 'degree', name: '硕士', enabled: true } },
+]
+
 /** What each entry of the menu opens: 毕业论文生成 writes theses only, 论文写作 starts from a journal article. */
 const ENTRIES: Record<string, { title: string; kind: PaperForm['kind']; fixed: boolean }> = {
   '/papergc/gc': { title: '毕业论文生成', kind: 'thesis', fixed: true },
@@ -74,6 +84,20 @@ export default function PaperStartPage() {
   const words = lengths.includes(chosenWords) ? chosenWords : lengths.reduce((a, b) => (Math.abs(b - chosenWords) < Math.abs(a - chosenWords) ? b : a))
   // The same page serves three menu entries: moving between them sets the kind each stands for.
   useEffect(() => form.setFieldValue('kind', entry.kind), [form, entry.kind])
+  // What the operator offers; until it is known, everything is shown (the server checks anyway).
+  const { data: options } = useQuery({ queryKey: ['paper-options'], queryFn: paperOptions, staleTime: 60_000 })
+  const [kinds, degrees] = useMemo(() => {
+    const offered = (group: 'kind' | 'degree') =>
+      (options ?? FALLBACK_OPTIONS).filter((o) => o.value.group === group && o.value.enabled).map((o) => ({ label: o.value.name, value: o.id }))
+    return [offered('kind'), offered('degree')]
+  }, [options])
+  const kindClosed = options !== undefined && !kinds.some((k) => k.value === entry.kind) && entry.fixed
+  useEffect(() => {
+    const degree = form.getFieldValue('degree') as string | undefined
+    if (degrees.length > 0 && !degrees.some((d) => d.value === degree)) form.setFieldValue('degree', degrees.find((d) => d.value === 'bachelor')?.value ?? degrees[0].value)
+    const kind = form.getFieldValue('kind') as string | undefined
+    if (!entry.fixed && kinds.length > 0 && !kinds.some((k) => k.value === kind)) form.setFieldValue('kind', kinds[0].value)
+  }, [form, degrees, kinds, entry.fixed])
   const [skipped, setSkipped] = useState<string[]>([])
   const [importing, importFile] = useSubmit(async ({ file, what }: { file: File; what: 'references' | 'outline' }) => {
     if (what === 'outline') {
@@ -130,6 +154,7 @@ export default function PaperStartPage() {
           description="大纲的每一节都附有从文献库检索到的真实文献；正文只引用这些文献，引用编号与参考文献表一一对应，不会出现编造的“幽灵引用”。"
         />
         <WriterNotice />
+        {kindClosed && <Alert className="mb" type="warning" showIcon title={`本站暂未开放${entry.title}`} description="请从菜单选择其他论文生成方式，或联系站点管理员。" data-testid="paper-kind-closed" />}
         <Form form={form} layout="vertical" initialValues={{ kind: entry.kind, degree: 'bachelor', keywords: '', references: '', outline: '' }} style={{ maxWidth: 720 }}>
           <Form.Item
             label="论文题目"
@@ -145,10 +170,10 @@ export default function PaperStartPage() {
             <Input placeholder="例如：计算机科学与技术" maxLength={30} data-testid="paper-field" />
           </Form.Item>
           <Form.Item label="论文类型" name="kind" hidden={entry.fixed}>
-            <Radio.Group optionType="button" options={[{ label: '毕业论文', value: 'thesis' }, { label: '学术论文 / 期刊论文', value: 'article' }]} />
+            <Radio.Group optionType="button" options={kinds} data-testid="paper-kinds" />
           </Form.Item>
           <Form.Item label="学历层次" name="degree">
-            <Radio.Group optionType="button" options={[{ label: '专科', value: 'associate' }, { label: '本科', value: 'bachelor' }, { label: '硕士', value: 'master' }]} />
+            <Radio.Group optionType="button" options={degrees} data-testid="paper-degrees" />
           </Form.Item>
           <Form.Item label="目标字数">
             <Select
@@ -202,7 +227,7 @@ export default function PaperStartPage() {
                 <span className="muted">（{words.toLocaleString('zh-CN')} 字档；生成大纲免费，确认大纲后从余额扣费，写作失败全额退款）</span>
               </div>
             )}
-            <Button type="primary" size="large" loading={submitting} onClick={() => void submit(undefined)} data-testid="paper-start">
+            <Button type="primary" size="large" loading={submitting} disabled={kindClosed} onClick={() => void submit(undefined)} data-testid="paper-start">
               {token ? '免费生成大纲' : '登录后生成大纲'}
             </Button>
           </Space>

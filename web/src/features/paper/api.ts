@@ -86,3 +86,12 @@ export async function paperAsFile(id: number, title: string) {
   const { data, fileName } = await fetchAttachment(`${AI}/download`, { id }, `${title || '论文'}.docx`, 'post')
   return new File([data], fileName, { type: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document' })
 }
+
+export interface PaperOption {
+  id: string
+  value: { group: 'kind' | 'degree'; name: string; enabled: boolean }
+}
+
+/** The paper kinds and degree levels this site offers (the operator may switch some off). */
+export const paperOptions = () =>
+  post<PaperOption[]>('api/base/ai_sys_config_api/f/load_all_by_entity', { data: { entity: 'paper_options' }, silent: true })

@@ -878,6 +878,9 @@ pub async fn save_config_entry(
             ));
         }
     }
+    if entity == sys_config_api::PAPER_OPTIONS && value.contains("false") {
+        sys_config_api::keep_one_paper_option(&state, id).await?;
+    }
     let entry = state
         .store
         .put_config_entry(Actor::from(&operator.user), entity, id, &value)

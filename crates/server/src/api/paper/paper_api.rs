@@ -10,6 +10,7 @@
 
 use super::task::{KIND, PaperDoc, PaperInput, RELOAD_KIND, ReloadInput, Stage, Writing};
 use crate::api::paper_task::{self, IdForm, ListForm, Queueing, RecordPage, TaskCost};
+use crate::api::site::sys_config_api;
 use crate::auth::AuthUser;
 use crate::config::PriceTier;
 use crate::envelope::{ApiError, ApiResult, Success};
@@ -493,6 +494,7 @@ async fn start(
         return replan(state, user_id, id, form, fixed_kind).await;
     }
     let request = request_of(form, fixed_kind, None)?;
+    offered(state, &request).await?;
     let outline = form_outline(form, &request)?;
     check_active(state, user_id).await?;
     let input = PaperInput {
@@ -529,6 +531,7 @@ async fn replan(
     }
     check_active(state, user_id).await?;
     let request = request_of(form, fixed_kind, Some(&input.request))?;
+    offered(state, &request).await?;
     let input = PaperInput {
         outline: form_outline(form, &request)?,
         request: request.clone(),
@@ -548,6 +551,16 @@ async fn replan(
         Queueing::Rerun(Some(json(&input)?)),
     )
     .await
+}
+
+/// A paper of a kind and degree level the operator has not switched off.
+async fn offered(state: &AppState, request: &PaperRequest) -> Result<(), ApiError> {
+    let degree = match request.degree {
+        Degree::Associate => "associate",
+        Degree::Bachelor => "bachelor",
+        Degree::Master => "master",
+    };
+    sys_config_api::check_paper_options(state, kind_name(request.kind), degree).await
 }
 
 fn json<T: Serialize>(value: &T) -> Result<String, ApiError> {
@@ -654,7 +667,7 @@ async fn price(
     params(PaperForm), request_body = PaperForm,
     responses(
         (status = 200, body = inline(crate::envelope::Envelope<PaperDetail>)),
-        (status = 400, description = "title_invalid, field_missing, words_out_of_range, invalid_degree…", body = crate::envelope::ErrorBody),
+        (status = 400, description = "title_invalid, field_missing, words_out_of_range, invalid_degree, option_disabled…", body = crate::envelope::ErrorBody),
         (status = 429, description = "paper_busy", body = crate::envelope::ErrorBody),
         (status = 503, description = "paper_model_missing", body = crate::envelope::ErrorBody),
     ))]

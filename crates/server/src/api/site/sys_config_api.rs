@@ -14,7 +14,18 @@ pub const NOTICES: &str = "notices";
 pub const SITE_TEXTS: &str = "site_texts";
 /// Each deck template on or off (`{"enabled": false}`); a template without an entry is on.
 pub const SLIDE_TEMPLATES: &str = "slide_templates";
-pub const EDITABLE: [&str; 3] = [NOTICES, SITE_TEXTS, SLIDE_TEMPLATES];
+/// Each paper kind and degree level of 论文生成 on or off (`{"enabled": false}`).
+pub const PAPER_OPTIONS: &str = "paper_options";
+pub const EDITABLE: [&str; 4] = [NOTICES, SITE_TEXTS, SLIDE_TEMPLATES, PAPER_OPTIONS];
+
+/// The paper kinds and degree levels offered: id (as the paper calls take it), group, name.
+pub const PAPER_OPTION_IDS: [(&str, &str, &str); 5] = [
+    ("thesis", "kind", "毕业论文"),
+    ("article", "kind", "学术论文 / 期刊论文"),
+    ("associate", "degree", "专科"),
+    ("bachelor", "degree", "本科"),
+    ("master", "degree", "硕士"),
+];
 const READ_ONLY: [&str; 2] = ["prices", "packages"];
 
 /// The site texts an operator may set, with their longest length in characters.
@@ -52,7 +63,7 @@ pub struct ConfigItem {
 #[derive(Debug, Deserialize, ToSchema, IntoParams)]
 #[into_params(parameter_in = Query)]
 pub struct EntityForm {
-    /// `notices`, `site_texts`, `prices`, `packages` or `slide_templates`.
+    /// `notices`, `site_texts`, `prices`, `packages`, `slide_templates` or `paper_options`.
     pub entity: String,
 }
 
@@ -158,14 +169,27 @@ pub fn validated(entity: &str, id: &str, value: &serde_json::Value) -> Result<St
             if slides::template::by_id(id).is_none() {
                 return Err(invalid("没有这个 PPT 模板"));
             }
-            let enabled = value
-                .get("enabled")
-                .and_then(serde_json::Value::as_bool)
-                .ok_or_else(|| invalid("模板设置须为 {\"enabled\": true 或 false}"))?;
-            Ok(serde_json::json!({ "enabled": enabled }).to_string())
+            switch(value, "模板设置")
+        }
+        PAPER_OPTIONS => {
+            if !PAPER_OPTION_IDS.iter().any(|(known, _, _)| *known == id) {
+                return Err(invalid(
+                    "论文生成选项只有 thesis、article（论文类型）与 associate、bachelor、master（学历层次）",
+                ));
+            }
+            switch(value, "论文生成选项")
         }
         other => Err(unknown_entity(other)),
     }
+}
+
+/// An on/off setting as kept: `{"enabled": …}`.
+fn switch(value: &serde_json::Value, what: &str) -> Result<String, ApiError> {
+    let enabled = value
+        .get("enabled")
+        .and_then(serde_json::Value::as_bool)
+        .ok_or_else(|| invalid(format!("{what}须为 {{\"enabled\": true 或 false}}")))?;
+    Ok(serde_json::json!({ "enabled": enabled }).to_string())
 }
 
 /// The deck templates an operator switched off. Should every one be off (two operators
@@ -178,8 +202,16 @@ pub async fn disabled_templates(state: &AppState) -> Result<Vec<String>, ApiErro
 
 /// The templates the entries switch off (none, should they switch off every one).
 fn switched_off(entries: &[store::ConfigEntry]) -> Vec<String> {
+    let ids: Vec<&str> = slides::TEMPLATES.iter().map(|t| t.id).collect();
+    off_among(entries, &ids)
+}
+
+/// Which of `ids` the entries switch off — none, should they switch off every one: something
+/// must stay on.
+fn off_among(entries: &[store::ConfigEntry], ids: &[&str]) -> Vec<String> {
     let off: Vec<String> = entries
         .iter()
+        .filter(|e| ids.contains(&e.id.as_str()))
         .filter(|e| {
             serde_json::from_str::<serde_json::Value>(&e.value)
                 .ok()
@@ -188,10 +220,72 @@ fn switched_off(entries: &[store::ConfigEntry]) -> Vec<String> {
         })
         .map(|e| e.id.clone())
         .collect();
-    let all_off = slides::TEMPLATES
-        .iter()
-        .all(|t| off.iter().any(|d| d == t.id));
+    let all_off = ids.iter().all(|id| off.iter().any(|d| d == id));
     if all_off { Vec::new() } else { off }
+}
+
+/// The paper kinds and degree levels switched off; each group keeps at least one on.
+fn paper_options_off(entries: &[store::ConfigEntry]) -> Vec<String> {
+    ["kind", "degree"]
+        .into_iter()
+        .flat_map(|group| {
+            let ids: Vec<&str> = PAPER_OPTION_IDS
+                .iter()
+                .filter(|(_, g, _)| *g == group)
+                .map(|(id, _, _)| *id)
+                .collect();
+            off_among(entries, &ids)
+        })
+        .collect()
+}
+
+/// Refuses to switch off `id` when it is the last of its group still on.
+pub async fn keep_one_paper_option(state: &AppState, id: &str) -> Result<(), ApiError> {
+    let Some((_, group, _)) = PAPER_OPTION_IDS.iter().find(|(known, _, _)| *known == id) else {
+        return Ok(());
+    };
+    let mut off = paper_options_off(&state.store.config_entries(PAPER_OPTIONS).await?);
+    off.push(id.to_string());
+    let all_off = PAPER_OPTION_IDS
+        .iter()
+        .filter(|(_, g, _)| g == group)
+        .all(|(known, _, _)| off.iter().any(|o| o == known));
+    if all_off {
+        return Err(ApiError::bad_request(
+            "invalid_config",
+            format!(
+                "至少要保留一个可用的{}",
+                if *group == "kind" {
+                    "论文类型"
+                } else {
+                    "学历层次"
+                }
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// Refuses a paper of a kind or degree level the operator switched off.
+pub async fn check_paper_options(
+    state: &AppState,
+    kind: &str,
+    degree: &str,
+) -> Result<(), ApiError> {
+    let off = paper_options_off(&state.store.config_entries(PAPER_OPTIONS).await?);
+    for id in [kind, degree] {
+        if off.iter().any(|o| o == id) {
+            let name = PAPER_OPTION_IDS
+                .iter()
+                .find(|(known, _, _)| *known == id)
+                .map_or(id, |(_, _, name)| name);
+            return Err(ApiError::bad_request(
+                "option_disabled",
+                format!("本站暂未开放“{name}”的论文生成，请选择其他选项"),
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// A template a deck may be drawn with now: known and not switched off.
@@ -352,6 +446,26 @@ pub async fn entries(
                 })
                 .collect()
         }
+        PAPER_OPTIONS => {
+            let kept = state.store.config_entries(PAPER_OPTIONS).await?;
+            let off = paper_options_off(&kept);
+            PAPER_OPTION_IDS
+                .iter()
+                .map(|(id, group, name)| ConfigItem {
+                    editable: true,
+                    updated_at: kept.iter().find(|e| e.id == *id).map(|e| e.updated_at),
+                    ..fixed(
+                        entity,
+                        id,
+                        serde_json::json!({
+                            "group": group,
+                            "name": name,
+                            "enabled": !off.iter().any(|o| o == id),
+                        }),
+                    )
+                })
+                .collect()
+        }
         other => return Err(unknown_entity(other)),
     })
 }
@@ -367,8 +481,8 @@ pub async fn site_text(state: &AppState, id: &str, default: &str) -> String {
 }
 
 /// Every entry of one entity: `notices` (switched-on ones), `site_texts`, `prices` (as charged
-/// now: the operator's, else the configuration file's),
-/// `packages` or `slide_templates`. Open to visitors.
+/// now: the operator's, else the configuration file's), `packages`, `slide_templates` or
+/// `paper_options` (the paper kinds and degree levels offered). Open to visitors.
 #[utoipa::path(post, path = "/api/base/ai_sys_config_api/f/load_all_by_entity", tag = "ai_sys_config_api",
     request_body = EntityForm,
     responses(

@@ -76,12 +76,33 @@ pub fn placeholders(text: &str) -> BTreeSet<String> {
     found
 }
 
-/// `text` with each `{key}` replaced by its value.
+/// `text` with each `{key}` replaced by its value, in one pass: a value that itself holds
+/// `{title}` (a student's title, say) is never filled in again.
 pub fn fill(text: &str, pairs: &[(&str, String)]) -> String {
-    let mut out = text.to_string();
-    for (key, value) in pairs {
-        out = out.replace(&format!("{{{key}}}"), value);
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(open) = rest.find('{') {
+        out.push_str(&rest[..open]);
+        let after = &rest[open + 1..];
+        let filled = after.find('}').and_then(|close| {
+            let key = &after[..close];
+            pairs
+                .iter()
+                .find(|(k, _)| *k == key)
+                .map(|(_, value)| (value, close))
+        });
+        match filled {
+            Some((value, close)) => {
+                out.push_str(value);
+                rest = &after[close + 1..];
+            }
+            None => {
+                out.push('{');
+                rest = after;
+            }
+        }
     }
+    out.push_str(rest);
     out
 }
 
@@ -110,5 +131,11 @@ mod tests {
         set_overrides(HashMap::new());
         assert_eq!(&*SAMPLE.text(), SAMPLE.builtin);
         assert_eq!(fill("写{budget}字", &[("budget", "800".into())]), "写800字");
+        // A value holding a placeholder stays as it is; braces that are no placeholder stay.
+        let filled = fill(
+            "题目{title}，{budget}字，{\"a\":1}",
+            &[("title", "论{budget}".into()), ("budget", "800".into())],
+        );
+        assert_eq!(filled, "题目论{budget}，800字，{\"a\":1}");
     }
 }

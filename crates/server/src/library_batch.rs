@@ -71,7 +71,13 @@ pub fn check_batch(bytes: &[u8], file_name: &str) -> Result<usize, String> {
         }
         Some(BatchFormat::Zip) => {
             let archive = zip::ZipArchive::new(Cursor::new(bytes))
-                .map_err(|e| format!("压缩包无法读取（可能已损坏或不是 zip 格式）：{e}"))?;
+                .map_err(|_| "压缩包无法读取（可能已损坏或不是 zip 格式）".to_string())?;
+            if archive.len() > MAX_ENTRIES {
+                return Err(format!(
+                    "压缩包内文件过多（{} 个，上限 {MAX_ENTRIES} 个），请分成几批上传",
+                    archive.len()
+                ));
+            }
             let entries = archive
                 .file_names()
                 .filter(|n| readable_entry(n))
@@ -170,7 +176,7 @@ impl Iterator for ZipEntries<'_> {
                     return Some(Entry::Failed { name, reason });
                 }
             };
-            let name = file.name().to_string();
+            let name = entry_name(file.name_raw(), file.name());
             if file.is_dir() || !readable_entry(&name) {
                 continue;
             }
@@ -217,8 +223,31 @@ impl Iterator for ZipEntries<'_> {
     }
 }
 
-/// The documents of a JSON Lines text: each line a record, or the reason it is not one.
-pub fn json_lines(text: &str) -> Vec<(String, Result<simcheck::LibraryRecord, String>)> {
+/// An entry's name: archives made on Chinese Windows (Explorer, 360压缩, older WinRAR) store
+/// names in GBK without the UTF-8 flag, which a reader takes for CP437; such bytes are read as
+/// GB18030.
+fn entry_name(raw: &[u8], decoded: &str) -> String {
+    if raw.is_ascii() || std::str::from_utf8(raw).is_ok() {
+        return decoded.to_string();
+    }
+    let (text, _, malformed) = encoding_rs::GB18030.decode(raw);
+    if malformed {
+        decoded.to_string()
+    } else {
+        text.into_owned()
+    }
+}
+
+/// Non-empty lines of a JSON Lines text.
+pub fn record_lines(text: &str) -> usize {
+    text.lines().filter(|line| !line.trim().is_empty()).count()
+}
+
+/// The documents of a JSON Lines text, read one line at a time: each line a record, or the
+/// reason it is not one.
+pub fn json_lines(
+    text: &str,
+) -> impl Iterator<Item = (String, Result<simcheck::LibraryRecord, String>)> + '_ {
     text.lines()
         .enumerate()
         .filter(|(_, line)| !line.trim().is_empty())
@@ -228,7 +257,6 @@ pub fn json_lines(text: &str) -> Vec<(String, Result<simcheck::LibraryRecord, St
                 .map_err(|e| record_error(&e));
             (name, record)
         })
-        .collect()
 }
 
 /// Why a line is not a record, in words an operator can act on.
@@ -328,11 +356,23 @@ mod tests {
 
     #[test]
     fn json_lines_name_the_bad_line() {
-        let lines = json_lines("{\"title\":\"t\",\"text\":\"正文\"}\n\n{\"title\":1}\n");
+        let lines: Vec<_> =
+            json_lines("{\"title\":\"t\",\"text\":\"正文\"}\n\n{\"title\":1}\n").collect();
         assert_eq!(lines.len(), 2);
         assert!(lines[0].1.is_ok());
         assert_eq!(lines[1].0, "第 3 行");
         assert!(lines[1].1.is_err());
+    }
+
+    #[test]
+    fn names_in_gbk_are_read_as_chinese() {
+        let (gbk, _, _) = encoding_rs::GBK.encode("中文名.txt");
+        // What a reader that takes the bytes for CP437 shows.
+        assert_eq!(entry_name(&gbk, "╓╨╬─├√.txt"), "中文名.txt");
+        assert_eq!(
+            entry_name("中文名.txt".as_bytes(), "中文名.txt"),
+            "中文名.txt"
+        );
     }
 
     #[test]
@@ -350,7 +390,7 @@ mod tests {
                 for _ in entries {}
             }
             if let Ok((text, _)) = docio::decode_text(&bytes) {
-                let _ = json_lines(&text);
+                for _ in json_lines(&text) {}
             }
         }
     }

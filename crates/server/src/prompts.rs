@@ -36,7 +36,22 @@ pub async fn refresh(store: &store::Store) {
     }
     match store.prompt_overrides().await {
         Ok(overrides) => {
-            llm::prompts::set_overrides(overrides);
+            // A version saved for an older release that lacks a placeholder this release's
+            // built-in text fills in (or names one it does not) is not used.
+            let usable = overrides
+                .into_iter()
+                .filter(|(name, text)| match find(name) {
+                    Some(prompt) => {
+                        let fits = prompt.placeholders() == llm::prompts::placeholders(text);
+                        if !fits {
+                            tracing::warn!(prompt = %name, "prompt version does not fit this release: built-in text used");
+                        }
+                        fits
+                    }
+                    None => false,
+                })
+                .collect();
+            llm::prompts::set_overrides(usable);
             READ_STAMP.store(stamp, Ordering::Release);
         }
         Err(e) => tracing::warn!(error = %e, "prompt versions not read"),

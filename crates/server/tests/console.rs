@@ -833,6 +833,14 @@ api_test!(
                 json!({"baseUrl": base, "model": "m", "timeoutSeconds": 3}),
                 "5–600",
             ),
+            (
+                json!({"baseUrl": "http://user:pw@127.0.0.1/v1", "model": "m"}),
+                "不含用户名",
+            ),
+            (
+                json!({"baseUrl": format!("{base}?key=abc#x"), "model": "m"}),
+                "不含用户名",
+            ),
         ] {
             let (status, body) = s.post(save, Some(&ops), form).await;
             assert_error(status, &body, 400, "invalid_endpoint");
@@ -896,6 +904,23 @@ api_test!(
             s.state.models.endpoint().unwrap().api_key,
             "sk-console-secret"
         );
+        // Another server with the key left empty: the saved key is not sent there.
+        let (status, body) = s
+            .post(
+                save,
+                Some(&ops),
+                json!({"baseUrl": "http://127.0.0.1:9/v1", "model": "m", "apiKey": ""}),
+            )
+            .await;
+        assert_error(status, &body, 400, "invalid_endpoint");
+        assert!(
+            body["message"]
+                .as_str()
+                .unwrap()
+                .contains("重新填写 API 密钥"),
+            "{body}"
+        );
+        assert_eq!(s.state.models.endpoint().unwrap().model, "fake-chat-3");
 
         let (status, view) = s
             .post("/api/admin/models/endpoint/reset", Some(&ops), json!({}))

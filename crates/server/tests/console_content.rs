@@ -84,9 +84,27 @@ fn prose(seed: &str) -> String {
     )
 }
 
+/// `bytes` with every `from` replaced by `to` (of the same length).
+fn replace_bytes(bytes: &[u8], from: &[u8], to: &[u8]) -> Vec<u8> {
+    assert_eq!(from.len(), to.len());
+    let mut out = bytes.to_vec();
+    let mut i = 0;
+    while i + from.len() <= out.len() {
+        if &out[i..i + from.len()] == from {
+            out[i..i + from.len()].copy_from_slice(to);
+            i += from.len();
+        } else {
+            i += 1;
+        }
+    }
+    out
+}
+
 fn config_with(backend: &str) -> Config {
     Config {
         library_backend: backend.into(),
+        // A record longer than this is refused (the tests' long record is 2,500 characters).
+        max_paper_chars: 2_000,
         // The sentence encoder is not what this test is about; without it the library keeps
         // the k-gram index only.
         paraphrase_layer: false,
@@ -122,9 +140,11 @@ async fn import_list_search_and_remove(s: &TestServer, config: &Config) {
     let ops = operator(s, "ops_library").await;
 
     let lines = format!(
-        "{}\n\n{}\n{{\"title\": \"缺正文\"}}\n",
+        "{}\n\n{}\n{{\"title\": \"缺正文\"}}\n{}\n{}\n",
         json!({"title": "黄芩苷提取工艺研究", "author": "李明", "year": 2021, "source": "中草药", "text": prose("黄芩苷")}),
         json!({"title": "重复的一篇", "text": prose("葛根素")}),
+        json!({"title": "很长的一篇", "text": "长".repeat(2_500) + &prose("长文")}),
+        json!({"title": "含\u{0}空字符的题名", "text": prose("川芎嗪")}),
     );
     let batch = zip_of(&[
         ("论文/葛根素含量测定.txt", prose("葛根素").as_bytes()),
@@ -134,7 +154,11 @@ async fn import_list_search_and_remove(s: &TestServer, config: &Config) {
         ("论文/坏的.pdf", b"%PDF-1.7 not really a pdf"),
         ("论文/records.jsonl", lines.as_bytes()),
         ("__MACOSX/论文/._葛根素含量测定.txt", b"junk"),
+        // Named in GBK below, as Chinese Windows zips do.
+        ("ABCDEF.txt", prose("当归").as_bytes()),
     ]);
+    let (gbk, _, _) = encoding_rs::GBK.encode("中文名.txt");
+    let batch = replace_bytes(&batch, b"ABCDEF.txt", &gbk);
     let (status, body) = upload(s, &ops, "第一批.zip", batch.clone()).await;
     assert_eq!(status, StatusCode::OK, "{body}");
     assert_eq!(body["result"]["op"], "import");
@@ -142,11 +166,11 @@ async fn import_list_search_and_remove(s: &TestServer, config: &Config) {
     let row = ended(s, &ops, body["result"]["taskId"].as_i64().unwrap()).await;
     assert_eq!(row["status"], "done", "{row}");
     let result = &row["result"];
-    assert_eq!(result["imported"], 3, "{result}");
-    // Too short, a picture, the jsonl copy of the 葛根素 file; the broken PDF and the line
-    // without text failed.
+    assert_eq!(result["imported"], 5, "{result}");
+    // Too short, a picture, the jsonl copy of the 葛根素 file; the broken PDF, the line
+    // without text and the one too long failed.
     assert_eq!(result["skipped"], 3, "{result}");
-    assert_eq!(result["failed"], 2, "{result}");
+    assert_eq!(result["failed"], 3, "{result}");
     let reasons: Vec<String> = result["items"]
         .as_array()
         .unwrap()
@@ -168,11 +192,26 @@ async fn import_list_search_and_remove(s: &TestServer, config: &Config) {
         said.contains("第 4 行\" \"failed\" \"缺少正文字段 text"),
         "{said}"
     );
-    assert_eq!(library_docs(config, &store).await, 3);
+    assert!(said.contains("第 5 行\" \"failed\" \"正文过长"), "{said}");
+    assert_eq!(library_docs(config, &store).await, 5);
 
     // Listed and searched from the catalogue.
     let (_, all) = s.get("/api/admin/library/docs", Some(&ops)).await;
-    assert_eq!(all["result"]["total"], 3, "{all}");
+    assert_eq!(all["result"]["total"], 5, "{all}");
+    let (_, gbk_named) = s.get("/api/admin/library/docs?q=中文名", Some(&ops)).await;
+    assert_eq!(
+        gbk_named["result"]["records"][0]["title"], "中文名",
+        "{gbk_named}"
+    );
+    let (_, nul) = s.get("/api/admin/library/docs?q=空字符", Some(&ops)).await;
+    assert_eq!(
+        nul["result"]["records"][0]["title"], "含空字符的题名",
+        "{nul}"
+    );
+    let (status, body) = s
+        .get("/api/admin/library/docs?year=99999", Some(&ops))
+        .await;
+    assert_error(status, &body, 400, "bad_year");
     let (_, found) = s.get("/api/admin/library/docs?q=李明", Some(&ops)).await;
     assert_eq!(found["result"]["total"], 1, "{found}");
     let doc = &found["result"]["records"][0];
@@ -184,7 +223,7 @@ async fn import_list_search_and_remove(s: &TestServer, config: &Config) {
     assert_eq!(by_title["result"]["records"][0]["title"], "丹参酮稳定性");
     let (_, summary) = s.get("/api/admin/library/summary", Some(&ops)).await;
     let summary = &summary["result"];
-    assert_eq!(summary["publicDocs"], 3, "{summary}");
+    assert_eq!(summary["publicDocs"], 5, "{summary}");
     assert!(summary["publicChars"].as_i64().unwrap() > 150, "{summary}");
     assert!(summary["measuredAt"].as_i64().unwrap() > 0, "{summary}");
     if config.library_backend == "embedded" {
@@ -200,7 +239,7 @@ async fn import_list_search_and_remove(s: &TestServer, config: &Config) {
         row["result"].to_string().contains("比对库中已有相同内容"),
         "{row}"
     );
-    assert_eq!(library_docs(config, &store).await, 3);
+    assert_eq!(library_docs(config, &store).await, 5);
 
     // Removal, by a worker; a student's own document is not the operator's to remove.
     let student = s.register("student_lib", PASSWORD).await;
@@ -243,8 +282,13 @@ async fn import_list_search_and_remove(s: &TestServer, config: &Config) {
     let row = ended(s, &ops, removal["result"]["taskId"].as_i64().unwrap()).await;
     assert_eq!(row["result"]["removed"], 1, "{row}");
     assert_eq!(row["result"]["missing"], 1, "{row}");
+    assert_eq!(
+        row["result"]["items"][0]["name"],
+        format!("编号 {own_id}"),
+        "{row}"
+    );
     let (_, left) = s.get("/api/admin/library/docs", Some(&ops)).await;
-    assert_eq!(left["result"]["total"], 2, "{left}");
+    assert_eq!(left["result"]["total"], 4, "{left}");
     let (_, summary) = s.get("/api/admin/library/summary", Some(&ops)).await;
     assert_eq!(summary["result"]["privateDocs"], 1, "{summary}");
 

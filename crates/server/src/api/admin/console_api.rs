@@ -1497,16 +1497,21 @@ pub async fn save_endpoint(
     Params(form): Params<EndpointForm>,
 ) -> ApiResult<ModelsView> {
     let base_url = form.base_url.trim().trim_end_matches('/').to_string();
-    let parsed = reqwest::Url::parse(&base_url).ok();
-    if base_url.chars().count() > 500
-        || !parsed
-            .as_ref()
-            .is_some_and(|u| matches!(u.scheme(), "http" | "https") && u.host().is_some())
-    {
+    let parsed = reqwest::Url::parse(&base_url).ok().filter(|u| {
+        matches!(u.scheme(), "http" | "https")
+            && u.host_str().is_some_and(|h| !h.is_empty())
+            // A name and password in the address would be shown and logged; a query or
+            // fragment would swallow the path the calls append.
+            && u.username().is_empty()
+            && u.password().is_none()
+            && u.query().is_none()
+            && u.fragment().is_none()
+    });
+    let Some(parsed) = parsed.filter(|_| base_url.chars().count() <= 500) else {
         return Err(invalid_endpoint(
-            "接口地址应为 http:// 或 https:// 开头的完整地址，如 https://api.deepseek.com/v1",
+            "接口地址应为 http:// 或 https:// 开头的完整地址（不含用户名、密码、? 或 #），如 https://api.deepseek.com/v1",
         ));
-    }
+    };
     let model = form.model.trim().to_string();
     if model.is_empty() || model.chars().count() > 200 || model.chars().any(char::is_control) {
         return Err(invalid_endpoint("请填写模型名称（1–200 个字符）"));
@@ -1516,12 +1521,27 @@ pub async fn save_endpoint(
         return Err(invalid_endpoint("超时应在 5–600 秒之间"));
     }
     let api_key = match form.api_key.trim() {
-        // Left empty: the key in force stays.
-        "" => state
-            .models
-            .endpoint()
-            .map(|e| e.api_key)
-            .unwrap_or_default(),
+        // Left empty: the key in force stays — for the same server only, so that changing the
+        // address cannot send the saved key somewhere else.
+        "" => match state.models.endpoint() {
+            Some(current) if !current.api_key.is_empty() => {
+                let same_server = reqwest::Url::parse(&current.base_url).is_ok_and(|old| {
+                    (old.scheme(), old.host_str(), old.port_or_known_default())
+                        == (
+                            parsed.scheme(),
+                            parsed.host_str(),
+                            parsed.port_or_known_default(),
+                        )
+                });
+                if !same_server {
+                    return Err(invalid_endpoint(
+                        "更换了接口地址，请重新填写 API 密钥（原密钥只用于原来的服务）",
+                    ));
+                }
+                current.api_key
+            }
+            _ => String::new(),
+        },
         key if key.chars().count() > 500 || key.chars().any(char::is_control) => {
             return Err(invalid_endpoint("API 密钥格式不对"));
         }

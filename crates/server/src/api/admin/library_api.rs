@@ -131,7 +131,7 @@ pub async fn upload(
         if field.name() != Some("file") {
             continue;
         }
-        let name = field.file_name().unwrap_or("").trim().to_string();
+        let name = super::library_task::cut(field.file_name().unwrap_or("").trim(), 200);
         let bytes = field.bytes().await.map_err(|e| {
             if e.status() == StatusCode::PAYLOAD_TOO_LARGE {
                 upload_too_large(&state)
@@ -258,6 +258,7 @@ pub struct LibraryDocRow {
     security(("bearer" = [])), params(DocsForm),
     responses(
         (status = 200, body = inline(crate::envelope::Envelope<Page<LibraryDocRow>>)),
+        (status = 400, description = "bad_year", body = crate::envelope::ErrorBody),
         (status = 403, description = "not_operator", body = crate::envelope::ErrorBody),
     ))]
 pub async fn docs(
@@ -266,9 +267,12 @@ pub async fn docs(
     Params(form): Params<DocsForm>,
 ) -> ApiResult<Page<LibraryDocRow>> {
     let (page, size, offset) = page_window(form.page, form.size);
+    if form.year.is_some_and(|y| !(1000..=2100).contains(&y)) {
+        return Err(ApiError::bad_request("bad_year", "年份应在 1000–2100 之间"));
+    }
     let filter = CatalogueFilter {
         query: &form.q,
-        year: form.year.and_then(|y| i32::try_from(y).ok()),
+        year: form.year.map(|y| y as i32),
         scope: "public",
     };
     let (entries, total) = state.store.search_catalogue(&filter, offset, size).await?;
@@ -373,10 +377,13 @@ pub async fn remove(
             format!("请选择要移除的文献（一次 1–{MAX_REMOVE} 篇）"),
         ));
     }
-    // The titles go into the audit log, so the log says what was removed.
+    // The titles go into the audit log, so the log says what was removed: public documents'
+    // only (a student's own paper is neither removed here nor named).
     let mut titles = Vec::new();
     for id in ids.iter().take(20) {
-        if let Some(entry) = state.store.catalogue_entry(*id).await? {
+        if let Some(entry) = state.store.catalogue_entry(*id).await?
+            && entry.scope == "public"
+        {
             titles.push(format!("{}：{}", entry.doc_id, entry.title));
         }
     }

@@ -18,6 +18,11 @@ const LISTED_ITEMS: usize = 500;
 /// Documents are written in batches of at most this many characters or documents.
 const BATCH_CHARS: usize = 20_000_000;
 const BATCH_DOCS: usize = 500;
+/// The longest title taken; author and source are cut to `MAX_META_CHARS`.
+const MAX_TITLE_CHARS: usize = 200;
+const MAX_META_CHARS: usize = 200;
+/// Names in a result (a file in an archive, a line) are cut to this many characters.
+const MAX_NAME_CHARS: usize = 200;
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(tag = "op", rename_all = "snake_case")]
@@ -62,12 +67,22 @@ impl LibraryJobResult {
         }
         if self.items.len() < LISTED_ITEMS {
             self.items.push(ItemOutcome {
-                name,
+                name: cut(&name, MAX_NAME_CHARS),
                 outcome: if failed { "failed" } else { "skipped" }.into(),
                 reason: reason.into(),
             });
         }
     }
+}
+
+/// `text` cut to `most` characters (an ellipsis says so).
+pub fn cut(text: &str, most: usize) -> String {
+    if text.chars().count() <= most {
+        return text.to_string();
+    }
+    let mut out: String = text.chars().take(most.saturating_sub(1)).collect();
+    out.push('…');
+    out
 }
 
 /// Documents waiting to be written, and the texts already seen in this batch.
@@ -205,9 +220,8 @@ impl<L: Library + 'static> LibraryHandler<L> {
         pending: &mut Pending,
         result: &mut LibraryJobResult,
     ) -> Result<(), TaskError> {
-        let lines = library_batch::json_lines(text);
-        let total = lines.len().max(1);
-        for (i, (line, record)) in lines.into_iter().enumerate() {
+        let total = library_batch::record_lines(text).max(1);
+        for (i, (line, record)) in library_batch::json_lines(text).enumerate() {
             let name = match within {
                 Some(file) => format!("{file} {line}"),
                 None => line,
@@ -218,6 +232,8 @@ impl<L: Library + 'static> LibraryHandler<L> {
                     let doc = record.into_doc(Scope::Public, None);
                     if doc.title.is_empty() {
                         result.note(name, true, "缺少题名（title）");
+                    } else if doc.title.chars().count() > MAX_TITLE_CHARS {
+                        result.note(name, true, format!("题名过长（超过 {MAX_TITLE_CHARS} 字）"));
                     } else {
                         self.accept(name, doc, pending, result);
                     }
@@ -262,14 +278,39 @@ impl<L: Library + 'static> LibraryHandler<L> {
         }
     }
 
-    /// Queues a document unless it is too short or a copy of one already seen in this batch.
+    /// Queues a document unless it is too short, too long or a copy of one already seen in
+    /// this batch.
     fn accept(
         &self,
         name: String,
-        doc: NewDoc,
+        mut doc: NewDoc,
         pending: &mut Pending,
         result: &mut LibraryJobResult,
     ) {
+        // NUL is no character of a paper, and PostgreSQL's text refuses it.
+        for field in [
+            &mut doc.title,
+            &mut doc.author,
+            &mut doc.source,
+            &mut doc.text,
+        ] {
+            if field.contains('\0') {
+                *field = field.replace('\0', "");
+            }
+        }
+        doc.author = doc.author.chars().take(MAX_META_CHARS).collect();
+        doc.source = doc.source.chars().take(MAX_META_CHARS).collect();
+        if simcheck::normalize::count_chars(&doc.text) > self.limits.max_chars {
+            result.note(
+                name,
+                true,
+                format!(
+                    "正文过长（超过 {} 字），请拆分后导入",
+                    self.limits.max_chars
+                ),
+            );
+            return;
+        }
         if library_batch::content_chars(&doc.text) < library_batch::MIN_DOC_CHARS {
             result.note(
                 name,
@@ -349,6 +390,13 @@ impl<L: Library + 'static> LibraryHandler<L> {
                 result.removed += 1;
             } else {
                 result.missing += 1;
+                if result.items.len() < LISTED_ITEMS {
+                    result.items.push(ItemOutcome {
+                        name: format!("编号 {id}"),
+                        outcome: "skipped".into(),
+                        reason: "不在公共比对库中（已移除，或是学生自己的论文）".into(),
+                    });
+                }
             }
         }
         Ok(result)

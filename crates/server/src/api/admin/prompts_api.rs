@@ -240,7 +240,17 @@ pub async fn save(
                 note = format!("恢复为第 {} 版", versions.len() - at);
             }
             let version = &versions[at];
-            (!version.is_builtin).then(|| version.body.clone())
+            match version.is_builtin {
+                true => None,
+                // Saved for another release, it may lack what this one fills in.
+                false => Some(checked_text(&prompt, &version.body).map_err(|e| {
+                    invalid(format!(
+                        "第 {} 版不能恢复：{}",
+                        versions.len() - at,
+                        e.message
+                    ))
+                })?),
+            }
         }
         (None, None, true) => {
             if note.is_empty() {

@@ -178,8 +178,18 @@ test('the operator cancels a student task with a reason, a draft is not offered 
   await row.getByText('已支付').waitFor()
   await page.screenshot({ path: 'artifacts/console-orders.png' })
 
+  // Refunded through the provider: the dialog asks why, the money goes back, the row says so.
+  await row.getByTestId('order-refund').click()
+  await page.getByTestId('refund-reason').fill('用户重复充值')
+  await page.getByRole('button', { name: '确认退款' }).click()
+  await page.getByText('已原路退款 ¥10.00').waitFor()
+  await row.getByText('已退款').waitFor()
+  await row.getByTestId('refund-cell').getByText('已退').waitFor()
+  assert.equal(await row.getByTestId('order-refund').count(), 0)
+  await page.screenshot({ path: 'artifacts/console-orders-refund.png' })
+
   await page.goto(`${env.server.base}/admin/audit`)
-  for (const action of ['立即对账', '取消任务', '保存配置', '启用账号', '停用账号', '增加余额']) {
+  for (const action of ['订单退款', '立即对账', '取消任务', '保存配置', '启用账号', '停用账号', '增加余额']) {
     await page.locator('.ant-table-row', { hasText: action }).first().waitFor()
   }
   await page.screenshot({ path: 'artifacts/console-audit.png', fullPage: true })

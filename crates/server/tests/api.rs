@@ -435,6 +435,7 @@ api_test!(
             "/api/admin/tasks/cancel",
             "/api/admin/orders",
             "/api/admin/orders/reconcile",
+            "/api/admin/orders/refund",
             "/api/admin/packages",
             "/api/admin/packages/save",
             "/api/admin/packages/active",

@@ -650,7 +650,10 @@ api_test!(
             .post("/api/admin/orders/reconcile", Some(&ops), json!({}))
             .await;
         assert_eq!(status, StatusCode::OK, "{done}");
-        assert_eq!(done["result"], json!({"paid": 1, "closed": 0}));
+        assert_eq!(
+            done["result"],
+            json!({"paid": 1, "closed": 0, "refunded": 0})
+        );
         assert_eq!(
             balance(s, &token).await,
             lost["creditFen"].as_i64().unwrap()
@@ -660,7 +663,7 @@ api_test!(
             .await;
         assert_eq!(
             again["result"],
-            json!({"paid": 0, "closed": 0}),
+            json!({"paid": 0, "closed": 0, "refunded": 0}),
             "paid once"
         );
         let (_, paid) = s.get("/api/admin/orders?status=paid", Some(&ops)).await;
@@ -670,5 +673,189 @@ api_test!(
             .get("/api/admin/audit?q=orders.reconcile", Some(&ops))
             .await;
         assert_eq!(log["result"]["total"], 2);
+    }
+);
+
+api_test!(
+    an_operator_refunds_through_the_provider_once_and_never_what_was_spent,
+    sandbox_config(),
+    async |s: &TestServer| {
+        server::payments::seed_packages(s.store(), &s.state.config)
+            .await
+            .unwrap();
+        s.store()
+            .create_user("ops_refund", "Zq7-kite-river", true)
+            .await
+            .unwrap();
+        let (_, login) = s
+            .post(
+                "/api/base/login_api/f/login",
+                None,
+                json!({"username": "ops_refund", "password": "Zq7-kite-river"}),
+            )
+            .await;
+        let ops = login["result"]["access_token"]
+            .as_str()
+            .unwrap()
+            .to_string();
+        let token = s.register("buyer_refund", "password-1").await;
+        let mut paid = Vec::new();
+        for channel in ["wechat", "alipay"] {
+            let (status, created) = s
+                .post(
+                    "/api/order/order_info_api/create_order",
+                    Some(&token),
+                    json!({"kind": "top_up", "amountFen": 3000, "channel": channel}),
+                )
+                .await;
+            assert_eq!(status, StatusCode::OK, "{created}");
+            let pay_url = created["result"]["payUrl"].as_str().unwrap().to_string();
+            pay_on_phone(s, &pay_url, &[]).await;
+            paid.push(created["result"]["id"].as_i64().unwrap());
+        }
+        // 30 yuan is below the first bonus tier: the balance gets what was paid.
+        assert_eq!(balance(s, &token).await, 6_000);
+
+        let refund = async |body: Value| s.post("/api/admin/orders/refund", Some(&ops), body).await;
+        // A student cannot; a reason is required; more than was paid is refused.
+        let (status, body) = s
+            .post(
+                "/api/admin/orders/refund",
+                Some(&token),
+                json!({"orderId": paid[0], "reason": "x"}),
+            )
+            .await;
+        assert_error(status, &body, 403, "not_operator");
+        let (status, body) = refund(json!({"orderId": paid[0]})).await;
+        assert_error(status, &body, 400, "reason_required");
+        let (status, body) =
+            refund(json!({"orderId": paid[0], "amountFen": 3001, "reason": "多退"})).await;
+        assert_error(status, &body, 400, "refund_too_much");
+
+        // Part of the WeChat order, through WeChat Pay's refund call.
+        let (status, row) =
+            refund(json!({"orderId": paid[0], "amountFen": 1000, "reason": "用户申请"})).await;
+        assert_eq!(status, StatusCode::OK, "{row}");
+        let row = &row["result"];
+        assert_eq!(row["refundedFen"], 1000, "{row}");
+        assert_eq!(row["status"], "paid");
+        assert_eq!(row["refunds"][0]["status"], "succeeded", "{row}");
+        assert!(
+            row["refunds"][0]["providerRefundNo"]
+                .as_str()
+                .unwrap()
+                .starts_with("50")
+        );
+        assert_eq!(balance(s, &token).await, 5_000);
+
+        // The student spends most of the rest: the Alipay order cannot be refunded in full.
+        s.store()
+            .operator_credit(s.user_id(&token).await, -4_000, 0, "花掉")
+            .await
+            .unwrap();
+        let (status, body) = refund(json!({"orderId": paid[1], "reason": "用户申请"})).await;
+        assert_error(status, &body, 409, "balance_spent");
+        assert_eq!(balance(s, &token).await, 1_000);
+        let (status, row) =
+            refund(json!({"orderId": paid[1], "amountFen": 1000, "reason": "部分退款"})).await;
+        assert_eq!(status, StatusCode::OK, "{row}");
+        assert_eq!(row["result"]["refunds"][0]["status"], "succeeded", "{row}");
+        assert_eq!(balance(s, &token).await, 0);
+
+        // The rest of the WeChat order: refunded in full.
+        s.store()
+            .operator_credit(s.user_id(&token).await, 2_000, 0, "补足")
+            .await
+            .unwrap();
+        let (status, row) = refund(json!({"orderId": paid[0], "reason": "全部退回"})).await;
+        assert_eq!(status, StatusCode::OK, "{row}");
+        assert_eq!(
+            (
+                row["result"]["status"].as_str(),
+                row["result"]["refundedFen"].as_i64()
+            ),
+            (Some("refunded"), Some(3000))
+        );
+        let (status, body) = refund(json!({"orderId": paid[0], "reason": "再退"})).await;
+        assert_error(status, &body, 400, "refund_too_much");
+
+        // The ledger says so, and the audit log has every refund.
+        let (_, audit) = s.get("/api/admin/audit?q=order.refund", Some(&ops)).await;
+        assert_eq!(audit["result"]["total"], 3, "{audit}");
+        let (_, found) = s.get("/api/admin/orders?status=refunded", Some(&ops)).await;
+        assert_eq!(found["result"]["total"], 1, "{found}");
+        assert_eq!(
+            found["result"]["records"][0]["refunds"]
+                .as_array()
+                .unwrap()
+                .len(),
+            2
+        );
+    }
+);
+
+api_test!(
+    a_refund_the_provider_refuses_stays_pending_and_is_asked_again_under_its_number,
+    sandbox_config(),
+    async |s: &TestServer| {
+        s.store()
+            .create_user("ops_refund2", "Zq7-kite-river", true)
+            .await
+            .unwrap();
+        let (_, login) = s
+            .post(
+                "/api/base/login_api/f/login",
+                None,
+                json!({"username": "ops_refund2", "password": "Zq7-kite-river"}),
+            )
+            .await;
+        let ops = login["result"]["access_token"]
+            .as_str()
+            .unwrap()
+            .to_string();
+        let token = s.register("buyer_refund2", "password-1").await;
+        let (_, created) = s
+            .post(
+                "/api/order/order_info_api/create_order",
+                Some(&token),
+                json!({"kind": "top_up", "amountFen": 3000, "channel": "wechat"}),
+            )
+            .await;
+        let order_id = created["result"]["id"].as_i64().unwrap();
+        pay_on_phone(s, created["result"]["payUrl"].as_str().unwrap(), &[]).await;
+        // The provider forgets the order (a sandbox restarted): it refuses the refund.
+        s.state
+            .payments
+            .sandbox()
+            .unwrap()
+            .forget_for_tests(created["result"]["outTradeNo"].as_str().unwrap());
+        let (status, row) = s
+            .post(
+                "/api/admin/orders/refund",
+                Some(&ops),
+                json!({"orderId": order_id, "reason": "用户申请"}),
+            )
+            .await;
+        assert_eq!(status, StatusCode::OK, "{row}");
+        let refund = &row["result"]["refunds"][0];
+        assert_eq!(refund["status"], "pending", "{row}");
+        assert!(
+            refund["error"].as_str().unwrap().contains("订单不存在"),
+            "{row}"
+        );
+        // The credit was taken back before the provider was asked: nothing to spend twice.
+        assert_eq!(balance(s, &token).await, 0);
+        let pending = s.store().pending_refunds(10).await.unwrap();
+        assert_eq!(pending.len(), 1);
+        assert_eq!(
+            server::api::order::notify::push_refunds(&s.state)
+                .await
+                .unwrap(),
+            0
+        );
+        assert_eq!(
+            s.store().pending_refunds(10).await.unwrap()[0].refund_no,
+            pending[0].refund_no
+        );
     }
 );

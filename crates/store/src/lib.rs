@@ -37,7 +37,7 @@ pub use moving::CopiedTable;
 pub use ops::{QueueDepth, TaskLatency, WorkerPresence};
 pub use orders::{
     Grant, GrantKind, GrantUse, NewOrder, NewProduct, Order, OrderKind, OrderStatus, PaymentNotice,
-    PaymentOutcome, Product, Refund,
+    PaymentOutcome, Product, Refund, RefundRecord,
 };
 pub use prompts::{PromptChange, PromptVersion};
 pub use qr::{QrClaim, QrLogin, QrStatus};

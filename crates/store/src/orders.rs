@@ -798,8 +798,150 @@ impl Store {
         amount_fen: i64,
         reason: &str,
     ) -> Result<Refund> {
-        let now = now_ms();
         let mut tx = self.begin_write().await?;
+        let refund = refund_in(
+            &mut tx,
+            order_id,
+            refund_no,
+            amount_fen,
+            reason,
+            "succeeded",
+        )
+        .await?;
+        tx.commit().await?;
+        Ok(refund)
+    }
+
+    /// An operator's refund, before the provider is asked: written as `pending` with what the
+    /// order gave taken back and the audit entry, all in one transaction. The provider's answer
+    /// settles it (`settle_refund`).
+    pub async fn operator_refund_order(
+        &self,
+        actor: crate::Actor<'_>,
+        order_id: i64,
+        refund_no: &str,
+        amount_fen: i64,
+        reason: &str,
+    ) -> Result<Refund> {
+        let mut tx = self.begin_write().await?;
+        let refund = refund_in(&mut tx, order_id, refund_no, amount_fen, reason, "pending").await?;
+        if refund.new {
+            crate::console::audit(
+                &mut tx,
+                actor,
+                "order.refund",
+                &format!("order:{} {}", refund.order.id, refund.order.out_trade_no),
+                &serde_json::json!({ "refundedFen": refund.order.refunded_fen - amount_fen }).to_string(),
+                &serde_json::json!({ "refundNo": refund_no, "amountFen": amount_fen, "reason": reason })
+                    .to_string(),
+            )
+            .await?;
+        }
+        tx.commit().await?;
+        Ok(refund)
+    }
+
+    /// Records the provider's answer to a refund: `succeeded` with its refund number, or still
+    /// `pending` with why the last attempt failed.
+    pub async fn settle_refund(
+        &self,
+        refund_no: &str,
+        succeeded: bool,
+        provider_refund_no: Option<&str>,
+        error: Option<&str>,
+    ) -> Result<()> {
+        sqlx::query(
+            "UPDATE order_refunds SET status = CASE WHEN $1 = 1 THEN 'succeeded' ELSE status END, \
+             provider_refund_no = COALESCE($2, provider_refund_no), error = $3, updated_at = $4 \
+             WHERE refund_no = $5 AND status = 'pending'",
+        )
+        .bind(i64::from(succeeded))
+        .bind(provider_refund_no)
+        .bind(error)
+        .bind(now_ms())
+        .bind(refund_no)
+        .execute(&self.pool)
+        .await?;
+        Ok(())
+    }
+
+    /// Refunds the provider has not confirmed yet, oldest first.
+    pub async fn pending_refunds(&self, limit: i64) -> Result<Vec<RefundRecord>> {
+        let rows = sqlx::query(&format!(
+            "SELECT {REFUND_COLUMNS} FROM order_refunds WHERE status = 'pending' ORDER BY created_at LIMIT $1"
+        ))
+        .bind(limit)
+        .fetch_all(&self.pool)
+        .await?;
+        rows.iter().map(refund_from_row).collect()
+    }
+
+    /// The refunds of an order, oldest first.
+    pub async fn refunds_of(&self, order_id: i64) -> Result<Vec<RefundRecord>> {
+        let rows = sqlx::query(&format!(
+            "SELECT {REFUND_COLUMNS} FROM order_refunds WHERE order_id = $1 ORDER BY created_at"
+        ))
+        .bind(order_id)
+        .fetch_all(&self.pool)
+        .await?;
+        rows.iter().map(refund_from_row).collect()
+    }
+
+    /// An order by id, whoever bought it (the console).
+    pub async fn order_by_id(&self, order_id: i64) -> Result<Order> {
+        let row = sqlx::query(&format!("SELECT {ORDER_COLUMNS} FROM orders WHERE id = $1"))
+            .bind(order_id)
+            .fetch_optional(&self.pool)
+            .await?
+            .ok_or(StoreError::NotFound)?;
+        order_from_row(&row)
+    }
+}
+
+const REFUND_COLUMNS: &str = "refund_no, order_id, amount_fen, reason, status, provider_refund_no, error, created_at, updated_at";
+
+/// A refund as kept.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RefundRecord {
+    pub refund_no: String,
+    pub order_id: i64,
+    pub amount_fen: i64,
+    pub reason: String,
+    /// `pending` (the provider has not confirmed it) or `succeeded`.
+    pub status: String,
+    pub provider_refund_no: Option<String>,
+    /// Why the provider's last attempt failed (a pending refund is asked again).
+    pub error: Option<String>,
+    pub created_at: i64,
+    pub updated_at: i64,
+}
+
+fn refund_from_row(row: &AnyRow) -> Result<RefundRecord> {
+    Ok(RefundRecord {
+        refund_no: row.try_get("refund_no")?,
+        order_id: row.try_get("order_id")?,
+        amount_fen: row.try_get("amount_fen")?,
+        reason: row.try_get("reason")?,
+        status: row.try_get("status")?,
+        provider_refund_no: row.try_get("provider_refund_no")?,
+        error: row.try_get("error")?,
+        created_at: row.try_get("created_at")?,
+        updated_at: row.try_get("updated_at")?,
+    })
+}
+
+/// Writes a refund of `amount_fen` under `refund_no` (once: the same number again changes
+/// nothing) and takes back in proportion what the order gave.
+async fn refund_in(
+    tx: &mut AnyConnection,
+    order_id: i64,
+    refund_no: &str,
+    amount_fen: i64,
+    reason: &str,
+    status: &str,
+) -> Result<Refund> {
+    {
+        let now = now_ms();
         let earlier =
             sqlx::query("SELECT order_id, amount_fen FROM order_refunds WHERE refund_no = $1")
                 .bind(refund_no)
@@ -831,13 +973,15 @@ impl Store {
             return Err(StoreError::Conflict("refund_exceeds_payment"));
         }
         sqlx::query(
-            "INSERT INTO order_refunds (refund_no, order_id, amount_fen, reason, created_at) VALUES ($1, $2, $3, $4, $5)",
+            "INSERT INTO order_refunds (refund_no, order_id, amount_fen, reason, created_at, status, updated_at) \
+             VALUES ($1, $2, $3, $4, $5, $6, $5)",
         )
         .bind(refund_no)
         .bind(order_id)
         .bind(amount_fen)
         .bind(reason)
         .bind(now)
+        .bind(status)
         .execute(&mut *tx)
         .await?;
         let moved = sqlx::query(
@@ -860,7 +1004,7 @@ impl Store {
                 // The credit in proportion (bonus included), rounded in the user's favour.
                 let taken = order.credit_fen * amount_fen / order.amount_fen;
                 apply_movement(
-                    &mut tx,
+                    &mut *tx,
                     Movement {
                         user_id: order.user_id,
                         kind: LedgerKind::OrderRefund,
@@ -878,7 +1022,7 @@ impl Store {
                     + i64::from((order.grant_amount * amount_fen) % order.amount_fen != 0);
                 // The account row before the grants, as on every path that takes both.
                 apply_movement(
-                    &mut tx,
+                    &mut *tx,
                     Movement {
                         user_id: order.user_id,
                         kind: LedgerKind::OrderRefund,
@@ -904,7 +1048,6 @@ impl Store {
             .fetch_one(&mut *tx)
             .await?;
         let order = order_from_row(&row)?;
-        tx.commit().await?;
         Ok(Refund {
             refund_no: refund_no.to_string(),
             order,
@@ -912,7 +1055,9 @@ impl Store {
             new: true,
         })
     }
+}
 
+impl Store {
     /// An account's grants that are still usable at `now` (unexpired, something left), those
     /// ending soonest first — the order they are consumed in.
     pub async fn active_grants(&self, user_id: i64, now: i64) -> Result<Vec<Grant>> {

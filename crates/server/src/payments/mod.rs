@@ -236,6 +236,69 @@ impl Payments {
         }
     }
 
+    /// Asks the provider to give `amount_fen` of `order` back to the payer under our refund
+    /// number. The providers take the same number twice as one refund, so asking again after
+    /// a failure or a crash never pays twice. `Ok(Some(no))`: the money went back (the
+    /// provider's refund number); `Ok(None)`: accepted and still being processed.
+    pub async fn refund(
+        &self,
+        order: &Order,
+        refund_no: &str,
+        amount_fen: i64,
+        reason: &str,
+    ) -> Result<Option<String>, ProviderError> {
+        let gateway = self
+            .gateway
+            .as_ref()
+            .ok_or_else(|| ProviderError("未配置在线支付，无法原路退款".into()))?;
+        match Channel::parse(&order.channel) {
+            Some(Channel::Wechat) => {
+                let (merchant, verifiers) = self
+                    .wechat
+                    .as_ref()
+                    .ok_or_else(|| ProviderError("本站未开通微信支付".into()))?;
+                let body = serde_json::json!({
+                    "out_trade_no": order.out_trade_no,
+                    "out_refund_no": refund_no,
+                    "reason": reason.chars().take(80).collect::<String>(),
+                    "amount": {"refund": amount_fen, "total": order.amount_fen, "currency": "CNY"},
+                })
+                .to_string();
+                let path = "/v3/refund/domestic/refunds";
+                let answer = wechat_call(gateway, merchant, verifiers, "POST", path, &body).await?;
+                wechat_refund_state(&answer)
+            }
+            Some(Channel::Alipay) => {
+                let app = self
+                    .alipay
+                    .as_ref()
+                    .ok_or_else(|| ProviderError("本站未开通支付宝".into()))?;
+                let biz = serde_json::json!({
+                    "out_trade_no": order.out_trade_no,
+                    "refund_amount": pay::amount::format_yuan(amount_fen),
+                    "out_request_no": refund_no,
+                    "refund_reason": reason.chars().take(80).collect::<String>(),
+                });
+                let answer = alipay_call(gateway, app, "alipay.trade.refund", &biz, None).await?;
+                // Code 10000 is a refund done; the same request number again answers the same.
+                let refunded =
+                    pay::amount::parse_yuan(answer["refund_fee"].as_str().unwrap_or("0"))
+                        .map_err(|e| ProviderError(format!("支付宝退款金额无法读取：{e}")))?;
+                if refunded < amount_fen {
+                    return Err(ProviderError(format!(
+                        "支付宝退款金额不符：应退 {}，已退合计 {}",
+                        pay::amount::format_yuan(amount_fen),
+                        pay::amount::format_yuan(refunded)
+                    )));
+                }
+                Ok(Some(
+                    answer["trade_no"].as_str().unwrap_or_default().to_string(),
+                ))
+            }
+            None => Err(ProviderError(format!("未知的支付渠道 {}", order.channel))),
+        }
+    }
+
     /// Closes `order` at the provider, so it can no longer be paid.
     pub async fn close(&self, order: &Order) -> Result<(), ProviderError> {
         let Some(Gateway::Sandbox(sandbox)) = &self.gateway else {
@@ -325,6 +388,22 @@ async fn wechat_call(
         )));
     }
     Ok(value)
+}
+
+/// What WeChat Pay says of a refund: done (its `refund_id`), still processing, or refused.
+fn wechat_refund_state(answer: &serde_json::Value) -> Result<Option<String>, ProviderError> {
+    let id = answer["refund_id"].as_str().unwrap_or_default().to_string();
+    match answer["status"].as_str() {
+        Some("SUCCESS") => Ok(Some(id)),
+        Some("PROCESSING") => Ok(None),
+        Some("ABNORMAL") => Err(ProviderError(
+            "微信支付退款异常（用户银行卡可能已注销或冻结），请在商户平台处理".into(),
+        )),
+        other => Err(ProviderError(format!(
+            "微信支付退款未成功：{}",
+            other.unwrap_or("未知状态")
+        ))),
+    }
 }
 
 /// A signed Alipay gateway call; the answer's signature is checked before it is read.

@@ -47,6 +47,14 @@ struct SandboxOrder {
     closed: bool,
 }
 
+/// A refund the sandbox made: under our refund number, of an order, an amount.
+#[derive(Debug, Clone)]
+struct SandboxRefund {
+    out_trade_no: String,
+    amount_fen: i64,
+    refund_id: String,
+}
+
 /// How the phone page pays: the notification sent `copies` times (0: lost), after
 /// `delay_ms`, or forged (signed with a key the site does not trust).
 #[derive(Debug, Clone, Copy, Deserialize)]
@@ -74,6 +82,8 @@ pub struct Sandbox {
     alipay_app: keys::PrivateKey,
     alipay: keys::PrivateKey,
     orders: Mutex<HashMap<String, SandboxOrder>>,
+    /// Refunds by our refund number.
+    refunds: Mutex<HashMap<String, SandboxRefund>>,
     http: reqwest::Client,
 }
 
@@ -124,6 +134,7 @@ impl Sandbox {
             alipay_app: key(&file.alipay_app)?,
             alipay: key(&file.alipay)?,
             orders: Mutex::default(),
+            refunds: Mutex::default(),
             http: reqwest::Client::new(),
         })
     }
@@ -260,7 +271,76 @@ impl Sandbox {
             };
             return self.wechat_answer(200, self.transaction(no, order));
         }
+        if method == "POST" && path == "/v3/refund/domestic/refunds" {
+            let Ok(asked) = serde_json::from_str::<serde_json::Value>(body) else {
+                return error(400, "PARAM_ERROR", "请求体不是 JSON");
+            };
+            let (Some(no), Some(refund_no), Some(amount)) = (
+                asked["out_trade_no"].as_str(),
+                asked["out_refund_no"].as_str(),
+                asked["amount"]["refund"].as_i64(),
+            ) else {
+                return error(
+                    400,
+                    "PARAM_ERROR",
+                    "缺少 out_trade_no、out_refund_no 或 amount.refund",
+                );
+            };
+            return match self.refund(&orders, no, refund_no, amount) {
+                Ok((refund, _)) => self.wechat_answer(
+                    200,
+                    serde_json::json!({
+                        "refund_id": refund.refund_id, "out_refund_no": refund_no,
+                        "out_trade_no": no, "status": "SUCCESS",
+                        "amount": {"refund": amount, "total": orders.get(no).map_or(0, |o| o.amount_fen), "currency": "CNY"},
+                    }),
+                ),
+                Err((code, message)) => error(400, code, &message),
+            };
+        }
         error(404, "NOT_FOUND", "沙箱不支持该接口")
+    }
+
+    /// Gives `amount_fen` of a paid order back under `refund_no`, once (the same number again
+    /// answers the same refund). Returns the refund and the order's refunded total; an error
+    /// is the provider's code and message.
+    fn refund(
+        &self,
+        orders: &HashMap<String, SandboxOrder>,
+        out_trade_no: &str,
+        refund_no: &str,
+        amount_fen: i64,
+    ) -> Result<(SandboxRefund, i64), (&'static str, String)> {
+        let mut refunds = self.refunds.lock().unwrap_or_else(|e| e.into_inner());
+        let refunded = |refunds: &HashMap<String, SandboxRefund>| -> i64 {
+            refunds
+                .values()
+                .filter(|r| r.out_trade_no == out_trade_no)
+                .map(|r| r.amount_fen)
+                .sum()
+        };
+        if let Some(earlier) = refunds.get(refund_no) {
+            if earlier.out_trade_no != out_trade_no || earlier.amount_fen != amount_fen {
+                return Err(("INVALID_REQUEST", "退款单号已用于另一笔退款".into()));
+            }
+            return Ok((earlier.clone(), refunded(&refunds)));
+        }
+        let Some(order) = orders.get(out_trade_no) else {
+            return Err(("RESOURCE_NOT_EXISTS", "订单不存在".into()));
+        };
+        if order.transaction_id.is_none() {
+            return Err(("INVALID_REQUEST", "订单未支付，不能退款".into()));
+        }
+        if amount_fen <= 0 || refunded(&refunds) + amount_fen > order.amount_fen {
+            return Err(("INVALID_REQUEST", "退款金额超过订单可退金额".into()));
+        }
+        let refund = SandboxRefund {
+            out_trade_no: out_trade_no.to_string(),
+            amount_fen,
+            refund_id: format!("50{}", keys::nonce(16)),
+        };
+        refunds.insert(refund_no.to_string(), refund.clone());
+        Ok((refund, refunded(&refunds)))
     }
 
     fn transaction(&self, no: &str, order: &SandboxOrder) -> serde_json::Value {
@@ -347,10 +427,38 @@ impl Sandbox {
                     serde_json::json!({"code": "40004", "msg": "Business Failed", "sub_code": "ACQ.TRADE_NOT_EXIST", "sub_msg": "交易不存在"}),
                 ),
             },
+            "alipay.trade.refund" => {
+                let Ok(fen) =
+                    pay::amount::parse_yuan(biz["refund_amount"].as_str().unwrap_or_default())
+                else {
+                    return answer(
+                        serde_json::json!({"code": "40004", "msg": "Business Failed", "sub_code": "ACQ.INVALID_PARAMETER", "sub_msg": "退款金额格式错误"}),
+                    );
+                };
+                let refund_no = biz["out_request_no"].as_str().unwrap_or_default();
+                match self.refund(&orders, &no, refund_no, fen) {
+                    Ok((_, total)) => answer(serde_json::json!({
+                        "code": "10000", "msg": "Success", "out_trade_no": no,
+                        "trade_no": orders.get(&no).and_then(|o| o.transaction_id.clone()).unwrap_or_default(),
+                        "refund_fee": pay::amount::format_yuan(total), "fund_change": "Y",
+                    })),
+                    Err((_, message)) => answer(
+                        serde_json::json!({"code": "40004", "msg": "Business Failed", "sub_code": "ACQ.REFUND_AMT_NOT_EQUAL_TOTAL", "sub_msg": message}),
+                    ),
+                }
+            }
             _ => answer(
                 serde_json::json!({"code": "40004", "msg": "Business Failed", "sub_msg": "沙箱不支持该接口"}),
             ),
         }
+    }
+
+    /// Forgets an order, as a provider that lost it would (tests of what a refused call does).
+    pub fn forget_for_tests(&self, out_trade_no: &str) {
+        self.orders
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(out_trade_no);
     }
 
     /// Closes an order so the phone page can no longer pay it.

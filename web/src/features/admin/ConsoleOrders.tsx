@@ -1,20 +1,64 @@
 import { useState } from 'react'
 import { keepPreviousData, useQuery, useQueryClient } from '@tanstack/react-query'
-import { Button, Card, Input, Select, Space, Tag } from 'antd'
+import { Button, Card, Form, Input, InputNumber, Modal, Select, Space, Tag } from 'antd'
 import OperatorGate from './OperatorGate'
-import { reconcileOrders, searchOrders, type OrderQuery } from './api'
+import { reconcileOrders, refundOrder, searchOrders, type OrderQuery } from './api'
 import type { OrderRow } from './types'
 import ResponsiveTable from '../../components/ResponsiveTable'
 import { channelLabels, statusLabels, type Channel, type Order } from '../order/types'
 import { formatDateTime, formatFen } from '../../utils/format'
-import { toastSuccess } from '../../utils/feedback'
+import { toastSuccess, toastWarning } from '../../utils/feedback'
 
 const PAGE_SIZE = 20
 const STATUS_COLORS: Record<Order['status'], string> = { pending: 'blue', paid: 'green', closed: 'default', refunded: 'orange' }
 const KIND_NAMES: Record<string, string> = { package: '套餐', top_up: '充值', task: '任务支付' }
 
+/** The refund dialog: how much (yuan, at most what is left) and why; the money goes back the way it came. */
+function RefundDialog({ order, onClose }: { order: OrderRow; onClose: () => void }) {
+  const client = useQueryClient()
+  const left = order.amountFen - order.refundedFen
+  const [yuan, setYuan] = useState<number | null>(left / 100)
+  const [reason, setReason] = useState('')
+  const [busy, setBusy] = useState(false)
+  const fen = yuan === null ? 0 : Math.round(yuan * 100)
+  const wrongAmount = fen <= 0 || fen > left
+  const submit = async () => {
+    if (wrongAmount || !reason.trim()) return
+    setBusy(true)
+    try {
+      const row = await refundOrder(order.id, fen, reason.trim())
+      const last = row.refunds[row.refunds.length - 1]
+      if (last?.status === 'pending') toastWarning(`退款已记录，${channelLabels[order.channel as Channel] ?? ''}尚未确认：${last.error ?? '处理中'}；系统每分钟会自动重试`)
+      else toastSuccess(`已原路退款 ${formatFen(fen)}`)
+      await client.invalidateQueries({ queryKey: ['admin', 'orders'] })
+      onClose()
+    } catch {
+      // Toasted by the client (the balance already spent, say).
+    } finally {
+      setBusy(false)
+    }
+  }
+  return (
+    <Modal open title={`退款：${order.title}`} okText="确认退款" cancelText="取消" onOk={submit} confirmLoading={busy} okButtonProps={{ danger: true, disabled: wrongAmount || !reason.trim() }} onCancel={onClose}>
+      <p>
+        订单 {order.outTradeNo}，实付 {formatFen(order.amountFen)}
+        {order.refundedFen > 0 ? `，已退 ${formatFen(order.refundedFen)}` : ''}。退款原路退回{channelLabels[order.channel as Channel] ?? ''}，同时收回这笔订单给用户的余额或套餐次数（已用掉的部分不能退）。
+      </p>
+      <Form layout="vertical">
+        <Form.Item label="退款金额（元）" validateStatus={wrongAmount ? 'error' : undefined} help={wrongAmount ? `应在 0.01 到 ${(left / 100).toFixed(2)} 元之间` : undefined}>
+          <InputNumber value={yuan} onChange={(v) => setYuan(typeof v === 'number' ? v : null)} step={0.01} precision={2} style={{ width: 160 }} data-testid="refund-amount" />
+        </Form.Item>
+        <Form.Item label="退款原因" required extra="用户的账户流水中会显示它">
+          <Input value={reason} onChange={(e) => setReason(e.target.value)} maxLength={100} data-testid="refund-reason" />
+        </Form.Item>
+      </Form>
+    </Modal>
+  )
+}
+
 function OrdersBody() {
   const client = useQueryClient()
+  const [refunding, setRefunding] = useState<OrderRow | null>(null)
   const [query, setQuery] = useState<OrderQuery>({ q: '', status: '', channel: '', page: 1, size: PAGE_SIZE })
   const [reconciling, setReconciling] = useState(false)
   const { data, error, refetch, isFetching } = useQuery({
@@ -26,8 +70,9 @@ function OrdersBody() {
   const reconcile = async () => {
     setReconciling(true)
     try {
-      const { paid, closed } = await reconcileOrders()
-      toastSuccess(paid || closed ? `对账完成：${paid} 笔补记为已支付，${closed} 笔过期关闭` : '对账完成：没有需要更正的订单')
+      const { paid, closed, refunded } = await reconcileOrders()
+      const done = [paid && `${paid} 笔补记为已支付`, closed && `${closed} 笔过期关闭`, refunded && `${refunded} 笔退款已到账`].filter(Boolean)
+      toastSuccess(done.length > 0 ? `对账完成：${done.join('，')}` : '对账完成：没有需要更正的订单')
       await client.invalidateQueries({ queryKey: ['admin', 'orders'] })
     } catch {
       // Toasted by the client (e.g. online payment not configured).
@@ -67,7 +112,7 @@ function OrdersBody() {
         error={error as Error | null}
         onRetry={() => refetch()}
         dataSource={data?.records ?? []}
-        scroll={{ x: 1100 }}
+        scroll={{ x: 1270 }}
         locale={{ emptyText: '没有符合条件的订单' }}
         pagination={{ current: query.page, pageSize: PAGE_SIZE, total: data?.total ?? 0, onChange: (page) => setQuery((q) => ({ ...q, page })), showSizeChanger: false }}
         columns={[
@@ -78,6 +123,12 @@ function OrdersBody() {
           { title: '渠道', dataIndex: 'channel', width: 90, render: (c: Channel) => channelLabels[c] ?? c },
           { title: '金额', dataIndex: 'amountFen', width: 90, align: 'right', render: formatFen },
           { title: '状态', key: 'status', width: 90, render: (_: unknown, o) => status(o) },
+          {
+            title: '退款',
+            key: 'refunds',
+            width: 170,
+            render: (_: unknown, o) => <RefundCell order={o} onRefund={() => setRefunding(o)} />,
+          },
           {
             title: '时间',
             key: 'times',
@@ -95,10 +146,32 @@ function OrdersBody() {
           status,
           figure: (o) => ({ label: '金额', value: formatFen(o.amountFen) }),
           meta: (o) => `${o.outTradeNo} · ${o.loginName} · ${formatDateTime(o.createdAt)}`,
+          actions: (o) => <RefundCell order={o} onRefund={() => setRefunding(o)} />,
         }}
         cardTestId="order-card"
       />
+      {refunding && <RefundDialog order={refunding} onClose={() => setRefunding(null)} />}
     </Card>
+  )
+}
+
+/** An order's refunds (confirmed or still being asked) and, while something is left, the refund button. */
+function RefundCell({ order, onRefund }: { order: OrderRow; onRefund: () => void }) {
+  const left = order.amountFen - order.refundedFen
+  return (
+    <div data-testid="refund-cell">
+      {order.refunds.map((r) => (
+        <div key={r.refundNo} className="muted">
+          {r.status === 'succeeded' ? <Tag color="green">已退</Tag> : <Tag color="orange" title={r.error ?? undefined}>退款中</Tag>}
+          {formatFen(r.amountFen)} {r.reason}
+        </div>
+      ))}
+      {order.status === 'paid' && left > 0 && (
+        <Button size="small" danger onClick={onRefund} data-testid="order-refund">
+          退款
+        </Button>
+      )}
+    </div>
   )
 }
 

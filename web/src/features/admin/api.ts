@@ -51,7 +51,10 @@ export interface OrderQuery {
 
 export const searchOrders = (query: OrderQuery) => get<Page<OrderRow>>('api/admin/orders', { params: { ...query }, silent: true })
 
-export const reconcileOrders = () => post<{ paid: number; closed: number }>('api/admin/orders/reconcile')
+export const reconcileOrders = () => post<{ paid: number; closed: number; refunded: number }>('api/admin/orders/reconcile')
+
+export const refundOrder = (orderId: number, amountFen: number, reason: string) =>
+  post<OrderRow>('api/admin/orders/refund', { data: { orderId, amountFen, reason }, timeout: 60_000 })
 
 export const packages = () => get<PackageRow[]>('api/admin/packages', { silent: true })
 

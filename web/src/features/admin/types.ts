@@ -87,10 +87,22 @@ export interface ConfigItem<V = unknown> {
   editable: boolean
 }
 
+export interface RefundRow {
+  refundNo: string
+  amountFen: number
+  reason: string
+  /** `succeeded` (the money went back) or `pending` (asked again every minute). */
+  status: 'succeeded' | 'pending'
+  providerRefundNo: string | null
+  error: string | null
+  createdAt: number
+}
+
 export interface OrderRow extends Order {
   userId: number
   loginName: string
   providerTradeNo: string | null
+  refunds: RefundRow[]
 }
 
 export interface PackageRow extends Package {

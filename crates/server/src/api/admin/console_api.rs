@@ -937,6 +937,52 @@ pub struct OrderRow {
     pub login_name: String,
     /// The provider's own transaction number, once paid.
     pub provider_trade_no: Option<String>,
+    /// Its refunds, oldest first.
+    pub refunds: Vec<RefundRow>,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct RefundRow {
+    /// Our refund number (the providers' `out_refund_no` / `out_request_no`).
+    pub refund_no: String,
+    pub amount_fen: i64,
+    pub reason: String,
+    /// `succeeded` (the money went back) or `pending` (asked again every minute).
+    pub status: String,
+    pub provider_refund_no: Option<String>,
+    /// Why the provider's last attempt failed.
+    pub error: Option<String>,
+    pub created_at: i64,
+}
+
+async fn order_row(
+    state: &AppState,
+    order: store::Order,
+    login_name: String,
+) -> Result<OrderRow, ApiError> {
+    let refunds = state
+        .store
+        .refunds_of(order.id)
+        .await?
+        .into_iter()
+        .map(|r| RefundRow {
+            refund_no: r.refund_no,
+            amount_fen: r.amount_fen,
+            reason: r.reason,
+            status: r.status,
+            provider_refund_no: r.provider_refund_no,
+            error: r.error,
+            created_at: r.created_at,
+        })
+        .collect();
+    Ok(OrderRow {
+        user_id: order.user_id,
+        provider_trade_no: order.provider_trade_no.clone(),
+        login_name,
+        refunds,
+        order: order_view(state, order),
+    })
 }
 
 #[derive(Debug, Deserialize, ToSchema, IntoParams)]
@@ -982,20 +1028,143 @@ pub async fn orders(
             size,
         )
         .await?;
+    let mut records = Vec::with_capacity(orders.len());
+    for o in orders {
+        records.push(order_row(&state, o.order, o.login_name).await?);
+    }
     Ok(Success(Page {
-        records: orders
-            .into_iter()
-            .map(|o| OrderRow {
-                user_id: o.order.user_id,
-                provider_trade_no: o.order.provider_trade_no.clone(),
-                login_name: o.login_name,
-                order: order_view(&state, o.order),
-            })
-            .collect(),
+        records,
         total,
         page,
         size,
     }))
+}
+
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct RefundForm {
+    pub order_id: i64,
+    /// In fen; the whole amount not yet refunded when absent.
+    #[serde(default, deserialize_with = "lenient::opt_i64")]
+    pub amount_fen: Option<i64>,
+    /// Why (1–100 characters): shown in the buyer's ledger and sent to the provider.
+    #[serde(default)]
+    pub reason: String,
+}
+
+/// Refunds a paid order to the payer through its provider (WeChat Pay or Alipay). What the
+/// order gave is taken back first — a top-up's credit from the balance (refused if already
+/// spent), a package's uses — in the same transaction that writes the refund and its audit
+/// entry; then the provider is asked. A refund the provider has not confirmed stays `pending`
+/// and is asked again every minute under the same refund number (never paid twice).
+#[utoipa::path(post, path = "/api/admin/orders/refund", tag = "admin_api",
+    security(("bearer" = [])), request_body = RefundForm,
+    responses(
+        (status = 200, body = inline(crate::envelope::Envelope<OrderRow>)),
+        (status = 400, description = "reason_required, refund_too_much", body = crate::envelope::ErrorBody),
+        (status = 403, description = "not_operator", body = crate::envelope::ErrorBody),
+        (status = 404, description = "order_not_found", body = crate::envelope::ErrorBody),
+        (status = 409, description = "order_not_paid, balance_spent", body = crate::envelope::ErrorBody),
+        (status = 503, description = "payment_unavailable", body = crate::envelope::ErrorBody),
+    ))]
+pub async fn refund_order(
+    State(state): State<AppState>,
+    OperatorUser(operator): OperatorUser,
+    Params(form): Params<RefundForm>,
+) -> ApiResult<OrderRow> {
+    let reason = form.reason.trim();
+    if reason.is_empty() || reason.chars().count() > 100 {
+        return Err(ApiError::bad_request(
+            "reason_required",
+            "请填写退款原因（1–100 个字），用户的账户流水中会显示它",
+        ));
+    }
+    let order = match state.store.order_by_id(form.order_id).await {
+        Err(StoreError::NotFound) => {
+            return Err(ApiError::not_found("order_not_found", "订单不存在"));
+        }
+        other => other?,
+    };
+    if let Some(why) = state.payments.unavailable() {
+        return Err(ApiError::new(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "payment_unavailable",
+            format!("无法原路退款：{why}"),
+        ));
+    }
+    let refundable = order.amount_fen - order.refunded_fen;
+    let amount = form.amount_fen.unwrap_or(refundable);
+    if amount <= 0 || amount > refundable {
+        return Err(ApiError::bad_request(
+            "refund_too_much",
+            format!(
+                "退款金额应在 0.01 元到可退的 {:.2} 元之间",
+                refundable as f64 / 100.0
+            ),
+        ));
+    }
+    let refund_no = format!("RF{}", store::secrets::new_id());
+    let written = state
+        .store
+        .operator_refund_order(
+            Actor::from(&operator.user),
+            order.id,
+            &refund_no,
+            amount,
+            reason,
+        )
+        .await;
+    let refund = match written {
+        Err(StoreError::Conflict("order_not_paid")) => {
+            return Err(ApiError::conflict(
+                "order_not_paid",
+                "只有已支付的订单可以退款",
+            ));
+        }
+        Err(StoreError::Conflict("refund_exceeds_payment")) => {
+            return Err(ApiError::bad_request(
+                "refund_too_much",
+                "退款金额超过了订单可退的金额",
+            ));
+        }
+        Err(StoreError::InsufficientFunds) => {
+            return Err(ApiError::conflict(
+                "balance_spent",
+                "用户已用去这笔充值的部分余额，按此金额退款会使余额为负；请减少退款金额",
+            ));
+        }
+        other => other?,
+    };
+    // Asked now; on failure the refund stays pending and is asked again every minute.
+    let settled = match state
+        .payments
+        .refund(&refund.order, &refund_no, amount, reason)
+        .await
+    {
+        Ok(Some(provider_no)) => {
+            state
+                .store
+                .settle_refund(&refund_no, true, Some(&provider_no), None)
+                .await
+        }
+        Ok(None) => Ok(()),
+        Err(e) => {
+            tracing::warn!(refund = %refund_no, error = %e.0, "refund not confirmed yet");
+            state
+                .store
+                .settle_refund(&refund_no, false, None, Some(&e.0))
+                .await
+        }
+    };
+    settled?;
+    let login_name = state
+        .store
+        .user_by_id(refund.order.user_id)
+        .await
+        .map(|u| u.login_name)
+        .unwrap_or_default();
+    let order = state.store.order_by_id(order.id).await?;
+    Ok(Success(order_row(&state, order, login_name).await?))
 }
 
 #[derive(Debug, Serialize, ToSchema)]
@@ -1005,6 +1174,8 @@ pub struct Reconciled {
     pub paid: usize,
     /// Expired orders closed.
     pub closed: usize,
+    /// Refunds the providers confirmed now (pending ones asked again).
+    pub refunded: usize,
 }
 
 /// Asks the providers about every pending order now, instead of waiting for the next round of
@@ -1029,6 +1200,7 @@ pub async fn reconcile_orders(
         ));
     }
     let (paid, closed) = crate::api::order::notify::reconcile_once(&state, 0).await?;
+    let refunded = crate::api::order::notify::push_refunds(&state).await?;
     state
         .store
         .record_audit(
@@ -1036,10 +1208,15 @@ pub async fn reconcile_orders(
             "orders.reconcile",
             "orders",
             "",
-            &serde_json::json!({ "paid": paid, "closed": closed }).to_string(),
+            &serde_json::json!({ "paid": paid, "closed": closed, "refunded": refunded })
+                .to_string(),
         )
         .await?;
-    Ok(Success(Reconciled { paid, closed }))
+    Ok(Success(Reconciled {
+        paid,
+        closed,
+        refunded,
+    }))
 }
 
 #[derive(Debug, Serialize, ToSchema)]

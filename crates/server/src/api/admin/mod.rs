@@ -35,6 +35,7 @@ pub fn routes() -> Router<AppState> {
             "/api/admin/orders/reconcile",
             post(console_api::reconcile_orders),
         )
+        .route("/api/admin/orders/refund", post(console_api::refund_order))
         .route("/api/admin/packages", get(console_api::packages))
         .route("/api/admin/packages/save", post(console_api::save_package))
         .route(

@@ -163,6 +163,42 @@ pub async fn reconcile_once(
     Ok((paid, closed))
 }
 
+/// Asks the providers again about refunds they have not confirmed (a failure, a refund still
+/// processing, a crash between our write and the provider's answer). The providers take our
+/// refund number twice as one refund, so nothing is paid back twice. Returns how many are now
+/// confirmed.
+pub async fn push_refunds(state: &AppState) -> Result<usize, store::StoreError> {
+    if state.payments.unavailable().is_some() {
+        return Ok(0);
+    }
+    let mut done = 0;
+    for refund in state.store.pending_refunds(50).await? {
+        let order = state.store.order_by_id(refund.order_id).await?;
+        match state
+            .payments
+            .refund(&order, &refund.refund_no, refund.amount_fen, &refund.reason)
+            .await
+        {
+            Ok(Some(provider_no)) => {
+                state
+                    .store
+                    .settle_refund(&refund.refund_no, true, Some(&provider_no), None)
+                    .await?;
+                done += 1;
+            }
+            Ok(None) => {}
+            Err(e) => {
+                tracing::warn!(refund = %refund.refund_no, error = %e.0, "refund not confirmed");
+                state
+                    .store
+                    .settle_refund(&refund.refund_no, false, None, Some(&e.0))
+                    .await?;
+            }
+        }
+    }
+    Ok(done)
+}
+
 /// Orders younger than this are left to their notification.
 pub const RECONCILE_AFTER_MS: i64 = 60_000;
 
@@ -178,6 +214,11 @@ pub fn spawn_reconciler(
                 Ok((0, 0)) => {}
                 Ok((paid, closed)) => tracing::info!(paid, closed, "orders reconciled"),
                 Err(e) => tracing::warn!(error = %e, "order reconciliation failed"),
+            }
+            match push_refunds(&state).await {
+                Ok(0) => {}
+                Ok(refunded) => tracing::info!(refunded, "refunds confirmed"),
+                Err(e) => tracing::warn!(error = %e, "refunds not pushed"),
             }
             tokio::select! {
                 _ = tokio::time::sleep(every) => {}

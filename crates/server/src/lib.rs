@@ -10,6 +10,7 @@ pub mod http;
 pub mod library_batch;
 pub mod live_settings;
 pub mod metrics;
+pub mod model_fetch;
 pub mod models;
 pub mod official;
 pub mod openapi;
@@ -174,6 +175,9 @@ pub fn task_handlers(
     )));
     handlers.push(reload);
     handlers.push(package);
+    handlers.push(Arc::new(api::admin::model_task::ModelFetchHandler::new(
+        config.models_dir(),
+    )));
     Ok(handlers)
 }
 

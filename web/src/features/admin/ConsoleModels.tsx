@@ -1,9 +1,10 @@
 import { useState } from 'react'
 import { useQuery, useQueryClient } from '@tanstack/react-query'
-import { Alert, Button, Card, Descriptions, Empty, Form, Input, InputNumber, Modal, Popconfirm, Space, Table, Tag } from 'antd'
+import { Alert, Button, Card, Descriptions, Empty, Form, Input, InputNumber, Modal, Popconfirm, Progress, Space, Table, Tag } from 'antd'
 import OperatorGate from './OperatorGate'
 import ModelEngines from './ModelEngines'
-import { models as loadModels, resetEndpoint, saveEndpoint, testEndpoint } from './api'
+import { fetchModel, models as loadModels, resetEndpoint, saveEndpoint, testEndpoint } from './api'
+import { formatDateTime } from '../../utils/format'
 import { formatBytes } from './labels'
 import type { EndpointForm, EndpointTest, ModelsView } from './types'
 import { toastSuccess } from '../../utils/feedback'
@@ -74,6 +75,9 @@ function EndpointCard({ view }: { view: ModelsView }) {
   const reset = async () => {
     try {
       client.setQueryData(['admin', 'models'], await resetEndpoint())
+      // The last test was of the settings just removed.
+      setResult(null)
+      setFailure(null)
       toastSuccess('已恢复为配置文件中的设置')
     } catch {
       // Toasted by the client.
@@ -118,13 +122,40 @@ function EndpointCard({ view }: { view: ModelsView }) {
       )}
       {failure && <Alert className="mt" type="error" showIcon message="连接失败" description={failure} />}
       <p className="muted">测试会向该服务发送一次真实请求（很短的一句话），可能产生少量费用。密钥保存在数据库中，页面和操作日志都不会显示它。</p>
-      {editing && <EndpointEditor view={view} onClose={() => setEditing(false)} />}
+      {editing && (
+        <EndpointEditor
+          view={view}
+          onClose={() => {
+            setEditing(false)
+            setResult(null)
+            setFailure(null)
+          }}
+        />
+      )}
     </Card>
   )
 }
 
 function ModelsBody() {
-  const { data, error, refetch } = useQuery({ queryKey: ['admin', 'models'], queryFn: loadModels })
+  const client = useQueryClient()
+  const { data, error, refetch } = useQuery({
+    queryKey: ['admin', 'models'],
+    queryFn: loadModels,
+    // While a model installs, its progress is read every 2 s.
+    refetchInterval: (q) => ((q.state.data?.fetches ?? []).some((f) => !['done', 'failed', 'cancelled'].includes(f.status)) ? 2000 : false),
+  })
+  const [asking, setAsking] = useState<string | null>(null)
+  const install = async (name: string) => {
+    setAsking(name)
+    try {
+      client.setQueryData(['admin', 'models'], await fetchModel(name))
+      toastSuccess(`已开始安装 ${name}`)
+    } catch {
+      // Toasted by the client (already installing, say).
+    } finally {
+      setAsking(null)
+    }
+  }
   if (error) {
     return (
       <Card>
@@ -153,10 +184,43 @@ function ModelsBody() {
             { title: '用途', dataIndex: 'purpose' },
             { title: '状态', dataIndex: 'installed', width: 90, render: (v: boolean) => (v ? <Tag color="green">已安装</Tag> : <Tag color="red">未安装</Tag>) },
             { title: '大小', dataIndex: 'bytes', width: 100, render: (b: number) => (b > 0 ? formatBytes(b) : '—') },
+            {
+              title: '操作',
+              key: 'install',
+              width: 110,
+              render: (_: unknown, m: ModelsView['models'][number]) => {
+                if (!m.purpose) return null
+                const running = data.fetches.some((f) => f.name === m.name && !['done', 'failed', 'cancelled'].includes(f.status))
+                return (
+                  <Button size="small" loading={asking === m.name} disabled={running} onClick={() => install(m.name)} data-testid={`install-${m.name}`}>
+                    {running ? '安装中' : m.installed ? '重新校验' : '安装'}
+                  </Button>
+                )
+              },
+            },
           ]}
         />
+        {data.fetches.length > 0 && (
+          <div className="model-fetches">
+            {data.fetches.slice(0, 5).map((f) => (
+              <div key={f.taskId} className="model-fetch" data-testid="model-fetch">
+                <Space wrap size={8}>
+                  <b>安装 {f.name}</b>
+                  <Tag color={f.status === 'done' ? 'green' : f.status === 'failed' ? 'red' : 'blue'}>
+                    {{ done: '已完成', failed: '失败', cancelled: '已取消', running: '安装中', queued: '排队中', pending: '排队中' }[f.status] ?? f.status}
+                  </Tag>
+                  <span className="muted">
+                    {f.loginName} · {formatDateTime(f.createdAt)}
+                  </span>
+                </Space>
+                {!['done', 'failed', 'cancelled'].includes(f.status) && <Progress percent={f.progress} size="small" status="active" />}
+                <div className={f.status === 'failed' ? 'text-danger' : 'muted'}>{f.error ?? f.phase}</div>
+              </div>
+            ))}
+          </div>
+        )}
         <p className="muted">
-          安装或更新模型：在服务器上运行 <code>wenjian models fetch 名称</code>（文件经校验后放入上面的目录，所有进程下次加载时使用）。
+          “安装”由后台进程从软件包仓库（PyPI、npm，不是模型托管站）下载模型文件，按发布的 SHA-256 校验后放入上面的目录，下一次请求即可使用（查重的句向量层需重启）。多台服务器部署时，每台机器都需安装：在该机器上运行 <code>wenjian models fetch 名称</code>。
         </p>
       </Card>
     </>

@@ -72,6 +72,8 @@ export const models = () => get<ModelsView>('api/admin/models', { silent: true }
 
 export const testEndpoint = () => post<EndpointTest>('api/admin/models/test', { timeout: 120_000 })
 
+export const fetchModel = (name: string) => post<ModelsView>('api/admin/models/fetch', { data: { name } })
+
 export const saveEndpoint = (form: EndpointForm) => post<ModelsView>('api/admin/models/endpoint', { data: form })
 
 export const resetEndpoint = () => post<ModelsView>('api/admin/models/endpoint/reset')

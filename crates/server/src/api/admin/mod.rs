@@ -5,6 +5,7 @@
 pub mod console_api;
 pub mod library_api;
 pub mod library_task;
+pub mod model_task;
 pub mod prompts_api;
 
 use crate::state::AppState;
@@ -47,6 +48,7 @@ pub fn routes() -> Router<AppState> {
         .route("/api/admin/prices/reset", post(console_api::reset_prices))
         .route("/api/admin/models", get(console_api::models))
         .route("/api/admin/models/test", post(console_api::test_endpoint))
+        .route("/api/admin/models/fetch", post(console_api::fetch_model))
         .route(
             "/api/admin/models/endpoint",
             post(console_api::save_endpoint),

@@ -9,12 +9,6 @@ use common::*;
 const LOGIN: &str = "/api/base/login_api/f/login";
 const PASSWORD: &str = "Zq7-kite-river";
 
-/// An operator made as `wenjian user create NAME --admin` makes one, signed in.
-async fn operator(s: &TestServer, name: &str) -> String {
-    s.store().create_user(name, PASSWORD, true).await.unwrap();
-    login(s, name, PASSWORD).await.unwrap()
-}
-
 async fn login(s: &TestServer, name: &str, password: &str) -> Result<String, (StatusCode, Value)> {
     let (status, body) = s
         .post(LOGIN, None, json!({"username": name, "password": password}))
@@ -207,13 +201,7 @@ api_test!(
             .await;
         assert_error(status, &body, 404, "user_not_found");
 
-        let (_, log) = s.get("/api/admin/audit?q=student_zhang", Some(&ops)).await;
-        let actions: Vec<&str> = log["result"]["records"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|e| e["action"].as_str().unwrap())
-            .collect();
+        let (actions, log) = audit_actions(s, &ops, "student_zhang").await;
         assert_eq!(
             actions,
             vec![
@@ -561,13 +549,7 @@ api_test!(
             .await;
         assert_error(status, &body, 404, "package_not_found");
 
-        let (_, log) = s.get("/api/admin/audit?q=package", Some(&ops)).await;
-        let actions: Vec<&str> = log["result"]["records"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|e| e["action"].as_str().unwrap())
-            .collect();
+        let (actions, log) = audit_actions(s, &ops, "package").await;
         assert_eq!(
             actions,
             vec!["package.retire", "package.update", "package.create"]
@@ -718,13 +700,7 @@ api_test!(
             .await;
         let fresh = again["result"]["id"].as_i64().unwrap();
         assert_eq!(quote(fresh).await, configured);
-        let (_, log) = s.get("/api/admin/audit?q=prices", Some(&ops)).await;
-        let actions: Vec<&str> = log["result"]["records"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|e| e["action"].as_str().unwrap())
-            .collect();
+        let (actions, _) = audit_actions(s, &ops, "prices").await;
         assert_eq!(actions, vec!["config.delete", "config.put", "config.put"]);
     }
 );
@@ -940,13 +916,7 @@ api_test!(
             .await;
         assert_error(status, &body, 404, "nothing_to_reset");
 
-        let (_, audit) = s.get("/api/admin/audit?q=endpoint", Some(&ops)).await;
-        let actions: Vec<&str> = audit["result"]["records"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|e| e["action"].as_str().unwrap())
-            .collect();
+        let (actions, audit) = audit_actions(s, &ops, "endpoint").await;
         assert_eq!(
             actions,
             ["endpoint.reset", "endpoint.save", "endpoint.save"]

@@ -12,17 +12,7 @@ use std::io::Write;
 use std::sync::Arc;
 use std::time::Duration;
 
-const LOGIN: &str = "/api/base/login_api/f/login";
 const PASSWORD: &str = "Zq7-kite-river";
-
-async fn operator(s: &TestServer, name: &str) -> String {
-    s.store().create_user(name, PASSWORD, true).await.unwrap();
-    let (status, body) = s
-        .post(LOGIN, None, json!({"username": name, "password": PASSWORD}))
-        .await;
-    assert_eq!(status, StatusCode::OK, "{body}");
-    body["result"]["access_token"].as_str().unwrap().to_string()
-}
 
 fn zip_of(files: &[(&str, &[u8])]) -> Vec<u8> {
     let mut out = std::io::Cursor::new(Vec::new());
@@ -293,13 +283,7 @@ async fn import_list_search_and_remove(s: &TestServer, config: &Config) {
     assert_eq!(summary["result"]["privateDocs"], 1, "{summary}");
 
     // Every step is in the audit log.
-    let (_, audit) = s.get("/api/admin/audit?q=library", Some(&ops)).await;
-    let actions: Vec<&str> = audit["result"]["records"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|e| e["action"].as_str().unwrap())
-        .collect();
+    let (actions, _) = audit_actions(s, &ops, "library").await;
     assert_eq!(
         actions,
         ["library.remove", "library.import", "library.import"]
@@ -555,13 +539,7 @@ api_test!(
             save_prompt(s, &ops, json!({"name": "rewrite/polish", "builtin": true})).await;
         assert_error(status, &body, 409, "prompt_unchanged");
 
-        let (_, audit) = s.get("/api/admin/audit?q=prompt", Some(&ops)).await;
-        let actions: Vec<&str> = audit["result"]["records"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|e| e["action"].as_str().unwrap())
-            .collect();
+        let (actions, _) = audit_actions(s, &ops, "prompt").await;
         assert_eq!(
             actions,
             ["prompt.reset", "prompt.save", "prompt.save", "prompt.save"]

@@ -600,21 +600,7 @@ api_test!(
     an_operator_finds_orders_and_reconciles_a_lost_notification_now,
     sandbox_config(),
     async |s: &TestServer| {
-        s.store()
-            .create_user("ops_orders", "Zq7-kite-river", true)
-            .await
-            .unwrap();
-        let (_, login) = s
-            .post(
-                "/api/base/login_api/f/login",
-                None,
-                json!({"username": "ops_orders", "password": "Zq7-kite-river"}),
-            )
-            .await;
-        let ops = login["result"]["access_token"]
-            .as_str()
-            .unwrap()
-            .to_string();
+        let ops = operator(s, "ops_orders").await;
         let token = s.register("buyer_ops", "password-1").await;
         let (_, created) = s
             .post(
@@ -683,21 +669,7 @@ api_test!(
         server::payments::seed_packages(s.store(), &s.state.config)
             .await
             .unwrap();
-        s.store()
-            .create_user("ops_refund", "Zq7-kite-river", true)
-            .await
-            .unwrap();
-        let (_, login) = s
-            .post(
-                "/api/base/login_api/f/login",
-                None,
-                json!({"username": "ops_refund", "password": "Zq7-kite-river"}),
-            )
-            .await;
-        let ops = login["result"]["access_token"]
-            .as_str()
-            .unwrap()
-            .to_string();
+        let ops = operator(s, "ops_refund").await;
         let token = s.register("buyer_refund", "password-1").await;
         let mut paid = Vec::new();
         for channel in ["wechat", "alipay"] {
@@ -798,21 +770,7 @@ api_test!(
     a_refund_the_provider_refuses_stays_pending_and_is_asked_again_under_its_number,
     sandbox_config(),
     async |s: &TestServer| {
-        s.store()
-            .create_user("ops_refund2", "Zq7-kite-river", true)
-            .await
-            .unwrap();
-        let (_, login) = s
-            .post(
-                "/api/base/login_api/f/login",
-                None,
-                json!({"username": "ops_refund2", "password": "Zq7-kite-river"}),
-            )
-            .await;
-        let ops = login["result"]["access_token"]
-            .as_str()
-            .unwrap()
-            .to_string();
+        let ops = operator(s, "ops_refund2").await;
         let token = s.register("buyer_refund2", "password-1").await;
         let (_, created) = s
             .post(

@@ -108,6 +108,41 @@ impl TestServer {
     }
 }
 
+/// The password of operators made by `operator`.
+pub const OPERATOR_PASSWORD: &str = "Zq7-kite-river";
+
+/// An operator made as `wenjian user create NAME --admin` makes one, signed in.
+pub async fn operator(s: &TestServer, name: &str) -> String {
+    s.store()
+        .create_user(name, OPERATOR_PASSWORD, true)
+        .await
+        .unwrap();
+    let (status, body) = s
+        .post(
+            "/api/base/login_api/f/login",
+            None,
+            json!({"username": name, "password": OPERATOR_PASSWORD}),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    body["result"]["access_token"].as_str().unwrap().to_string()
+}
+
+/// The audit log's actions for `query`, newest first, and the page as answered.
+pub async fn audit_actions(s: &TestServer, token: &str, query: &str) -> (Vec<String>, Value) {
+    let (status, page) = s
+        .get(&format!("/api/admin/audit?q={query}"), Some(token))
+        .await;
+    assert_eq!(status, StatusCode::OK, "{page}");
+    let actions = page["result"]["records"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["action"].as_str().unwrap().to_string())
+        .collect();
+    (actions, page)
+}
+
 pub fn test_config() -> Config {
     Config {
         login_max_failures: 3,

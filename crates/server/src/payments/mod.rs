@@ -117,6 +117,20 @@ impl Payments {
         })
     }
 
+    /// Our WeChat Pay merchant and the keys its answers are checked with.
+    fn wechat_side(&self) -> Result<&(wechat::Merchant, wechat::Verifiers), ProviderError> {
+        self.wechat
+            .as_ref()
+            .ok_or_else(|| ProviderError("本站未开通微信支付".into()))
+    }
+
+    /// Our Alipay application.
+    fn alipay_side(&self) -> Result<&alipay::App, ProviderError> {
+        self.alipay
+            .as_ref()
+            .ok_or_else(|| ProviderError("本站未开通支付宝".into()))
+    }
+
     pub fn sandbox(&self) -> Option<&Arc<sandbox::Sandbox>> {
         match &self.gateway {
             Some(Gateway::Sandbox(s)) => Some(s),
@@ -139,10 +153,7 @@ impl Payments {
             .ok_or_else(|| ProviderError(self.unavailable().unwrap_or_default()))?;
         match channel {
             Channel::Wechat => {
-                let (merchant, verifiers) = self
-                    .wechat
-                    .as_ref()
-                    .ok_or_else(|| ProviderError("本站未开通微信支付".into()))?;
+                let (merchant, verifiers) = self.wechat_side()?;
                 let body = wechat::native_order_body(
                     merchant,
                     &order.title,
@@ -159,10 +170,7 @@ impl Payments {
                     .ok_or_else(|| ProviderError("微信支付未返回二维码链接".into()))
             }
             Channel::Alipay => {
-                let app = self
-                    .alipay
-                    .as_ref()
-                    .ok_or_else(|| ProviderError("本站未开通支付宝".into()))?;
+                let app = self.alipay_side()?;
                 let biz = serde_json::json!({
                     "out_trade_no": order.out_trade_no,
                     "total_amount": pay::amount::format_yuan(order.amount_fen),
@@ -193,10 +201,7 @@ impl Payments {
             .ok_or_else(|| ProviderError("未配置在线支付".into()))?;
         match Channel::parse(&order.channel) {
             Some(Channel::Wechat) => {
-                let (merchant, verifiers) = self
-                    .wechat
-                    .as_ref()
-                    .ok_or_else(|| ProviderError("本站未开通微信支付".into()))?;
+                let (merchant, verifiers) = self.wechat_side()?;
                 let path = format!(
                     "/v3/pay/transactions/out-trade-no/{}?mchid={}",
                     order.out_trade_no, merchant.mchid
@@ -210,10 +215,7 @@ impl Payments {
                     .map_err(|e| ProviderError(e.to_string()))
             }
             Some(Channel::Alipay) => {
-                let app = self
-                    .alipay
-                    .as_ref()
-                    .ok_or_else(|| ProviderError("本站未开通支付宝".into()))?;
+                let app = self.alipay_side()?;
                 let biz = serde_json::json!({"out_trade_no": order.out_trade_no});
                 let answer = alipay_call(gateway, app, "alipay.trade.query", &biz, None).await?;
                 if !matches!(
@@ -253,10 +255,7 @@ impl Payments {
             .ok_or_else(|| ProviderError("未配置在线支付，无法原路退款".into()))?;
         match Channel::parse(&order.channel) {
             Some(Channel::Wechat) => {
-                let (merchant, verifiers) = self
-                    .wechat
-                    .as_ref()
-                    .ok_or_else(|| ProviderError("本站未开通微信支付".into()))?;
+                let (merchant, verifiers) = self.wechat_side()?;
                 let body = serde_json::json!({
                     "out_trade_no": order.out_trade_no,
                     "out_refund_no": refund_no,
@@ -269,10 +268,7 @@ impl Payments {
                 wechat_refund_state(&answer)
             }
             Some(Channel::Alipay) => {
-                let app = self
-                    .alipay
-                    .as_ref()
-                    .ok_or_else(|| ProviderError("本站未开通支付宝".into()))?;
+                let app = self.alipay_side()?;
                 let biz = serde_json::json!({
                     "out_trade_no": order.out_trade_no,
                     "refund_amount": pay::amount::format_yuan(amount_fen),

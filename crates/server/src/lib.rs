@@ -69,6 +69,20 @@ pub async fn serve_on(
     http::serve(listener, router(state), front, rx).await
 }
 
+/// Crash tests' hook: a debug build started with `WENJIAN_CRASH_AT=<point>` dies at that point
+/// as if killed with SIGKILL (no unwinding, no cleanup, nothing flushed). Release builds have no
+/// such hook.
+#[inline]
+pub fn crash_point(point: &str) {
+    #[cfg(debug_assertions)]
+    if std::env::var("WENJIAN_CRASH_AT").is_ok_and(|at| at == point) {
+        tracing::error!(point, "WENJIAN_CRASH_AT: dying here");
+        std::process::abort();
+    }
+    #[cfg(not(debug_assertions))]
+    let _ = point;
+}
+
 /// The task handlers this deployment runs, over the configured library backend; `models` is
 /// shared with the API (one copy of each model per process).
 pub fn task_handlers(

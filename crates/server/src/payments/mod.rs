@@ -12,7 +12,8 @@ use std::sync::Arc;
 use store::Order;
 
 /// How an order is paid.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum Channel {
     Wechat,
     Alipay,

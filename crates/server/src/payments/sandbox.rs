@@ -36,7 +36,7 @@ struct KeyFile {
 }
 
 /// An order the sandbox was asked to open.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 struct SandboxOrder {
     channel: super::Channel,
     amount_fen: i64,
@@ -48,7 +48,7 @@ struct SandboxOrder {
 }
 
 /// A refund the sandbox made: under our refund number, of an order, an amount.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 struct SandboxRefund {
     out_trade_no: String,
     amount_fen: i64,
@@ -84,7 +84,17 @@ pub struct Sandbox {
     orders: Mutex<HashMap<String, SandboxOrder>>,
     /// Refunds by our refund number.
     refunds: Mutex<HashMap<String, SandboxRefund>>,
+    /// Where the orders and refunds are kept (`state.json`): a provider remembers its orders
+    /// when we restart, and so does the sandbox.
+    dir: std::path::PathBuf,
     http: reqwest::Client,
+}
+
+/// The sandbox's memory of orders and refunds, as kept on disk.
+#[derive(Default, Serialize, Deserialize)]
+struct SavedState {
+    orders: HashMap<String, SandboxOrder>,
+    refunds: HashMap<String, SandboxRefund>,
 }
 
 /// What happened on the phone page.
@@ -127,16 +137,37 @@ impl Sandbox {
             }
         };
         let key = |pem: &str| keys::private_key(pem).map_err(|e| e.to_string());
+        // A state file that cannot be read (an older sandbox's, a torn write) starts empty, and
+        // so does one grown past what a sandbox needs to remember.
+        let saved: SavedState = std::fs::read(dir.join("state.json"))
+            .ok()
+            .and_then(|bytes| serde_json::from_slice::<SavedState>(&bytes).ok())
+            .filter(|s| s.orders.len() <= 10_000)
+            .unwrap_or_default();
         Ok(Sandbox {
             merchant: key(&file.merchant)?,
             wechat: key(&file.wechat)?,
             api_v3_key: file.api_v3_key,
             alipay_app: key(&file.alipay_app)?,
             alipay: key(&file.alipay)?,
-            orders: Mutex::default(),
-            refunds: Mutex::default(),
+            orders: Mutex::new(saved.orders),
+            refunds: Mutex::new(saved.refunds),
+            dir: dir.to_path_buf(),
             http: reqwest::Client::new(),
         })
+    }
+
+    /// Writes the orders (as the caller holds them) and the refunds to `state.json`, whole, then
+    /// renamed into place.
+    fn persist(&self, orders: &HashMap<String, SandboxOrder>) {
+        let refunds = self.refunds.lock().unwrap_or_else(|e| e.into_inner());
+        let state = serde_json::json!({ "orders": orders, "refunds": &*refunds });
+        let partial = self.dir.join(format!("state.json.{}", keys::nonce(8)));
+        let written = std::fs::write(&partial, state.to_string())
+            .and_then(|_| std::fs::rename(&partial, self.dir.join("state.json")));
+        if let Err(e) = written {
+            tracing::warn!(error = %e, "payment sandbox state not saved");
+        }
     }
 
     /// Our side of WeChat Pay, as a merchant configured for the sandbox.
@@ -259,6 +290,7 @@ impl Sandbox {
                     closed: false,
                 },
             );
+            self.persist(&orders);
             let code_url = format!("{base}/sandbox/pay/{no}");
             return self.wechat_answer(200, serde_json::json!({"code_url": code_url}));
         }
@@ -286,7 +318,9 @@ impl Sandbox {
                     "缺少 out_trade_no、out_refund_no 或 amount.refund",
                 );
             };
-            return match self.refund(&orders, no, refund_no, amount) {
+            let refunded = self.refund(&orders, no, refund_no, amount);
+            self.persist(&orders);
+            return match refunded {
                 Ok((refund, _)) => self.wechat_answer(
                     200,
                     serde_json::json!({
@@ -406,6 +440,7 @@ impl Sandbox {
                         closed: false,
                     },
                 );
+                self.persist(&orders);
                 answer(
                     serde_json::json!({"code": "10000", "msg": "Success", "out_trade_no": no, "qr_code": format!("{base}/sandbox/pay/{no}")}),
                 )
@@ -436,7 +471,9 @@ impl Sandbox {
                     );
                 };
                 let refund_no = biz["out_request_no"].as_str().unwrap_or_default();
-                match self.refund(&orders, &no, refund_no, fen) {
+                let refunded = self.refund(&orders, &no, refund_no, fen);
+                self.persist(&orders);
+                match refunded {
                     Ok((_, total)) => answer(serde_json::json!({
                         "code": "10000", "msg": "Success", "out_trade_no": no,
                         "trade_no": orders.get(&no).and_then(|o| o.transaction_id.clone()).unwrap_or_default(),
@@ -455,10 +492,9 @@ impl Sandbox {
 
     /// Forgets an order, as a provider that lost it would (tests of what a refused call does).
     pub fn forget_for_tests(&self, out_trade_no: &str) {
-        self.orders
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .remove(out_trade_no);
+        let mut orders = self.orders.lock().unwrap_or_else(|e| e.into_inner());
+        orders.remove(out_trade_no);
+        self.persist(&orders);
     }
 
     /// Closes an order so the phone page can no longer pay it.
@@ -468,6 +504,7 @@ impl Sandbox {
             && order.transaction_id.is_none()
         {
             order.closed = true;
+            self.persist(&orders);
         }
     }
 
@@ -500,7 +537,11 @@ impl Sandbox {
                 .transaction_id
                 .get_or_insert_with(|| format!("42000000{}{}", store::now_ms(), keys::nonce(6)))
                 .clone();
-            (order.clone(), id)
+            let order = order.clone();
+            // Paid at the provider before any notification leaves: a crash of ours after this
+            // finds the order paid when reconciling.
+            self.persist(&orders);
+            (order, id)
         };
         if switches.delay_ms > 0 {
             tokio::time::sleep(std::time::Duration::from_millis(

@@ -17,6 +17,7 @@ async fn record(
     provider: &str,
     notice: &PaidNotice,
 ) -> Result<(), store::StoreError> {
+    crate::crash_point("payment_commit");
     let outcome = state
         .store
         .record_payment(&PaymentNotice {
@@ -48,6 +49,7 @@ async fn record(
         ),
         PaymentOutcome::AlreadyPaid(_) | PaymentOutcome::Duplicate => {}
     }
+    crate::crash_point("payment_reply");
     Ok(())
 }
 

@@ -1020,6 +1020,17 @@ async fn refund_in(
                 // The grant in proportion, rounded up: what was refunded is no longer usable.
                 let taken = (order.grant_amount * amount_fen).div_euclid(order.amount_fen)
                     + i64::from((order.grant_amount * amount_fen) % order.amount_fen != 0);
+                // What was used is not refunded, as a top-up's spent credit is not: the uses
+                // this refund takes back must still be there.
+                let left: i64 = sqlx::query_scalar(
+                    "SELECT CAST(COALESCE(SUM(remaining), 0) AS BIGINT) FROM account_grants WHERE order_id = $1",
+                )
+                .bind(order.id)
+                .fetch_one(&mut *tx)
+                .await?;
+                if taken > left {
+                    return Err(StoreError::Conflict("package_used"));
+                }
                 // The account row before the grants, as on every path that takes both.
                 apply_movement(
                     &mut *tx,

@@ -341,3 +341,31 @@ store_test!(
         );
     }
 );
+
+store_test!(
+    a_package_used_up_is_not_refunded_beyond_what_is_left,
+    |store: Store| async move {
+        let u = user(&store, "pkg_used").await;
+        bought(&store, u, GrantKind::Check, 2, 30).await;
+        let order = store.orders_of(u, 1, 0).await.unwrap().remove(0);
+        let t = store.create_task(u, "check", "查重", "{}").await.unwrap();
+        store
+            .submit_task(t.id, u, "check", &from_package(GrantKind::Check, 1), 1)
+            .await
+            .unwrap();
+        // One of two checks used: the whole price would take back two.
+        assert!(matches!(
+            store
+                .refund_order(order.id, "RF-USED", 1_000, "用户申请")
+                .await,
+            Err(StoreError::Conflict("package_used"))
+        ));
+        assert_eq!(remaining(&store, u).await, vec![1]);
+        // Half the price takes back the one that is left.
+        store
+            .refund_order(order.id, "RF-USED", 500, "用户申请")
+            .await
+            .unwrap();
+        assert_eq!(remaining(&store, u).await, vec![0_i64; 0]);
+    }
+);

@@ -1064,7 +1064,7 @@ pub struct RefundForm {
         (status = 400, description = "reason_required, refund_too_much", body = crate::envelope::ErrorBody),
         (status = 403, description = "not_operator", body = crate::envelope::ErrorBody),
         (status = 404, description = "order_not_found", body = crate::envelope::ErrorBody),
-        (status = 409, description = "order_not_paid, balance_spent", body = crate::envelope::ErrorBody),
+        (status = 409, description = "order_not_paid, balance_spent, package_used", body = crate::envelope::ErrorBody),
         (status = 503, description = "payment_unavailable", body = crate::envelope::ErrorBody),
     ))]
 pub async fn refund_order(
@@ -1131,6 +1131,12 @@ pub async fn refund_order(
             return Err(ApiError::conflict(
                 "balance_spent",
                 "用户已用去这笔充值的部分余额，按此金额退款会使余额为负；请减少退款金额",
+            ));
+        }
+        Err(StoreError::Conflict("package_used")) => {
+            return Err(ApiError::conflict(
+                "package_used",
+                "用户已用去这个套餐的部分次数，按此金额退款要收回的次数多于剩下的；请减少退款金额",
             ));
         }
         other => other?,

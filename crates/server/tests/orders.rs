@@ -749,7 +749,11 @@ api_test!(
             (Some("refunded"), Some(3000))
         );
         let (status, body) = refund(json!({"orderId": paid[0], "reason": "再退"})).await;
-        assert_error(status, &body, 400, "refund_too_much");
+        assert_error(status, &body, 409, "order_refunded");
+        let (status, body) = refund(json!({"orderId": paid[1], "reason": "\u{200b}"})).await;
+        assert_error(status, &body, 400, "reason_required");
+        let (status, body) = refund(json!({"orderId": paid[1], "reason": "退\u{0}款"})).await;
+        assert_error(status, &body, 400, "reason_required");
 
         // The ledger says so, and the audit log has every refund.
         let (_, audit) = s.get("/api/admin/audit?q=order.refund", Some(&ops)).await;

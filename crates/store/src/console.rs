@@ -190,6 +190,62 @@ pub(crate) async fn audit(
     Ok(())
 }
 
+/// Creates or replaces one configuration entry in the caller's transaction, logged with what it
+/// was before (as `shown` shows values); saved as it was, nothing changes and nothing is logged.
+async fn put_entry_in(
+    conn: &mut AnyConnection,
+    actor: Actor<'_>,
+    entity: &str,
+    id: &str,
+    value: &str,
+    action: &str,
+    shown: &(dyn Fn(&str) -> String + Sync),
+) -> Result<ConfigEntry> {
+    let now = now_ms();
+    let before: Option<(String, i64)> = sqlx::query_as(
+        "SELECT value_json, updated_at FROM config_entries WHERE entity = $1 AND id = $2",
+    )
+    .bind(entity)
+    .bind(id)
+    .fetch_optional(&mut *conn)
+    .await?;
+    if let Some((kept, updated_at)) = &before
+        && kept == value
+    {
+        return Ok(ConfigEntry {
+            entity: entity.into(),
+            id: id.into(),
+            value: value.into(),
+            updated_at: *updated_at,
+        });
+    }
+    sqlx::query(
+        "INSERT INTO config_entries (entity, id, value_json, updated_at) VALUES ($1, $2, $3, $4) \
+         ON CONFLICT (entity, id) DO UPDATE SET value_json = excluded.value_json, updated_at = excluded.updated_at",
+    )
+    .bind(entity)
+    .bind(id)
+    .bind(value)
+    .bind(now)
+    .execute(&mut *conn)
+    .await?;
+    audit(
+        conn,
+        actor,
+        action,
+        &format!("{entity}:{id}"),
+        &before.as_ref().map(|(v, _)| shown(v)).unwrap_or_default(),
+        &shown(value),
+    )
+    .await?;
+    Ok(ConfigEntry {
+        entity: entity.into(),
+        id: id.into(),
+        value: value.into(),
+        updated_at: now,
+    })
+}
+
 async fn user_in(conn: &mut AnyConnection, user_id: i64) -> Result<User> {
     let row = sqlx::query(&format!("SELECT {USER_COLUMNS} FROM users WHERE id = $1"))
         .bind(user_id)
@@ -964,46 +1020,58 @@ impl Store {
         action: &str,
         shown: &(dyn Fn(&str) -> String + Sync),
     ) -> Result<ConfigEntry> {
-        let now = now_ms();
         let mut tx = self.begin_write().await?;
-        let before: Option<String> = sqlx::query_scalar(
-            "SELECT value_json FROM config_entries WHERE entity = $1 AND id = $2",
-        )
-        .bind(entity)
-        .bind(id)
-        .fetch_optional(&mut *tx)
-        .await?;
-        if before.as_deref() == Some(value) {
-            // Saved as it was: nothing changes, nothing to log.
-            tx.commit().await?;
-            return self.config_entry(entity, id).await;
+        let entry = put_entry_in(&mut tx, actor, entity, id, value, action, shown).await?;
+        tx.commit().await?;
+        Ok(entry)
+    }
+
+    /// Switches an entry of `entity` on or off (`{"enabled": …}`), refusing to switch off the
+    /// last of `group` still on (`Conflict("last_switch_on")`; an entry missing is on). Check
+    /// and write in one transaction, one such change at a time, so two operators switching off
+    /// the last two at once cannot both succeed.
+    pub async fn put_switch_keeping_one(
+        &self,
+        actor: Actor<'_>,
+        entity: &str,
+        id: &str,
+        enabled: bool,
+        group: &[&str],
+    ) -> Result<ConfigEntry> {
+        let mut tx = self.begin_write().await?;
+        if self.backend == crate::Backend::Postgres {
+            // SQLite's write transactions are one at a time already.
+            sqlx::query("SELECT pg_advisory_xact_lock(7305)")
+                .execute(&mut *tx)
+                .await?;
         }
-        sqlx::query(
-            "INSERT INTO config_entries (entity, id, value_json, updated_at) VALUES ($1, $2, $3, $4) \
-             ON CONFLICT (entity, id) DO UPDATE SET value_json = excluded.value_json, updated_at = excluded.updated_at",
-        )
-        .bind(entity)
-        .bind(id)
-        .bind(value)
-        .bind(now)
-        .execute(&mut *tx)
-        .await?;
-        audit(
-            &mut tx,
-            actor,
-            action,
-            &format!("{entity}:{id}"),
-            &before.as_deref().map(shown).unwrap_or_default(),
-            &shown(value),
-        )
+        if !enabled {
+            let rows: Vec<(String, String)> =
+                sqlx::query_as("SELECT id, value_json FROM config_entries WHERE entity = $1")
+                    .bind(entity)
+                    .fetch_all(&mut *tx)
+                    .await?;
+            let off = |other: &str| {
+                other == id
+                    || rows.iter().any(|(row_id, value)| {
+                        row_id == other
+                            && serde_json::from_str::<serde_json::Value>(value)
+                                .ok()
+                                .and_then(|v| v.get("enabled").and_then(serde_json::Value::as_bool))
+                                == Some(false)
+                    })
+            };
+            if group.iter().all(|other| off(other)) {
+                return Err(StoreError::Conflict("last_switch_on"));
+            }
+        }
+        let value = serde_json::json!({ "enabled": enabled }).to_string();
+        let entry = put_entry_in(&mut tx, actor, entity, id, &value, "config.put", &|v| {
+            v.to_string()
+        })
         .await?;
         tx.commit().await?;
-        Ok(ConfigEntry {
-            entity: entity.into(),
-            id: id.into(),
-            value: value.into(),
-            updated_at: now,
-        })
+        Ok(entry)
     }
 
     /// Removes one configuration entry; `NotFound` when there was none.

@@ -707,11 +707,22 @@ impl Store {
 
     /// Pending orders created before `created_before` (for reconciliation with the provider).
     pub async fn pending_orders(&self, created_before: i64, limit: i64) -> Result<Vec<Order>> {
+        self.pending_orders_after(created_before, 0, limit).await
+    }
+
+    /// `pending_orders` with ids above `after_id`: a page of them, for going through all.
+    pub async fn pending_orders_after(
+        &self,
+        created_before: i64,
+        after_id: i64,
+        limit: i64,
+    ) -> Result<Vec<Order>> {
         let rows = sqlx::query(&format!(
             "SELECT {ORDER_COLUMNS} FROM orders WHERE status = 'pending' AND created_at < $1 \
-             ORDER BY id LIMIT $2"
+             AND id > $2 ORDER BY id LIMIT $3"
         ))
         .bind(created_before)
+        .bind(after_id)
         .bind(limit)
         .fetch_all(&self.pool)
         .await?;
@@ -865,10 +876,11 @@ impl Store {
         Ok(())
     }
 
-    /// Refunds the provider has not confirmed yet, oldest first.
+    /// Refunds the provider has not confirmed yet, those asked least recently first (so refunds
+    /// a provider keeps refusing do not hold up the others).
     pub async fn pending_refunds(&self, limit: i64) -> Result<Vec<RefundRecord>> {
         let rows = sqlx::query(&format!(
-            "SELECT {REFUND_COLUMNS} FROM order_refunds WHERE status = 'pending' ORDER BY created_at LIMIT $1"
+            "SELECT {REFUND_COLUMNS} FROM order_refunds WHERE status = 'pending' ORDER BY updated_at, created_at LIMIT $1"
         ))
         .bind(limit)
         .fetch_all(&self.pool)
@@ -998,11 +1010,20 @@ async fn refund_in(
             return Err(StoreError::Conflict("refund_exceeds_payment"));
         }
         let id = order.id.to_string();
-        let reason = format!("订单退款：{}（{}）", order.title, reason);
+        let reason = format!(
+            "订单退款：{}（{}），¥{}.{:02} 原路退回",
+            order.title,
+            reason,
+            amount_fen / 100,
+            amount_fen % 100
+        );
         match order.kind {
             OrderKind::TopUp | OrderKind::Task => {
-                // The credit in proportion (bonus included), rounded in the user's favour.
-                let taken = order.credit_fen * amount_fen / order.amount_fen;
+                // The credit in proportion (bonus included), rounded in the user's favour — over
+                // all the order's refunds together, so refunding in many small parts takes back
+                // what one refund of the sum would.
+                let share = |refunded: i64| order.credit_fen * refunded / order.amount_fen;
+                let taken = share(order.refunded_fen + amount_fen) - share(order.refunded_fen);
                 apply_movement(
                     &mut *tx,
                     Movement {
@@ -1017,20 +1038,13 @@ async fn refund_in(
                 .await?;
             }
             OrderKind::Package => {
-                // The grant in proportion, rounded up: what was refunded is no longer usable.
-                let taken = (order.grant_amount * amount_fen).div_euclid(order.amount_fen)
-                    + i64::from((order.grant_amount * amount_fen) % order.amount_fen != 0);
-                // What was used is not refunded, as a top-up's spent credit is not: the uses
-                // this refund takes back must still be there.
-                let left: i64 = sqlx::query_scalar(
-                    "SELECT CAST(COALESCE(SUM(remaining), 0) AS BIGINT) FROM account_grants WHERE order_id = $1",
-                )
-                .bind(order.id)
-                .fetch_one(&mut *tx)
-                .await?;
-                if taken > left {
-                    return Err(StoreError::Conflict("package_used"));
-                }
+                // The grant in proportion, rounded up — over all the order's refunds together, so
+                // small refunds do not each take back a whole use.
+                let uses = |refunded: i64| {
+                    (order.grant_amount * refunded).div_euclid(order.amount_fen)
+                        + i64::from((order.grant_amount * refunded) % order.amount_fen != 0)
+                };
+                let taken = uses(order.refunded_fen + amount_fen) - uses(order.refunded_fen);
                 // The account row before the grants, as on every path that takes both.
                 apply_movement(
                     &mut *tx,
@@ -1044,14 +1058,22 @@ async fn refund_in(
                     },
                 )
                 .await?;
-                sqlx::query(
-                    "UPDATE account_grants SET remaining = CASE WHEN remaining > $1 THEN remaining - $1 ELSE 0 END \
-                     WHERE order_id = $2",
-                )
-                .bind(taken)
-                .bind(order.id)
-                .execute(&mut *tx)
-                .await?;
+                // What was used is not refunded, as a top-up's spent credit is not: the uses this
+                // refund takes back must still be there (checked in the update itself, so a use
+                // taken meanwhile cannot slip between a read and the write).
+                if taken > 0 {
+                    let kept = sqlx::query(
+                        "UPDATE account_grants SET remaining = remaining - $1 \
+                         WHERE order_id = $2 AND remaining >= $1",
+                    )
+                    .bind(taken)
+                    .bind(order.id)
+                    .execute(&mut *tx)
+                    .await?;
+                    if kept.rows_affected() == 0 {
+                        return Err(StoreError::Conflict("package_used"));
+                    }
+                }
             }
         }
         let row = sqlx::query(&format!("SELECT {ORDER_COLUMNS} FROM orders WHERE id = $1"))

@@ -369,3 +369,25 @@ store_test!(
         assert_eq!(remaining(&store, u).await, vec![0_i64; 0]);
     }
 );
+
+store_test!(
+    small_refunds_take_back_what_one_refund_of_their_sum_would,
+    |store: Store| async move {
+        let u = user(&store, "pkg_small_refunds").await;
+        bought(&store, u, GrantKind::Check, 3, 30).await;
+        let order = store.orders_of(u, 1, 0).await.unwrap().remove(0);
+        for n in 0..3 {
+            store
+                .refund_order(order.id, &format!("RF-SMALL-{n}"), 1, "试探")
+                .await
+                .unwrap();
+        }
+        // Three fen of ¥10.00 round up to one use, not three.
+        assert_eq!(remaining(&store, u).await, vec![2]);
+        store
+            .refund_order(order.id, "RF-SMALL-REST", 997, "其余")
+            .await
+            .unwrap();
+        assert_eq!(remaining(&store, u).await, vec![0_i64; 0]);
+    }
+);

@@ -90,6 +90,9 @@ pub struct Sandbox {
     http: reqwest::Client,
 }
 
+/// Orders remembered before the unpaid ones are forgotten at a start.
+const MAX_REMEMBERED_ORDERS: usize = 10_000;
+
 /// The sandbox's memory of orders and refunds, as kept on disk.
 #[derive(Default, Serialize, Deserialize)]
 struct SavedState {
@@ -137,13 +140,20 @@ impl Sandbox {
             }
         };
         let key = |pem: &str| keys::private_key(pem).map_err(|e| e.to_string());
-        // A state file that cannot be read (an older sandbox's, a torn write) starts empty, and
-        // so does one grown past what a sandbox needs to remember.
-        let saved: SavedState = std::fs::read(dir.join("state.json"))
-            .ok()
-            .and_then(|bytes| serde_json::from_slice::<SavedState>(&bytes).ok())
-            .filter(|s| s.orders.len() <= 10_000)
-            .unwrap_or_default();
+        let state_file = dir.join("state.json");
+        let mut saved: SavedState = match std::fs::read(&state_file) {
+            Err(_) => SavedState::default(),
+            Ok(bytes) => serde_json::from_slice(&bytes).unwrap_or_else(|e| {
+                // Kept aside, never silently replaced: what the provider knew may matter.
+                tracing::warn!(error = %e, "payment sandbox state unreadable: kept as state.json.bad");
+                let _ = std::fs::rename(&state_file, dir.join("state.json.bad"));
+                SavedState::default()
+            }),
+        };
+        // Grown large (many abandoned orders), it forgets the unpaid ones, never a payment.
+        if saved.orders.len() > MAX_REMEMBERED_ORDERS {
+            saved.orders.retain(|_, o| o.transaction_id.is_some());
+        }
         Ok(Sandbox {
             merchant: key(&file.merchant)?,
             wechat: key(&file.wechat)?,

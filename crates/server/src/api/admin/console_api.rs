@@ -875,26 +875,32 @@ pub async fn save_config_entry(
     let entity = form.entity.trim();
     let id = form.id.trim();
     let value = sys_config_api::validated(entity, id, &form.value)?;
-    if entity == sys_config_api::SLIDE_TEMPLATES && value.contains("false") {
-        let mut off = sys_config_api::disabled_templates(&state).await?;
-        off.push(id.to_string());
-        if slides::TEMPLATES
-            .iter()
-            .all(|t| off.iter().any(|d| d == t.id))
-        {
-            return Err(ApiError::bad_request(
-                "invalid_config",
-                "至少要保留一个可用的 PPT 模板",
-            ));
+    // Switches keep one of their group on, checked where they are written.
+    let group = sys_config_api::switch_group(entity, id);
+    let entry = match group {
+        Some((group, what)) => {
+            let enabled = !value.contains("false");
+            match state
+                .store
+                .put_switch_keeping_one(Actor::from(&operator.user), entity, id, enabled, &group)
+                .await
+            {
+                Err(StoreError::Conflict("last_switch_on")) => {
+                    return Err(ApiError::bad_request(
+                        "invalid_config",
+                        format!("至少要保留一个可用的{what}"),
+                    ));
+                }
+                other => other?,
+            }
         }
-    }
-    if entity == sys_config_api::PAPER_OPTIONS && value.contains("false") {
-        sys_config_api::keep_one_paper_option(&state, id).await?;
-    }
-    let entry = state
-        .store
-        .put_config_entry(Actor::from(&operator.user), entity, id, &value)
-        .await?;
+        None => {
+            state
+                .store
+                .put_config_entry(Actor::from(&operator.user), entity, id, &value)
+                .await?
+        }
+    };
     Ok(Success(ConfigItem {
         value: serde_json::from_str(&entry.value).unwrap_or_default(),
         entity: entry.entity,
@@ -1074,7 +1080,7 @@ pub struct RefundForm {
         (status = 400, description = "reason_required, refund_too_much", body = crate::envelope::ErrorBody),
         (status = 403, description = "not_operator", body = crate::envelope::ErrorBody),
         (status = 404, description = "order_not_found", body = crate::envelope::ErrorBody),
-        (status = 409, description = "order_not_paid, balance_spent, package_used", body = crate::envelope::ErrorBody),
+        (status = 409, description = "order_not_paid, order_refunded, balance_spent, package_used", body = crate::envelope::ErrorBody),
         (status = 503, description = "payment_unavailable", body = crate::envelope::ErrorBody),
     ))]
 pub async fn refund_order(
@@ -1083,10 +1089,18 @@ pub async fn refund_order(
     Params(form): Params<RefundForm>,
 ) -> ApiResult<OrderRow> {
     let reason = form.reason.trim();
-    if reason.is_empty() || reason.chars().count() > 100 {
+    // Shown in the buyer's ledger and sent to the provider: visible text only.
+    let invisible = |c: char| {
+        c.is_control()
+            || matches!(c, '\u{200b}'..='\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2060}'..='\u{2064}' | '\u{feff}')
+    };
+    if reason.chars().count() > 100
+        || reason.chars().any(invisible)
+        || !reason.chars().any(|c| !c.is_whitespace())
+    {
         return Err(ApiError::bad_request(
             "reason_required",
-            "请填写退款原因（1–100 个字），用户的账户流水中会显示它",
+            "请填写退款原因（1–100 个字，不含控制字符），用户的账户流水中会显示它",
         ));
     }
     let order = match state.store.order_by_id(form.order_id).await {
@@ -1103,6 +1117,9 @@ pub async fn refund_order(
         ));
     }
     let refundable = order.amount_fen - order.refunded_fen;
+    if order.status == store::OrderStatus::Refunded || (order.refunded_fen > 0 && refundable <= 0) {
+        return Err(ApiError::conflict("order_refunded", "该订单已全额退款"));
+    }
     let amount = form.amount_fen.unwrap_or(refundable);
     if amount <= 0 || amount > refundable {
         return Err(ApiError::bad_request(
@@ -1696,7 +1713,8 @@ pub async fn models(
                 let bytes = folder_bytes(&scan.join(name));
                 InstalledModel {
                     name: (*name).into(),
-                    installed: bytes > 0,
+                    // Its files, not a folder of parts left by an install that failed.
+                    installed: crate::model_fetch::files_in_place(&scan, name),
                     bytes,
                     purpose: (*purpose).into(),
                 }

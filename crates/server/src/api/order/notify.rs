@@ -138,7 +138,20 @@ pub async fn reconcile_once(
     }
     let now = store::now_ms();
     let (mut paid, mut closed) = (0, 0);
-    for order in state.store.pending_orders(now - min_age_ms, 100).await? {
+    // Every pending order, a page at a time (at most `RECONCILE_MAX` a round): many orders
+    // left unpaid do not hide a paid one behind them.
+    let mut orders = Vec::new();
+    let mut after = 0;
+    while orders.len() < RECONCILE_MAX {
+        let page = state
+            .store
+            .pending_orders_after(now - min_age_ms, after, 200)
+            .await?;
+        let Some(last) = page.last() else { break };
+        after = last.id;
+        orders.extend(page);
+    }
+    for order in orders {
         match state.payments.query(&order).await {
             Ok(Some(notice)) => {
                 record(state, &order.channel, &notice).await?;
@@ -200,6 +213,9 @@ pub async fn push_refunds(state: &AppState) -> Result<usize, store::StoreError> 
     }
     Ok(done)
 }
+
+/// Pending orders one reconciliation round asks the providers about.
+const RECONCILE_MAX: usize = 5_000;
 
 /// Orders younger than this are left to their notification.
 pub const RECONCILE_AFTER_MS: i64 = 60_000;

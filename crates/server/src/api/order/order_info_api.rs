@@ -148,6 +148,9 @@ fn notify_base(state: &AppState, headers: &HeaderMap) -> String {
     }
 }
 
+/// Unpaid, unexpired orders one user may have at once.
+const MAX_OPEN_ORDERS: i64 = 5;
+
 /// Creates an order for a package or a top-up and opens it at the provider: the answer holds
 /// what the QR code shows (`payUrl`), the amount and when it expires. Nothing is charged or
 /// credited until the provider's signed notification (or our query) says it was paid.
@@ -158,6 +161,7 @@ fn notify_base(state: &AppState, headers: &HeaderMap) -> String {
         (status = 400, description = "invalid_order_kind, invalid_channel, top_up_amount_out_of_range, task_amount_out_of_range", body = crate::envelope::ErrorBody),
         (status = 404, description = "package_not_found, task_not_found", body = crate::envelope::ErrorBody),
         (status = 409, description = "task_not_payable: the task is already queued or running", body = crate::envelope::ErrorBody),
+        (status = 429, description = "too_many_open_orders: five unpaid orders are open already", body = crate::envelope::ErrorBody),
         (status = 502, description = "payment_provider_error: the provider refused or did not answer", body = crate::envelope::ErrorBody),
         (status = 503, description = "payment_unavailable: online payment is not configured", body = crate::envelope::ErrorBody),
     ))]
@@ -169,6 +173,22 @@ pub async fn create_order(
 ) -> ApiResult<OrderView> {
     if let Some(why) = state.payments.unavailable() {
         return Err(payment_unavailable(why));
+    }
+    // Each open order is an order at the provider too, and one the reconciliation asks about:
+    // a few unpaid at a time is what a person needs.
+    let open = state
+        .store
+        .orders_of(session.user.id, MAX_OPEN_ORDERS + 1, 0)
+        .await?
+        .iter()
+        .filter(|o| o.status == store::OrderStatus::Pending && o.expires_at > store::now_ms())
+        .count() as i64;
+    if open >= MAX_OPEN_ORDERS {
+        return Err(ApiError::new(
+            StatusCode::TOO_MANY_REQUESTS,
+            "too_many_open_orders",
+            format!("您有 {open} 个待支付的订单，请先支付或等待它们过期后再下单"),
+        ));
     }
     let channel = Channel::parse(form.channel.trim())
         .filter(|c| state.payments.channels().contains(c))

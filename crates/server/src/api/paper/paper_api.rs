@@ -489,12 +489,15 @@ async fn start(
     form: &PaperForm,
     fixed_kind: Option<PaperKind>,
 ) -> Result<Task, ApiError> {
-    model_missing(state)?;
     if let Some(id) = form.id {
+        model_missing(state)?;
         return replan(state, user_id, id, form, fixed_kind).await;
     }
+    // What the form asks for is checked first: a kind the site does not offer is said so even
+    // while no model can write.
     let request = request_of(form, fixed_kind, None)?;
     offered(state, &request).await?;
+    model_missing(state)?;
     let outline = form_outline(form, &request)?;
     check_active(state, user_id).await?;
     let input = PaperInput {

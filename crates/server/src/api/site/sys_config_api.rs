@@ -239,31 +239,31 @@ fn paper_options_off(entries: &[store::ConfigEntry]) -> Vec<String> {
         .collect()
 }
 
-/// Refuses to switch off `id` when it is the last of its group still on.
-pub async fn keep_one_paper_option(state: &AppState, id: &str) -> Result<(), ApiError> {
-    let Some((_, group, _)) = PAPER_OPTION_IDS.iter().find(|(known, _, _)| *known == id) else {
-        return Ok(());
-    };
-    let mut off = paper_options_off(&state.store.config_entries(PAPER_OPTIONS).await?);
-    off.push(id.to_string());
-    let all_off = PAPER_OPTION_IDS
-        .iter()
-        .filter(|(_, g, _)| g == group)
-        .all(|(known, _, _)| off.iter().any(|o| o == known));
-    if all_off {
-        return Err(ApiError::bad_request(
-            "invalid_config",
-            format!(
-                "至少要保留一个可用的{}",
+/// For an on/off entity, the ids of `id`'s group (one of which must stay on) and what the
+/// group is called; `None` for other entities.
+pub fn switch_group(entity: &str, id: &str) -> Option<(Vec<&'static str>, &'static str)> {
+    match entity {
+        SLIDE_TEMPLATES => Some((
+            slides::TEMPLATES.iter().map(|t| t.id).collect(),
+            " PPT 模板",
+        )),
+        PAPER_OPTIONS => {
+            let (_, group, _) = PAPER_OPTION_IDS.iter().find(|(known, _, _)| *known == id)?;
+            Some((
+                PAPER_OPTION_IDS
+                    .iter()
+                    .filter(|(_, g, _)| g == group)
+                    .map(|(known, _, _)| *known)
+                    .collect(),
                 if *group == "kind" {
                     "论文类型"
                 } else {
                     "学历层次"
-                }
-            ),
-        ));
+                },
+            ))
+        }
+        _ => None,
     }
-    Ok(())
 }
 
 /// Refuses a paper of a kind or degree level the operator switched off.

@@ -821,3 +821,33 @@ api_test!(
         );
     }
 );
+
+api_test!(
+    five_unpaid_orders_at_a_time,
+    sandbox_config(),
+    async |s: &TestServer| {
+        let token = s.register("buyer_many", "password-1").await;
+        let create = async || {
+            s.post(
+                "/api/order/order_info_api/create_order",
+                Some(&token),
+                json!({"kind": "top_up", "amountFen": 1000, "channel": "wechat"}),
+            )
+            .await
+        };
+        let mut first = Value::Null;
+        for n in 0..5 {
+            let (status, body) = create().await;
+            assert_eq!(status, StatusCode::OK, "order {n}: {body}");
+            if n == 0 {
+                first = body["result"].clone();
+            }
+        }
+        let (status, body) = create().await;
+        assert_error(status, &body, 429, "too_many_open_orders");
+        // One paid: another may be made.
+        pay_on_phone(s, first["payUrl"].as_str().unwrap(), &[]).await;
+        let (status, body) = create().await;
+        assert_eq!(status, StatusCode::OK, "{body}");
+    }
+);

@@ -56,7 +56,7 @@ function formatLabel(format: string) {
 }
 
 /** /aipaper/gc, /papergc/gc, /paperwirte/gc — title, major, kind, degree, length, keywords → a free outline. */
-/** The options before the site's list arrives (or when it cannot be read). */
+/** The options when the site's list cannot be read. */
 const FALLBACK_OPTIONS: PaperOption[] = [
   { id: 'thesis', value: { group: 'kind', name: '毕业论文', enabled: true } },
   { id: 'article', value: { group: 'kind', name: '学术论文 / 期刊论文', enabled: true } },
@@ -85,12 +85,15 @@ export default function PaperStartPage() {
   // The same page serves three menu entries: moving between them sets the kind each stands for.
   useEffect(() => form.setFieldValue('kind', entry.kind), [form, entry.kind])
   // What the operator offers; until it is known, everything is shown (the server checks anyway).
-  const { data: options } = useQuery({ queryKey: ['paper-options'], queryFn: paperOptions, staleTime: 60_000 })
+  const { data: options, isError } = useQuery({ queryKey: ['paper-options'], queryFn: paperOptions, staleTime: 60_000 })
   const [kinds, degrees] = useMemo(() => {
+    // Nothing while the site's list loads (no option shown that then disappears); all of them
+    // if it cannot be read (the server refuses what is off anyway).
+    const known = options ?? (isError ? FALLBACK_OPTIONS : [])
     const offered = (group: 'kind' | 'degree') =>
-      (options ?? FALLBACK_OPTIONS).filter((o) => o.value.group === group && o.value.enabled).map((o) => ({ label: o.value.name, value: o.id }))
+      known.filter((o) => o.value.group === group && o.value.enabled).map((o) => ({ label: o.value.name, value: o.id }))
     return [offered('kind'), offered('degree')]
-  }, [options])
+  }, [options, isError])
   const kindClosed = options !== undefined && !kinds.some((k) => k.value === entry.kind) && entry.fixed
   useEffect(() => {
     const degree = form.getFieldValue('degree') as string | undefined

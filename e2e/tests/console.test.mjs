@@ -188,6 +188,26 @@ test('the operator cancels a student task with a reason, a draft is not offered 
   assert.equal(await row.getByTestId('order-refund').count(), 0)
   await page.screenshot({ path: 'artifacts/console-orders-refund.png' })
 
+  // Part of another order: the student's order list says how much came back.
+  const second = await fetch(`${env.server.base}/api/order/order_info_api/create_order`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${env.studentToken}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ kind: 'top_up', amountFen: 1000, channel: 'alipay' }),
+  }).then((r) => r.json())
+  await fetch(second.result.payUrl, { method: 'POST', body: new URLSearchParams({ copies: '1' }) })
+  await page.getByTestId('reconcile').click()
+  const secondRow = page.locator('.ant-table-row', { hasText: second.result.outTradeNo })
+  await secondRow.getByTestId('order-refund').click()
+  await page.locator('input[data-testid=refund-amount], [data-testid=refund-amount] input').fill('4')
+  await page.getByTestId('refund-reason').fill('部分服务未完成')
+  await page.getByRole('button', { name: '确认退款' }).click()
+  await page.getByText('已原路退款 ¥4.00').waitFor()
+  const student = await pageAs(env.studentToken)
+  await student.page.goto(`${env.server.base}/order/account`)
+  await student.page.getByTestId('order-part-refunded').getByText('已退 ¥4.00').waitFor()
+  await student.page.screenshot({ path: 'artifacts/account-orders-part-refunded.png', fullPage: true })
+  await student.context.close()
+
   await page.goto(`${env.server.base}/admin/audit`)
   for (const action of ['订单退款', '立即对账', '取消任务', '保存配置', '启用账号', '停用账号', '增加余额']) {
     await page.locator('.ant-table-row', { hasText: action }).first().waitFor()

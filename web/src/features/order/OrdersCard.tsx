@@ -15,14 +15,24 @@ function granted(o: Order): string {
 /** The account centre's order list: what was bought, how, and what it granted. */
 export default function OrdersCard() {
   const orders = useQuery({ queryKey: ['orders'], queryFn: () => orderList(1, 20) })
-  const status = (o: Order) => <Tag color={statusColors[o.status]}>{statusLabels[o.status]}</Tag>
+  // A part refunded shows beside the status: 已支付 · 已退 ¥10.00.
+  const status = (o: Order) => (
+    <>
+      <Tag color={statusColors[o.status]}>{statusLabels[o.status]}</Tag>
+      {o.status === 'paid' && o.refundedFen > 0 && (
+        <Tag color="warning" data-testid="order-part-refunded">
+          已退 {formatFen(o.refundedFen)}
+        </Tag>
+      )}
+    </>
+  )
   const columns = [
     { title: '下单时间', dataIndex: 'createdAt', key: 'createdAt', width: 170, render: (v: number) => formatDateTime(v) },
     { title: '商品', dataIndex: 'title', key: 'title', width: 140 },
     { title: '金额', dataIndex: 'amountFen', key: 'amountFen', width: 100, render: (v: number) => formatFen(v) },
     { title: '到账', key: 'granted', width: 200, render: (_: unknown, o: Order) => granted(o) },
     { title: '支付方式', dataIndex: 'channel', key: 'channel', width: 100, render: (v: Order['channel']) => channelLabels[v] ?? v },
-    { title: '状态', key: 'status', width: 90, render: (_: unknown, o: Order) => status(o) },
+    { title: '状态', key: 'status', width: 170, render: (_: unknown, o: Order) => status(o) },
     { title: '订单号', dataIndex: 'outTradeNo', key: 'outTradeNo', width: 200 },
   ]
   return (

@@ -283,11 +283,18 @@ fn catalogue_error(e: crate::StoreError) -> LibraryError {
 pub struct Catalogued<L> {
     inner: L,
     store: Store,
+    /// Held by every change, reconciliation and measurement, so a reconciliation that started
+    /// before an import neither undoes its catalogue entries nor records a size from before it.
+    changing: tokio::sync::Mutex<()>,
 }
 
 impl<L: Library> Catalogued<L> {
     pub fn new(inner: L, store: Store) -> Self {
-        Catalogued { inner, store }
+        Catalogued {
+            inner,
+            store,
+            changing: tokio::sync::Mutex::new(()),
+        }
     }
 
     pub fn inner(&self) -> &L {
@@ -302,6 +309,7 @@ impl<L: Library> Catalogued<L> {
     /// or changed by a process that did not keep it) and records the index's size. Returns
     /// how many entries were added and removed.
     pub async fn reconcile(&self) -> LibraryResult<(usize, usize)> {
+        let _changing = self.changing.lock().await;
         let in_library = self.inner.doc_count().await?;
         let in_catalogue = self.store.catalogue_size().await.map_err(catalogue_error)?;
         let mut changed = (0, 0);
@@ -344,12 +352,17 @@ impl<L: Library> Catalogued<L> {
                 changed.0 += entries.len();
             }
         }
-        self.record_status().await?;
+        self.measure().await?;
         Ok(changed)
     }
 
     /// Measures the index and records its size for the console.
     pub async fn record_status(&self) -> LibraryResult<()> {
+        let _changing = self.changing.lock().await;
+        self.measure().await
+    }
+
+    async fn measure(&self) -> LibraryResult<()> {
         let docs = self.inner.doc_count().await?;
         let bytes = self.inner.index_bytes().await?;
         self.store
@@ -382,6 +395,7 @@ impl<L: Library> Library for Catalogued<L> {
                 added_at: now,
             })
             .collect();
+        let _changing = self.changing.lock().await;
         let ids = self.inner.add(docs).await?;
         for (entry, id) in entries.iter_mut().zip(&ids) {
             entry.id = *id;
@@ -395,6 +409,7 @@ impl<L: Library> Library for Catalogued<L> {
     }
 
     async fn remove(&self, id: DocId) -> LibraryResult<bool> {
+        let _changing = self.changing.lock().await;
         let removed = self.inner.remove(id).await?;
         if let Err(e) = self.store.remove_from_catalogue(id).await {
             tracing::warn!(error = %e, doc = id, "library catalogue not updated after a removal");

@@ -45,6 +45,43 @@ pub fn request_params(
     notify_url: Option<&str>,
     timestamp: &str,
 ) -> Vec<(String, String)> {
+    let extra: Vec<(&str, &str)> = notify_url.map(|u| ("notify_url", u)).into_iter().collect();
+    signed_params(app, method, biz_content, &extra, timestamp)
+}
+
+/// The signed parameters of a payment page (`alipay.trade.wap.pay` on a phone,
+/// `alipay.trade.page.pay` on a computer): the browser is sent to the gateway with them as the
+/// query string, pays there, and comes back to `return_url`; the notification still decides.
+pub fn page_pay_url(
+    app: &App,
+    gateway: &str,
+    method: &str,
+    biz_content: &serde_json::Value,
+    notify_url: &str,
+    return_url: &str,
+    timestamp: &str,
+) -> String {
+    let params = signed_params(
+        app,
+        method,
+        biz_content,
+        &[("notify_url", notify_url), ("return_url", return_url)],
+        timestamp,
+    );
+    let query = form_urlencoded::Serializer::new(String::new())
+        .extend_pairs(&params)
+        .finish();
+    format!("{gateway}?{query}")
+}
+
+/// Request parameters with `extra` ones (notify_url, return_url) among those signed.
+pub fn signed_params(
+    app: &App,
+    method: &str,
+    biz_content: &serde_json::Value,
+    extra: &[(&str, &str)],
+    timestamp: &str,
+) -> Vec<(String, String)> {
     let mut params: Vec<(String, String)> = vec![
         ("app_id".into(), app.app_id.clone()),
         ("method".into(), method.into()),
@@ -55,8 +92,8 @@ pub fn request_params(
         ("version".into(), "1.0".into()),
         ("biz_content".into(), biz_content.to_string()),
     ];
-    if let Some(url) = notify_url {
-        params.push(("notify_url".into(), url.into()));
+    for (name, value) in extra {
+        params.push((name.to_string(), value.to_string()));
     }
     let signature = keys::sign(&app.key, signing_content(&params, &["sign"]).as_bytes());
     params.push(("sign".into(), signature));

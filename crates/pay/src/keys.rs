@@ -70,6 +70,22 @@ fn certificate_key(pem: &str) -> Option<RsaPublicKey> {
     RsaPublicKey::from_public_key_der(&der).ok()
 }
 
+/// The serial number of an X.509 certificate in PEM, as WeChat Pay writes it in
+/// `Wechatpay-Serial` (upper-case hexadecimal, no separators).
+pub fn certificate_serial(pem: &str) -> Result<String> {
+    use x509_cert::Certificate;
+    use x509_cert::der::DecodePem;
+    let certificate = Certificate::from_pem(pem.trim().as_bytes())
+        .map_err(|_| PayError::BadKey("证书应为 PEM 格式的 X.509 证书".into()))?;
+    let serial = certificate.tbs_certificate.serial_number.as_bytes();
+    // DER keeps a leading zero byte on serials whose high bit is set; WeChat Pay does not.
+    let serial = match serial {
+        [0, rest @ ..] if !rest.is_empty() => rest,
+        all => all,
+    };
+    Ok(serial.iter().map(|b| format!("{b:02X}")).collect())
+}
+
 /// Base64 SHA256withRSA signature of `message`.
 pub fn sign(key: &RsaPrivateKey, message: &[u8]) -> String {
     let signer = SigningKey::<Sha256>::new(key.clone());

@@ -289,6 +289,51 @@ pub fn native_order_body(
     notify_url: &str,
     time_expire_rfc3339: &str,
 ) -> String {
+    order_body(
+        merchant,
+        description,
+        out_trade_no,
+        amount_fen,
+        notify_url,
+        time_expire_rfc3339,
+    )
+    .to_string()
+}
+
+/// The body of an H5 order (`POST /v3/pay/transactions/h5`), paid in a phone's browser:
+/// WeChat Pay wants the payer's IP address and the kind of page.
+pub fn h5_order_body(
+    merchant: &Merchant,
+    description: &str,
+    out_trade_no: &str,
+    amount_fen: i64,
+    notify_url: &str,
+    time_expire_rfc3339: &str,
+    payer_ip: &str,
+) -> String {
+    let mut body = order_body(
+        merchant,
+        description,
+        out_trade_no,
+        amount_fen,
+        notify_url,
+        time_expire_rfc3339,
+    );
+    body["scene_info"] = serde_json::json!({
+        "payer_client_ip": payer_ip,
+        "h5_info": {"type": "Wap"},
+    });
+    body.to_string()
+}
+
+fn order_body(
+    merchant: &Merchant,
+    description: &str,
+    out_trade_no: &str,
+    amount_fen: i64,
+    notify_url: &str,
+    time_expire_rfc3339: &str,
+) -> serde_json::Value {
     serde_json::json!({
         "appid": merchant.appid,
         "mchid": merchant.mchid,
@@ -298,5 +343,4 @@ pub fn native_order_body(
         "notify_url": notify_url,
         "amount": {"total": amount_fen, "currency": "CNY"},
     })
-    .to_string()
 }

@@ -318,6 +318,75 @@ fn alipay_requests_and_answers_are_signed_both_ways() {
 }
 
 #[test]
+fn a_phone_payment_page_carries_signed_parameters_in_its_address() {
+    let biz = serde_json::json!({"out_trade_no": "WJ2", "total_amount": "30.00", "subject": "账户充值 & 赠送", "product_code": "QUICK_WAP_WAY"});
+    let url = alipay::page_pay_url(
+        &app(),
+        "https://openapi.alipay.com/gateway.do",
+        "alipay.trade.wap.pay",
+        &biz,
+        "https://example.cn/api/order/notify/alipay",
+        "https://example.cn/order/account?paid=WJ2",
+        "2026-11-25 20:10:00",
+    );
+    let (gateway, query) = url.split_once('?').unwrap();
+    assert_eq!(gateway, "https://openapi.alipay.com/gateway.do");
+    // Read back as the gateway reads a query string, the signature holds and covers both URLs.
+    let params: Vec<(String, String)> = form_urlencoded::parse(query.as_bytes())
+        .map(|(k, v)| (k.into_owned(), v.into_owned()))
+        .collect();
+    let app_public = keys::public_key(&key("app.pub.pem")).unwrap();
+    assert_eq!(alipay::verify_request(&app_public, &params), Ok(()));
+    let value = |name: &str| params.iter().find(|(k, _)| k == name).unwrap().1.clone();
+    assert_eq!(
+        value("return_url"),
+        "https://example.cn/order/account?paid=WJ2"
+    );
+    assert_eq!(value("method"), "alipay.trade.wap.pay");
+    assert!(value("biz_content").contains("账户充值 & 赠送"));
+    let mut redirected = params.clone();
+    redirected
+        .iter_mut()
+        .find(|(k, _)| k == "return_url")
+        .unwrap()
+        .1 = "https://evil.cn".into();
+    assert_eq!(
+        alipay::verify_request(&app_public, &redirected),
+        Err(PayError::BadSignature)
+    );
+}
+
+#[test]
+fn a_platform_certificate_is_known_by_its_serial_number() {
+    assert_eq!(
+        keys::certificate_serial(&key("wechatpay.cert.pem")).unwrap(),
+        "48A1B06318B9281190A454AFAA881DFB76130737"
+    );
+    assert!(matches!(
+        keys::certificate_serial(&key("wechatpay.pub.pem")),
+        Err(PayError::BadKey(_))
+    ));
+}
+
+#[test]
+fn an_h5_order_names_the_payer_address_and_the_page_kind() {
+    let body = wechat::h5_order_body(
+        &merchant(),
+        "账户充值",
+        "WJ3",
+        3000,
+        "https://example.cn/api/order/notify/wechat",
+        "2026-11-25T21:00:00+08:00",
+        "203.0.113.7",
+    );
+    let body: serde_json::Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(body["scene_info"]["payer_client_ip"], "203.0.113.7");
+    assert_eq!(body["scene_info"]["h5_info"]["type"], "Wap");
+    assert_eq!(body["amount"]["total"], 3000);
+    assert_eq!(body["mchid"], "1900000109");
+}
+
+#[test]
 fn keys_are_read_in_every_form_providers_hand_out() {
     let pem = key("app.key.pem");
     let bare: String = pem.lines().filter(|l| !l.starts_with("-----")).collect();

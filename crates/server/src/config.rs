@@ -48,6 +48,56 @@ pub struct PackageSeed {
     pub valid_days: i64,
 }
 
+/// A WeChat Pay merchant (`payment = "live"`), as the merchant platform hands it out.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WechatPayConfig {
+    /// 商户号.
+    pub mchid: String,
+    /// The AppID bound to the merchant (公众号, 小程序 or 网站应用).
+    pub appid: String,
+    /// Serial number of the merchant API certificate (商户API证书序列号).
+    pub merchant_serial_no: String,
+    /// The merchant API private key (`apiclient_key.pem`).
+    pub private_key_file: PathBuf,
+    /// The APIv3 key (32 characters) that decrypts notifications.
+    pub api_v3_key: String,
+    /// WeChat Pay platform certificates (PEM); each is known by its serial number.
+    #[serde(default)]
+    pub platform_certificate_files: Vec<PathBuf>,
+    /// The WeChat Pay public key (PEM) and its id (`PUB_KEY_ID_…`); may be set beside
+    /// platform certificates during a migration.
+    #[serde(default)]
+    pub public_key_file: Option<PathBuf>,
+    #[serde(default)]
+    pub public_key_id: Option<String>,
+    /// Where requests go; the sandbox of another Wenjian for a rehearsal.
+    #[serde(default = "default_wechat_gateway")]
+    pub gateway: String,
+}
+
+fn default_wechat_gateway() -> String {
+    "https://api.mch.weixin.qq.com".into()
+}
+
+/// An Alipay application (`payment = "live"`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AlipayConfig {
+    pub app_id: String,
+    /// The merchant's PID (2088…); notifications naming another seller are refused.
+    #[serde(default)]
+    pub seller_id: Option<String>,
+    /// The application's private key (PKCS #8 or PKCS #1, PEM or the key tool's Base64).
+    pub private_key_file: PathBuf,
+    /// Alipay's public key for this application (支付宝公钥, not the application's own).
+    pub alipay_public_key_file: PathBuf,
+    #[serde(default = "default_alipay_gateway")]
+    pub gateway: String,
+}
+
+fn default_alipay_gateway() -> String {
+    "https://openapi.alipay.com/gateway.do".into()
+}
+
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(default)]
 pub struct Config {
@@ -201,8 +251,9 @@ pub struct Config {
     /// Uploads counted (`word_count`) per hour by one visitor's address without signing in.
     pub anonymous_counts_per_hour: u32,
     /// Online payment: `off` (the default: only the balance pays; the pages say online payment
-    /// is not configured) or `sandbox` (the simulator shipped with Wenjian speaks the WeChat Pay
-    /// and Alipay protocols with keys it generates; every payment page carries a 沙箱 banner).
+    /// is not configured), `sandbox` (the simulator shipped with Wenjian speaks the WeChat Pay
+    /// and Alipay protocols with keys it generates; every payment page carries a 沙箱 banner) or
+    /// `live` (the merchants of `[wechat_pay]` and `[alipay]`).
     pub payment: String,
     /// Minutes an unpaid order stays open before it is closed.
     pub order_ttl_minutes: i64,
@@ -214,6 +265,10 @@ pub struct Config {
     /// Where providers send notifications (`https://…`, no trailing slash); defaults to
     /// `public_url`, else the address the order was created through.
     pub payment_notify_base_url: Option<String>,
+    /// The WeChat Pay merchant of `payment = "live"`.
+    pub wechat_pay: Option<WechatPayConfig>,
+    /// The Alipay application of `payment = "live"`.
+    pub alipay: Option<AlipayConfig>,
     /// Packages put into an empty catalogue at start.
     pub packages: Vec<PackageSeed>,
 }
@@ -302,6 +357,8 @@ impl Default for Config {
             top_up_min_fen: 100,
             top_up_max_fen: 500_000,
             payment_notify_base_url: None,
+            wechat_pay: None,
+            alipay: None,
             packages: default_packages(),
         }
     }
@@ -376,8 +433,12 @@ impl Config {
             "files_backend 只能是 folder（本机文件夹）或 database（存入数据库，多机部署用）"
         );
         anyhow::ensure!(
-            matches!(config.payment.as_str(), "off" | "sandbox"),
-            "payment 只能是 off（不开通在线支付）或 sandbox（支付沙箱）；接入真实商户号的配置尚未开放"
+            matches!(config.payment.as_str(), "off" | "sandbox" | "live"),
+            "payment 只能是 off（不开通在线支付）、sandbox（支付沙箱）或 live（真实商户号）"
+        );
+        anyhow::ensure!(
+            config.payment != "live" || config.wechat_pay.is_some() || config.alipay.is_some(),
+            "payment = \"live\" 需要配置 [wechat_pay] 或 [alipay]（商户号、密钥文件路径），见 docs/orders.md"
         );
         // The file's prices obey the rules the console's do (no price under a fen, …).
         crate::prices::Prices::of_config(&config)

@@ -436,6 +436,7 @@ api_test!(
             "/api/admin/orders",
             "/api/admin/orders/reconcile",
             "/api/admin/orders/refund",
+            "/api/admin/orders/refund/abandon",
             "/api/admin/packages",
             "/api/admin/packages/save",
             "/api/admin/packages/active",

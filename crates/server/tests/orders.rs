@@ -819,6 +819,120 @@ api_test!(
             s.store().pending_refunds(10).await.unwrap()[0].refund_no,
             pending[0].refund_no
         );
+        // The buyer sees it as being processed, not as refunded money.
+        let mine = order(s, &token, order_id).await;
+        assert_eq!(
+            (
+                mine["refundedFen"].as_i64(),
+                mine["refundPendingFen"].as_i64()
+            ),
+            (Some(3000), Some(3000)),
+            "{mine}"
+        );
+        let (_, listed) = s
+            .post(
+                "/api/order/order_info_api/query_list",
+                Some(&token),
+                json!({}),
+            )
+            .await;
+        assert_eq!(listed["result"]["list"][0]["refundPendingFen"], 3000);
+
+        // The operator gives it up: the provider is asked first (it never made it), then the
+        // credit is the buyer's again, once.
+        let refund_no = pending[0].refund_no.clone();
+        let abandon = async |body: Value| {
+            s.post("/api/admin/orders/refund/abandon", Some(&ops), body)
+                .await
+        };
+        let (status, body) = abandon(json!({"refundNo": refund_no})).await;
+        assert_error(status, &body, 400, "reason_required");
+        let (status, body) = abandon(json!({"refundNo": "RF-none", "reason": "x"})).await;
+        assert_error(status, &body, 404, "refund_not_found");
+        let (status, body) = s
+            .post(
+                "/api/admin/orders/refund/abandon",
+                Some(&token),
+                json!({"refundNo": refund_no, "reason": "x"}),
+            )
+            .await;
+        assert_error(status, &body, 403, "not_operator");
+        let (status, row) =
+            abandon(json!({"refundNo": refund_no, "reason": "服务商已无此订单"})).await;
+        assert_eq!(status, StatusCode::OK, "{row}");
+        assert_eq!(row["result"]["refunds"][0]["status"], "abandoned", "{row}");
+        assert_eq!(row["result"]["status"], "paid", "{row}");
+        assert_eq!(row["result"]["refundedFen"], 0, "{row}");
+        assert_eq!(balance(s, &token).await, 3000);
+        let (status, body) = abandon(json!({"refundNo": refund_no, "reason": "再来"})).await;
+        assert_error(status, &body, 409, "refund_not_pending");
+        let (actions, _) = audit_actions(s, &ops, "refund_abandon").await;
+        assert_eq!(actions, vec!["order.refund_abandon".to_string()]);
+        let mine = order(s, &token, order_id).await;
+        assert_eq!(
+            (
+                mine["refundedFen"].as_i64(),
+                mine["refundPendingFen"].as_i64()
+            ),
+            (Some(0), Some(0))
+        );
+    }
+);
+
+api_test!(
+    a_refund_the_provider_made_cannot_be_abandoned,
+    sandbox_config(),
+    async |s: &TestServer| {
+        let ops = operator(s, "ops_refund3").await;
+        let token = s.register("buyer_refund3", "password-1").await;
+        let (_, created) = s
+            .post(
+                "/api/order/order_info_api/create_order",
+                Some(&token),
+                json!({"kind": "top_up", "amountFen": 3000, "channel": "alipay"}),
+            )
+            .await;
+        let order_id = created["result"]["id"].as_i64().unwrap();
+        pay_on_phone(s, created["result"]["payUrl"].as_str().unwrap(), &[]).await;
+        // Written here, then made at the provider, and the process died before writing the
+        // provider's answer: the refund looks unconfirmed.
+        let operator_user = s.store().user_by_login("ops_refund3").await.unwrap();
+        // The sandbox's memory is shared by the tests: a number of this order's own.
+        let refund_no = &format!("RF-{}", created["result"]["outTradeNo"].as_str().unwrap());
+        let written = s
+            .store()
+            .operator_refund_order(
+                store::Actor::from(&operator_user),
+                order_id,
+                refund_no,
+                1000,
+                "用户申请",
+            )
+            .await
+            .unwrap();
+        s.state
+            .payments
+            .refund(&written.order, refund_no, 1000, "用户申请")
+            .await
+            .unwrap();
+        assert_eq!(
+            s.store().refund_by_no(refund_no).await.unwrap().status,
+            "pending"
+        );
+        // Alipay's refund query says it was made: recorded as such, never given up.
+        let (status, body) = s
+            .post(
+                "/api/admin/orders/refund/abandon",
+                Some(&ops),
+                json!({"refundNo": refund_no, "reason": "试图放弃"}),
+            )
+            .await;
+        assert_error(status, &body, 409, "refund_succeeded");
+        assert_eq!(
+            s.store().refund_by_no(refund_no).await.unwrap().status,
+            "succeeded"
+        );
+        assert_eq!(balance(s, &token).await, 2000);
     }
 );
 

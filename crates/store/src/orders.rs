@@ -9,6 +9,7 @@ use rand::Rng;
 use rand::rngs::OsRng;
 use sqlx::any::AnyRow;
 use sqlx::{AnyConnection, Row};
+use std::collections::HashMap;
 
 const DAY_MS: i64 = 86_400_000;
 
@@ -876,6 +877,141 @@ impl Store {
         Ok(())
     }
 
+    /// Gives up a refund the provider never made (it refused it for good, or it was never
+    /// received): the refund becomes `abandoned`, the order's refunded amount goes back down,
+    /// and what the refund took back — the balance credited by a top-up, a package's uses — is
+    /// the user's again, in one transaction with its ledger row and audit entry. The caller has
+    /// made sure the provider did not pay it. Only a pending refund can be abandoned.
+    pub async fn abandon_refund(
+        &self,
+        actor: crate::Actor<'_>,
+        refund_no: &str,
+        reason: &str,
+    ) -> Result<RefundRecord> {
+        let mut tx = self.begin_write().await?;
+        let now = now_ms();
+        let refund = sqlx::query(&format!(
+            "SELECT {REFUND_COLUMNS} FROM order_refunds WHERE refund_no = $1"
+        ))
+        .bind(refund_no)
+        .fetch_optional(&mut *tx)
+        .await?
+        .ok_or(StoreError::NotFound)?;
+        let refund = refund_from_row(&refund)?;
+        let abandoned = sqlx::query(
+            "UPDATE order_refunds SET status = 'abandoned', error = $1, updated_at = $2 \
+             WHERE refund_no = $3 AND status = 'pending'",
+        )
+        .bind(format!("已放弃：{reason}"))
+        .bind(now)
+        .bind(refund_no)
+        .execute(&mut *tx)
+        .await?;
+        if abandoned.rows_affected() == 0 {
+            return Err(StoreError::Conflict("refund_not_pending"));
+        }
+        let row = sqlx::query(&format!("SELECT {ORDER_COLUMNS} FROM orders WHERE id = $1"))
+            .bind(refund.order_id)
+            .fetch_one(&mut *tx)
+            .await?;
+        let order = order_from_row(&row)?;
+        sqlx::query(
+            "UPDATE orders SET refunded_fen = refunded_fen - $1, \
+             status = CASE WHEN status = 'refunded' THEN 'paid' ELSE status END, updated_at = $2 \
+             WHERE id = $3 AND refunded_fen >= $1",
+        )
+        .bind(refund.amount_fen)
+        .bind(now)
+        .bind(order.id)
+        .execute(&mut *tx)
+        .await?;
+        let id = order.id.to_string();
+        let after = order.refunded_fen - refund.amount_fen;
+        let (restored_fen, restored_uses) = match order.kind {
+            OrderKind::TopUp | OrderKind::Task => (
+                credit_share(&order, order.refunded_fen) - credit_share(&order, after),
+                0,
+            ),
+            OrderKind::Package => (
+                0,
+                grant_share(&order, order.refunded_fen) - grant_share(&order, after),
+            ),
+        };
+        let what = if order.kind == OrderKind::Package {
+            format!("已恢复套餐 {restored_uses} 次")
+        } else {
+            format!(
+                "已恢复余额 ¥{}.{:02}",
+                restored_fen / 100,
+                restored_fen % 100
+            )
+        };
+        let note = format!("退款未完成：{}（{reason}），{what}", order.title);
+        // The account row before the grants, as on every path that takes both.
+        apply_movement(
+            &mut *tx,
+            Movement {
+                user_id: order.user_id,
+                kind: LedgerKind::OrderRefund,
+                delta_fen: restored_fen,
+                delta_free_checks: 0,
+                reason: &note,
+                reference: Some(("order", &id)),
+            },
+        )
+        .await?;
+        if restored_uses > 0 {
+            sqlx::query("UPDATE account_grants SET remaining = remaining + $1 WHERE order_id = $2")
+                .bind(restored_uses)
+                .bind(order.id)
+                .execute(&mut *tx)
+                .await?;
+        }
+        crate::console::audit(
+            &mut tx,
+            actor,
+            "order.refund_abandon",
+            &format!("order:{} {}", order.id, order.out_trade_no),
+            &serde_json::json!({ "refundNo": refund_no, "status": "pending", "refundedFen": order.refunded_fen })
+                .to_string(),
+            &serde_json::json!({ "refundNo": refund_no, "status": "abandoned", "refundedFen": after, "reason": reason })
+                .to_string(),
+        )
+        .await?;
+        let row = sqlx::query(&format!(
+            "SELECT {REFUND_COLUMNS} FROM order_refunds WHERE refund_no = $1"
+        ))
+        .bind(refund_no)
+        .fetch_one(&mut *tx)
+        .await?;
+        let abandoned = refund_from_row(&row)?;
+        tx.commit().await?;
+        Ok(abandoned)
+    }
+
+    /// Per order, the fen of its refunds the provider has not confirmed (what the buyer's
+    /// list shows as 退款处理中 rather than refunded).
+    pub async fn pending_refund_fen(&self, order_ids: &[i64]) -> Result<HashMap<i64, i64>> {
+        let mut out = HashMap::new();
+        for chunk in order_ids.chunks(200) {
+            let marks: Vec<String> = (1..=chunk.len()).map(|i| format!("${i}")).collect();
+            let sql = format!(
+                "SELECT order_id, CAST(SUM(amount_fen) AS BIGINT) AS fen FROM order_refunds \
+                 WHERE status = 'pending' AND order_id IN ({}) GROUP BY order_id",
+                marks.join(", ")
+            );
+            let mut query = sqlx::query(&sql);
+            for id in chunk {
+                query = query.bind(*id);
+            }
+            for row in query.fetch_all(&self.pool).await? {
+                let fen: i64 = row.try_get("fen")?;
+                out.insert(row.try_get::<i64, _>("order_id")?, fen);
+            }
+        }
+        Ok(out)
+    }
+
     /// Refunds the provider has not confirmed yet, those asked least recently first (so refunds
     /// a provider keeps refusing do not hold up the others).
     pub async fn pending_refunds(&self, limit: i64) -> Result<Vec<RefundRecord>> {
@@ -886,6 +1022,18 @@ impl Store {
         .fetch_all(&self.pool)
         .await?;
         rows.iter().map(refund_from_row).collect()
+    }
+
+    /// A refund by our refund number.
+    pub async fn refund_by_no(&self, refund_no: &str) -> Result<RefundRecord> {
+        let row = sqlx::query(&format!(
+            "SELECT {REFUND_COLUMNS} FROM order_refunds WHERE refund_no = $1"
+        ))
+        .bind(refund_no)
+        .fetch_optional(&self.pool)
+        .await?
+        .ok_or(StoreError::NotFound)?;
+        refund_from_row(&row)
     }
 
     /// The refunds of an order, oldest first.
@@ -919,7 +1067,8 @@ pub struct RefundRecord {
     pub order_id: i64,
     pub amount_fen: i64,
     pub reason: String,
-    /// `pending` (the provider has not confirmed it) or `succeeded`.
+    /// `pending` (the provider has not confirmed it), `succeeded`, or `abandoned` (never made;
+    /// what it took back was restored).
     pub status: String,
     pub provider_refund_no: Option<String>,
     /// Why the provider's last attempt failed (a pending refund is asked again).
@@ -944,6 +1093,18 @@ fn refund_from_row(row: &AnyRow) -> Result<RefundRecord> {
 
 /// Writes a refund of `amount_fen` under `refund_no` (once: the same number again changes
 /// nothing) and takes back in proportion what the order gave.
+/// The part of a top-up's (or task payment's) credit that `refunded` fen of it take back,
+/// bonus included, rounded in the user's favour.
+fn credit_share(order: &Order, refunded: i64) -> i64 {
+    order.credit_fen * refunded / order.amount_fen
+}
+
+/// The uses of a package's grant that `refunded` fen of it take back, rounded up.
+fn grant_share(order: &Order, refunded: i64) -> i64 {
+    (order.grant_amount * refunded).div_euclid(order.amount_fen)
+        + i64::from((order.grant_amount * refunded) % order.amount_fen != 0)
+}
+
 async fn refund_in(
     tx: &mut AnyConnection,
     order_id: i64,
@@ -1022,8 +1183,8 @@ async fn refund_in(
                 // The credit in proportion (bonus included), rounded in the user's favour — over
                 // all the order's refunds together, so refunding in many small parts takes back
                 // what one refund of the sum would.
-                let share = |refunded: i64| order.credit_fen * refunded / order.amount_fen;
-                let taken = share(order.refunded_fen + amount_fen) - share(order.refunded_fen);
+                let taken = credit_share(&order, order.refunded_fen + amount_fen)
+                    - credit_share(&order, order.refunded_fen);
                 apply_movement(
                     &mut *tx,
                     Movement {
@@ -1040,11 +1201,8 @@ async fn refund_in(
             OrderKind::Package => {
                 // The grant in proportion, rounded up — over all the order's refunds together, so
                 // small refunds do not each take back a whole use.
-                let uses = |refunded: i64| {
-                    (order.grant_amount * refunded).div_euclid(order.amount_fen)
-                        + i64::from((order.grant_amount * refunded) % order.amount_fen != 0)
-                };
-                let taken = uses(order.refunded_fen + amount_fen) - uses(order.refunded_fen);
+                let taken = grant_share(&order, order.refunded_fen + amount_fen)
+                    - grant_share(&order, order.refunded_fen);
                 // The account row before the grants, as on every path that takes both.
                 apply_movement(
                     &mut *tx,

@@ -352,3 +352,126 @@ store_test!(
         }
     }
 );
+
+store_test!(
+    a_refund_the_provider_never_made_is_abandoned_and_what_it_took_is_restored,
+    |store: Store| async move {
+        let ops = store
+            .create_user("ops_abandon", "password-1", true)
+            .await
+            .unwrap();
+        let actor = store::Actor::from(&ops);
+        let u = user(&store, "payer_abandon").await;
+        // A top-up of ¥30 with ¥6 bonus, half refunded: ¥18 of credit taken back while pending.
+        let order = top_up(&store, u, 3_000, 3_600).await;
+        store
+            .record_payment(&notice(&order, "ab-1", 3_000))
+            .await
+            .unwrap();
+        let refund = store
+            .operator_refund_order(actor, order.id, "RF-ab-1", 1_500, "用户申请")
+            .await
+            .unwrap();
+        assert_eq!(refund.order.refunded_fen, 1_500);
+        assert_eq!(store.account(u).await.unwrap().balance_fen, 1_800);
+        let pending = store
+            .pending_refund_fen(&[order.id, 999_999])
+            .await
+            .unwrap();
+        assert_eq!(pending.get(&order.id), Some(&1_500));
+        assert_eq!(pending.len(), 1);
+
+        let abandoned = store
+            .abandon_refund(actor, "RF-ab-1", "银行卡已注销")
+            .await
+            .unwrap();
+        assert_eq!(abandoned.status, "abandoned");
+        assert_eq!(store.account(u).await.unwrap().balance_fen, 3_600);
+        let order_now = store.order_by_id(order.id).await.unwrap();
+        assert_eq!(
+            (order_now.refunded_fen, order_now.status),
+            (0, OrderStatus::Paid)
+        );
+        assert!(
+            store
+                .pending_refund_fen(&[order.id])
+                .await
+                .unwrap()
+                .is_empty()
+        );
+        let ledger = store.ledger(u, 10).await.unwrap();
+        assert!(
+            ledger[0].reason.contains("退款未完成")
+                && ledger[0].reason.contains("已恢复余额 ¥18.00"),
+            "{:?}",
+            ledger[0]
+        );
+        // Once only; a late word from the provider changes nothing; the order can be refunded again.
+        assert!(matches!(
+            store.abandon_refund(actor, "RF-ab-1", "再来").await,
+            Err(StoreError::Conflict("refund_not_pending"))
+        ));
+        assert!(matches!(
+            store.abandon_refund(actor, "RF-none", "无").await,
+            Err(StoreError::NotFound)
+        ));
+        store
+            .settle_refund("RF-ab-1", true, Some("50000"), None)
+            .await
+            .unwrap();
+        assert_eq!(
+            store.refunds_of(order.id).await.unwrap()[0].status,
+            "abandoned"
+        );
+        store
+            .operator_refund_order(actor, order.id, "RF-ab-2", 3_000, "用户申请")
+            .await
+            .unwrap();
+        assert_eq!(store.account(u).await.unwrap().balance_fen, 0);
+
+        // A package refunded in full, then abandoned: paid again with its uses back.
+        let product = checks_package(&store).await;
+        let bought = store
+            .create_order(&NewOrder {
+                user_id: u,
+                kind: OrderKind::Package,
+                channel: "alipay",
+                title: &product.name,
+                amount_fen: product.price_fen,
+                credit_fen: 0,
+                product: Some(&product),
+                task_id: None,
+                ttl_ms: HOUR_MS,
+            })
+            .await
+            .unwrap();
+        store
+            .record_payment(&notice(&bought, "ab-2", 9_900))
+            .await
+            .unwrap();
+        let full = store
+            .operator_refund_order(actor, bought.id, "RF-ab-3", 9_900, "用户申请")
+            .await
+            .unwrap();
+        assert_eq!(full.order.status, OrderStatus::Refunded);
+        let now = store::now_ms();
+        assert!(store.active_grants(u, now).await.unwrap().is_empty());
+        store
+            .abandon_refund(actor, "RF-ab-3", "超过退款期限")
+            .await
+            .unwrap();
+        let back = store.order_by_id(bought.id).await.unwrap();
+        assert_eq!((back.status, back.refunded_fen), (OrderStatus::Paid, 0));
+        assert_eq!(store.active_grants(u, now).await.unwrap()[0].remaining, 3);
+        let (entries, _) = store.audit_log("refund_abandon", 0, 10).await.unwrap();
+        let actions: Vec<String> = entries.iter().map(|e| e.action.clone()).collect();
+        assert_eq!(
+            actions
+                .iter()
+                .filter(|a| *a == "order.refund_abandon")
+                .count(),
+            2,
+            "{actions:?}"
+        );
+    }
+);

@@ -122,6 +122,25 @@ enum Command {
         #[command(subcommand)]
         command: AccountCommand,
     },
+    /// Online payment tools.
+    Payment {
+        #[command(subcommand)]
+        command: PaymentCommand,
+    },
+}
+
+#[derive(Subcommand)]
+enum PaymentCommand {
+    /// Write the merchant keys of this data folder's payment sandbox into DIR and print the
+    /// `wenjian.toml` lines of a site that pays through it over HTTP (a rehearsal of
+    /// `payment = "live"` without a merchant; the sandbox site runs with `payment = "sandbox"`).
+    SandboxMerchant {
+        #[arg(long)]
+        out: PathBuf,
+        /// Where the sandbox site is reached, e.g. http://127.0.0.1:8080.
+        #[arg(long, default_value = "http://127.0.0.1:8080")]
+        sandbox_url: String,
+    },
 }
 
 #[derive(Subcommand)]
@@ -611,6 +630,18 @@ async fn run() -> anyhow::Result<()> {
             }
             Ok(())
         }
+        Command::Payment { command } => match command {
+            PaymentCommand::SandboxMerchant { out, sandbox_url } => {
+                let sandbox =
+                    server::payments::sandbox::Sandbox::open(&config.data_dir.join("sandbox"))
+                        .map_err(|e| anyhow::anyhow!("支付沙箱无法打开：{e}"))?;
+                let toml = sandbox
+                    .merchant_files(&out, &sandbox_url)
+                    .map_err(|e| anyhow::anyhow!("商户文件无法写入：{e}"))?;
+                print!("{toml}");
+                Ok(())
+            }
+        },
         Command::Account { command } => {
             let store = store::Store::open(&config.database_url()).await?;
             match command {

@@ -43,11 +43,193 @@ impl Channel {
     }
 }
 
-/// Where our requests to a provider go. Live gateways come with merchant configuration; the
-/// sandbox's gateway answers in this process, from the same signed bytes a live one would get.
+/// Where our requests to a provider go: the providers' gateways over HTTPS (or another
+/// Wenjian's sandbox, for a rehearsal), or the sandbox of this process, which answers the same
+/// signed bytes a live gateway would get.
 #[derive(Clone)]
 enum Gateway {
     Sandbox(Arc<sandbox::Sandbox>),
+    Live(Arc<LiveGateway>),
+}
+
+/// The providers' HTTP gateways.
+struct LiveGateway {
+    http: reqwest::Client,
+    /// `https://api.mch.weixin.qq.com`.
+    wechat_base: String,
+    /// `https://openapi.alipay.com/gateway.do`.
+    alipay_url: String,
+}
+
+/// Largest gateway answer read (theirs are a few hundred bytes).
+const MAX_GATEWAY_ANSWER: usize = 256 * 1024;
+
+impl LiveGateway {
+    async fn wechat(
+        &self,
+        method: &str,
+        path: &str,
+        authorization: &str,
+        body: &str,
+    ) -> Result<(u16, wechat::SignedHeaders, String), ProviderError> {
+        let url = format!("{}{path}", self.wechat_base.trim_end_matches('/'));
+        let method = reqwest::Method::from_bytes(method.as_bytes())
+            .map_err(|e| ProviderError(format!("请求方法无效：{e}")))?;
+        let mut request = self
+            .http
+            .request(method, url)
+            .header("Authorization", authorization)
+            .header("Accept", "application/json");
+        if !body.is_empty() {
+            request = request
+                .header("Content-Type", "application/json")
+                .body(body.to_string());
+        }
+        let answer = request
+            .send()
+            .await
+            .map_err(|e| ProviderError(format!("无法连接微信支付：{e}")))?;
+        let status = answer.status().as_u16();
+        let header = |name: &str| {
+            answer
+                .headers()
+                .get(name)
+                .and_then(|v| v.to_str().ok())
+                .unwrap_or_default()
+                .to_string()
+        };
+        let headers = wechat::SignedHeaders {
+            timestamp: header("Wechatpay-Timestamp"),
+            nonce: header("Wechatpay-Nonce"),
+            signature: header("Wechatpay-Signature"),
+            serial: header("Wechatpay-Serial"),
+        };
+        let text = read_answer(answer, "微信支付").await?;
+        Ok((status, headers, text))
+    }
+
+    async fn alipay(&self, params: &[(String, String)]) -> Result<String, ProviderError> {
+        let body = form_urlencoded::Serializer::new(String::new())
+            .extend_pairs(params)
+            .finish();
+        let answer = self
+            .http
+            .post(&self.alipay_url)
+            .header(
+                "Content-Type",
+                "application/x-www-form-urlencoded;charset=utf-8",
+            )
+            .body(body)
+            .send()
+            .await
+            .map_err(|e| ProviderError(format!("无法连接支付宝：{e}")))?;
+        read_answer(answer, "支付宝").await
+    }
+}
+
+/// A gateway's answer as text, refused when larger than any real answer.
+async fn read_answer(
+    mut answer: reqwest::Response,
+    provider: &str,
+) -> Result<String, ProviderError> {
+    let mut bytes = Vec::new();
+    while let Some(chunk) = answer
+        .chunk()
+        .await
+        .map_err(|e| ProviderError(format!("{provider}应答中断：{e}")))?
+    {
+        bytes.extend_from_slice(&chunk);
+        if bytes.len() > MAX_GATEWAY_ANSWER {
+            return Err(ProviderError(format!("{provider}应答过长，已放弃")));
+        }
+    }
+    String::from_utf8(bytes).map_err(|_| ProviderError(format!("{provider}应答不是 UTF-8 文本")))
+}
+
+/// The merchants of `payment = "live"`, read from their key files.
+type LiveMerchants = (
+    Option<(wechat::Merchant, wechat::Verifiers)>,
+    Option<alipay::App>,
+    LiveGateway,
+);
+
+fn live_merchants(config: &crate::Config) -> Result<LiveMerchants, String> {
+    let read = |path: &std::path::Path, what: &str| {
+        std::fs::read_to_string(path)
+            .map_err(|e| format!("{what}（{}）无法读取：{e}", path.display()))
+    };
+    let mut wechat_side = None;
+    let mut wechat_base = String::new();
+    if let Some(w) = &config.wechat_pay {
+        let key = pay::keys::private_key(&read(&w.private_key_file, "微信支付商户私钥")?)
+            .map_err(|e| format!("微信支付商户私钥：{e}"))?;
+        if w.api_v3_key.len() != 32 || !w.api_v3_key.is_ascii() {
+            return Err("微信支付 APIv3 密钥应为 32 个字符".into());
+        }
+        let mut verifiers = wechat::Verifiers::default();
+        for path in &w.platform_certificate_files {
+            let pem = read(path, "微信支付平台证书")?;
+            let serial = pay::keys::certificate_serial(&pem)
+                .map_err(|e| format!("微信支付平台证书（{}）：{e}", path.display()))?;
+            let public = pay::keys::public_key(&pem)
+                .map_err(|e| format!("微信支付平台证书（{}）：{e}", path.display()))?;
+            verifiers.add(&serial, public);
+        }
+        match (&w.public_key_file, &w.public_key_id) {
+            (Some(path), Some(id)) => {
+                let public = pay::keys::public_key(&read(path, "微信支付公钥")?)
+                    .map_err(|e| format!("微信支付公钥：{e}"))?;
+                verifiers.add(id, public);
+            }
+            (None, None) => {}
+            _ => return Err("微信支付公钥需要同时配置 public_key_file 和 public_key_id".into()),
+        }
+        if verifiers.is_empty() {
+            return Err(
+                "微信支付需要平台证书（platform_certificate_files）或微信支付公钥（public_key_file、public_key_id）来验证应答和通知"
+                    .into(),
+            );
+        }
+        let merchant = wechat::Merchant {
+            mchid: w.mchid.clone(),
+            appid: w.appid.clone(),
+            serial_no: w.merchant_serial_no.clone(),
+            key,
+            api_v3_key: w.api_v3_key.clone(),
+        };
+        wechat_side = Some((merchant, verifiers));
+        wechat_base = w.gateway.clone();
+    }
+    let mut alipay_side = None;
+    let mut alipay_url = String::new();
+    if let Some(a) = &config.alipay {
+        let key = pay::keys::private_key(&read(&a.private_key_file, "支付宝应用私钥")?)
+            .map_err(|e| format!("支付宝应用私钥：{e}"))?;
+        let public = pay::keys::public_key(&read(&a.alipay_public_key_file, "支付宝公钥")?)
+            .map_err(|e| format!("支付宝公钥：{e}"))?;
+        alipay_side = Some(alipay::App {
+            app_id: a.app_id.clone(),
+            seller_id: a.seller_id.clone(),
+            key,
+            alipay_public_key: public,
+        });
+        alipay_url = a.gateway.clone();
+    }
+    let http = reqwest::Client::builder()
+        .connect_timeout(std::time::Duration::from_secs(5))
+        .timeout(std::time::Duration::from_secs(20))
+        .user_agent(concat!("wenjian/", env!("CARGO_PKG_VERSION")))
+        .build()
+        .map_err(|e| format!("HTTP 客户端无法创建：{e}"))?;
+    Ok((
+        wechat_side,
+        alipay_side,
+        LiveGateway {
+            http,
+            wechat_base,
+            alipay_url,
+        },
+    ))
 }
 
 /// The configured providers.
@@ -63,6 +245,17 @@ pub struct Payments {
 /// Why a provider call failed, in words for the user.
 #[derive(Debug)]
 pub struct ProviderError(pub String);
+
+/// A refund as its provider knows it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RefundState {
+    /// The money went back (the provider's refund number).
+    Succeeded(String),
+    /// Accepted, not finished.
+    Processing,
+    /// Never made, or closed without paying: why.
+    NotMade(String),
+}
 
 impl Payments {
     pub fn new(config: &crate::Config) -> Self {
@@ -84,10 +277,23 @@ impl Payments {
                 Err(e) => payments.broken = Some(format!("支付沙箱无法启动：{e}")),
             }
         }
+        if config.payment == "live" {
+            match live_merchants(config) {
+                Ok((wechat, alipay, gateway)) => {
+                    payments.wechat = wechat;
+                    payments.alipay = alipay;
+                    payments.gateway = Some(Gateway::Live(Arc::new(gateway)));
+                }
+                Err(why) => {
+                    tracing::error!(error = %why, "online payment cannot run");
+                    payments.broken = Some(format!("在线支付配置有误，暂不可用：{why}"));
+                }
+            }
+        }
         payments
     }
 
-    /// `off` or `sandbox`.
+    /// `off`, `sandbox` or `live`.
     pub fn mode(&self) -> &str {
         &self.mode
     }
@@ -135,7 +341,7 @@ impl Payments {
     pub fn sandbox(&self) -> Option<&Arc<sandbox::Sandbox>> {
         match &self.gateway {
             Some(Gateway::Sandbox(s)) => Some(s),
-            None => None,
+            _ => None,
         }
     }
 
@@ -194,6 +400,71 @@ impl Payments {
         }
     }
 
+    /// Opens `order` for paying in a phone's browser: WeChat Pay H5 (`h5_url`, with our
+    /// `redirect_url`) or Alipay's wap.pay page (our signed parameters in its address). The
+    /// answer is where the browser goes; `return_url` is where it comes back to.
+    pub async fn open_on_phone(
+        &self,
+        channel: Channel,
+        order: &Order,
+        notify_base: &str,
+        return_url: &str,
+        payer_ip: &str,
+    ) -> Result<String, ProviderError> {
+        let gateway = self
+            .gateway
+            .as_ref()
+            .ok_or_else(|| ProviderError(self.unavailable().unwrap_or_default()))?;
+        match channel {
+            Channel::Wechat => {
+                let (merchant, verifiers) = self.wechat_side()?;
+                let body = wechat::h5_order_body(
+                    merchant,
+                    &order.title,
+                    &order.out_trade_no,
+                    order.amount_fen,
+                    &format!("{notify_base}/api/order/notify/wechat"),
+                    &rfc3339_china(order.expires_at),
+                    payer_ip,
+                );
+                let path = "/v3/pay/transactions/h5";
+                let answer = wechat_call(gateway, merchant, verifiers, "POST", path, &body).await?;
+                let h5_url = answer["h5_url"]
+                    .as_str()
+                    .ok_or_else(|| ProviderError("微信支付未返回 H5 支付链接".into()))?;
+                let joiner = if h5_url.contains('?') { '&' } else { '?' };
+                let back =
+                    form_urlencoded::byte_serialize(return_url.as_bytes()).collect::<String>();
+                Ok(format!("{h5_url}{joiner}redirect_url={back}"))
+            }
+            Channel::Alipay => {
+                let app = self.alipay_side()?;
+                let biz = serde_json::json!({
+                    "out_trade_no": order.out_trade_no,
+                    "total_amount": pay::amount::format_yuan(order.amount_fen),
+                    "subject": order.title,
+                    "product_code": "QUICK_WAP_WAY",
+                    "time_expire": china_time(order.expires_at),
+                    "quit_url": return_url,
+                });
+                let gateway_url = match gateway {
+                    Gateway::Live(live) => live.alipay_url.clone(),
+                    // This site's own sandbox, reached by the phone's browser.
+                    Gateway::Sandbox(_) => format!("{notify_base}/sandbox/gateway/alipay"),
+                };
+                Ok(alipay::page_pay_url(
+                    app,
+                    &gateway_url,
+                    "alipay.trade.wap.pay",
+                    &biz,
+                    &format!("{notify_base}/api/order/notify/alipay"),
+                    return_url,
+                    &china_time(store::now_ms()),
+                ))
+            }
+        }
+    }
+
     /// Asks the provider whether `order` was paid (an order whose notification never came).
     pub async fn query(&self, order: &Order) -> Result<Option<PaidNotice>, ProviderError> {
         let gateway = self
@@ -218,7 +489,14 @@ impl Payments {
             Some(Channel::Alipay) => {
                 let app = self.alipay_side()?;
                 let biz = serde_json::json!({"out_trade_no": order.out_trade_no});
-                let answer = alipay_call(gateway, app, "alipay.trade.query", &biz, None).await?;
+                let answer = alipay_answer(gateway, app, "alipay.trade.query", &biz, None).await?;
+                // Alipay creates a precreated trade only when it is scanned.
+                if answer["sub_code"] == "ACQ.TRADE_NOT_EXIST" {
+                    return Ok(None);
+                }
+                if answer["code"] != "10000" {
+                    return Err(alipay_refusal(&answer));
+                }
                 if !matches!(
                     answer["trade_status"].as_str(),
                     Some("TRADE_SUCCESS" | "TRADE_FINISHED")
@@ -296,13 +574,109 @@ impl Payments {
         }
     }
 
+    /// What the provider says of a refund we asked for, without asking for it again: before
+    /// an operator gives a refund up, the provider must confirm it never paid it. Only a
+    /// signed answer counts.
+    pub async fn refund_state(
+        &self,
+        order: &Order,
+        refund_no: &str,
+    ) -> Result<RefundState, ProviderError> {
+        let gateway = self
+            .gateway
+            .as_ref()
+            .ok_or_else(|| ProviderError("未配置在线支付，无法向服务商核实退款".into()))?;
+        match Channel::parse(&order.channel) {
+            Some(Channel::Wechat) => {
+                let (merchant, verifiers) = self.wechat_side()?;
+                let path = format!("/v3/refund/domestic/refunds/{refund_no}");
+                let (status, headers, answer) =
+                    wechat_send(gateway, merchant, "GET", &path, "").await?;
+                wechat::verify(verifiers, &headers, answer.as_bytes(), now_s())
+                    .map_err(|e| ProviderError(format!("微信支付应答验签失败：{e}")))?;
+                let value: serde_json::Value = serde_json::from_str(&answer)
+                    .map_err(|e| ProviderError(format!("微信支付应答无法读取：{e}")))?;
+                match (status, value["status"].as_str()) {
+                    (200, Some("SUCCESS")) => Ok(RefundState::Succeeded(
+                        value["refund_id"].as_str().unwrap_or_default().to_string(),
+                    )),
+                    (200, Some("PROCESSING")) => Ok(RefundState::Processing),
+                    (200, Some("CLOSED")) => {
+                        Ok(RefundState::NotMade("微信支付已关闭这笔退款".into()))
+                    }
+                    (200, Some("ABNORMAL")) => Ok(RefundState::NotMade(
+                        "微信支付退款异常，未退到用户账户".into(),
+                    )),
+                    (404, _) => Ok(RefundState::NotMade("微信支付没有这笔退款".into())),
+                    _ => Err(ProviderError(format!(
+                        "微信支付退款查询失败：{}",
+                        value["message"].as_str().unwrap_or("未知状态")
+                    ))),
+                }
+            }
+            Some(Channel::Alipay) => {
+                let app = self.alipay_side()?;
+                let biz = serde_json::json!({
+                    "out_trade_no": order.out_trade_no,
+                    "out_request_no": refund_no,
+                });
+                let value = alipay_call(
+                    gateway,
+                    app,
+                    "alipay.trade.fastpay.refund.query",
+                    &biz,
+                    None,
+                )
+                .await?;
+                // Alipay answers 10000 either way; a refund it made carries its amount.
+                let found = value["refund_amount"]
+                    .as_str()
+                    .is_some_and(|a| !a.is_empty());
+                match value["refund_status"].as_str() {
+                    Some("REFUND_SUCCESS") => Ok(RefundState::Succeeded(
+                        value["trade_no"].as_str().unwrap_or_default().to_string(),
+                    )),
+                    None if found => Ok(RefundState::Succeeded(
+                        value["trade_no"].as_str().unwrap_or_default().to_string(),
+                    )),
+                    None => Ok(RefundState::NotMade("支付宝没有这笔退款".into())),
+                    Some(other) => Err(ProviderError(format!("支付宝退款状态未知：{other}"))),
+                }
+            }
+            None => Err(ProviderError(format!("未知的支付渠道 {}", order.channel))),
+        }
+    }
+
     /// Closes `order` at the provider, so it can no longer be paid.
     pub async fn close(&self, order: &Order) -> Result<(), ProviderError> {
-        let Some(Gateway::Sandbox(sandbox)) = &self.gateway else {
-            return Err(ProviderError("未配置在线支付".into()));
-        };
-        sandbox.close(&order.out_trade_no);
-        Ok(())
+        let gateway = self
+            .gateway
+            .as_ref()
+            .ok_or_else(|| ProviderError("未配置在线支付".into()))?;
+        match Channel::parse(&order.channel) {
+            Some(Channel::Wechat) => {
+                let (merchant, verifiers) = self.wechat_side()?;
+                let path = format!(
+                    "/v3/pay/transactions/out-trade-no/{}/close",
+                    order.out_trade_no
+                );
+                let body = serde_json::json!({"mchid": merchant.mchid}).to_string();
+                wechat_call(gateway, merchant, verifiers, "POST", &path, &body).await?;
+                Ok(())
+            }
+            Some(Channel::Alipay) => {
+                let app = self.alipay_side()?;
+                let biz = serde_json::json!({"out_trade_no": order.out_trade_no});
+                let answer = alipay_answer(gateway, app, "alipay.trade.close", &biz, None).await?;
+                // An order nobody scanned was never created at Alipay: nothing to close.
+                if answer["code"] == "10000" || answer["sub_code"] == "ACQ.TRADE_NOT_EXIST" {
+                    Ok(())
+                } else {
+                    Err(alipay_refusal(&answer))
+                }
+            }
+            None => Err(ProviderError(format!("未知的支付渠道 {}", order.channel))),
+        }
     }
 
     /// Reads a WeChat Pay notification: `Ok(None)` when genuine but not a payment.
@@ -360,6 +734,22 @@ fn now_s() -> i64 {
     store::now_ms() / 1000
 }
 
+/// A WeChat Pay v3 request, signed; its answer as it came (status, signature headers, body).
+async fn wechat_send(
+    gateway: &Gateway,
+    merchant: &wechat::Merchant,
+    method: &str,
+    path: &str,
+    body: &str,
+) -> Result<(u16, wechat::SignedHeaders, String), ProviderError> {
+    let authorization =
+        wechat::authorization(merchant, method, path, body, now_s(), &pay::keys::nonce(32));
+    match gateway {
+        Gateway::Sandbox(s) => Ok(s.wechat_gateway(method, path, &authorization, body, None)),
+        Gateway::Live(live) => live.wechat(method, path, &authorization, body).await,
+    }
+}
+
 /// A signed WeChat Pay v3 call; the answer's signature is checked before it is read.
 async fn wechat_call(
     gateway: &Gateway,
@@ -369,22 +759,25 @@ async fn wechat_call(
     path: &str,
     body: &str,
 ) -> Result<serde_json::Value, ProviderError> {
-    let authorization =
-        wechat::authorization(merchant, method, path, body, now_s(), &pay::keys::nonce(32));
-    let (status, headers, answer) = match gateway {
-        Gateway::Sandbox(s) => s.wechat_gateway(method, path, &authorization, body),
-    };
-    wechat::verify(verifiers, &headers, answer.as_bytes(), now_s())
-        .map_err(|e| ProviderError(format!("微信支付应答验签失败：{e}")))?;
-    let value: serde_json::Value = serde_json::from_str(&answer)
-        .map_err(|e| ProviderError(format!("微信支付应答无法读取：{e}")))?;
+    let (status, headers, answer) = wechat_send(gateway, merchant, method, path, body).await?;
     if !(200..300).contains(&status) {
+        // A refusal is only ever a failure, so its words are shown even when unsigned (the
+        // gateway's own 401s are).
+        let value: serde_json::Value = serde_json::from_str(&answer).unwrap_or_default();
         return Err(ProviderError(format!(
             "微信支付拒绝了请求：{}",
-            value["message"].as_str().unwrap_or("未知原因")
+            value["message"]
+                .as_str()
+                .map_or_else(|| format!("HTTP {status}"), str::to_string)
         )));
     }
-    Ok(value)
+    wechat::verify(verifiers, &headers, answer.as_bytes(), now_s())
+        .map_err(|e| ProviderError(format!("微信支付应答验签失败：{e}")))?;
+    if answer.is_empty() {
+        // 204: done, nothing to say (closing an order).
+        return Ok(serde_json::Value::Null);
+    }
+    serde_json::from_str(&answer).map_err(|e| ProviderError(format!("微信支付应答无法读取：{e}")))
 }
 
 /// What WeChat Pay says of a refund: done (its `refund_id`), still processing, or refused.
@@ -411,23 +804,39 @@ async fn alipay_call(
     biz: &serde_json::Value,
     notify_url: Option<&str>,
 ) -> Result<serde_json::Value, ProviderError> {
+    let value = alipay_answer(gateway, app, method, biz, notify_url).await?;
+    if value["code"].as_str() != Some("10000") {
+        return Err(alipay_refusal(&value));
+    }
+    Ok(value)
+}
+
+/// A signed Alipay gateway call's verified answer, whatever its `code`.
+async fn alipay_answer(
+    gateway: &Gateway,
+    app: &alipay::App,
+    method: &str,
+    biz: &serde_json::Value,
+    notify_url: Option<&str>,
+) -> Result<serde_json::Value, ProviderError> {
     let timestamp = china_time(store::now_ms());
     let params = alipay::request_params(app, method, biz, notify_url, &timestamp);
     let answer = match gateway {
-        Gateway::Sandbox(s) => s.alipay_gateway(&params),
+        Gateway::Sandbox(s) => s.alipay_gateway(&params, None),
+        Gateway::Live(live) => live.alipay(&params).await?,
     };
-    let value = alipay::read_response(app, method, &answer)
-        .map_err(|e| ProviderError(format!("支付宝应答验签失败：{e}")))?;
-    if value["code"].as_str() != Some("10000") {
-        return Err(ProviderError(format!(
-            "支付宝拒绝了请求：{}",
-            value["sub_msg"]
-                .as_str()
-                .or(value["msg"].as_str())
-                .unwrap_or("未知原因")
-        )));
-    }
-    Ok(value)
+    alipay::read_response(app, method, &answer)
+        .map_err(|e| ProviderError(format!("支付宝应答验签失败：{e}")))
+}
+
+fn alipay_refusal(value: &serde_json::Value) -> ProviderError {
+    ProviderError(format!(
+        "支付宝拒绝了请求：{}",
+        value["sub_msg"]
+            .as_str()
+            .or(value["msg"].as_str())
+            .unwrap_or("未知原因")
+    ))
 }
 
 /// "yyyy-MM-dd HH:mm:ss" in China Standard Time (Alipay's `timestamp`).

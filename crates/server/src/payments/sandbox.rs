@@ -45,6 +45,18 @@ struct SandboxOrder {
     /// Set once paid on the phone page.
     transaction_id: Option<String>,
     closed: bool,
+    /// Where a phone payment page sends the payer back (Alipay `return_url`).
+    #[serde(default)]
+    return_url: Option<String>,
+}
+
+/// What the phone page shows of an order.
+pub struct OnPhone {
+    pub channel: super::Channel,
+    pub amount_fen: i64,
+    pub description: String,
+    pub paid: bool,
+    pub return_url: Option<String>,
 }
 
 /// A refund the sandbox made: under our refund number, of an order, an amount.
@@ -212,26 +224,34 @@ impl Sandbox {
         body: serde_json::Value,
     ) -> (u16, wechat::SignedHeaders, String) {
         let body = body.to_string();
+        (status, self.signed_headers(&body), body)
+    }
+
+    /// WeChat Pay's signature headers over an answer's body.
+    fn signed_headers(&self, body: &str) -> wechat::SignedHeaders {
         let timestamp = store::now_ms() / 1000;
         let nonce = keys::nonce(32);
-        let signature = wechat::sign_message(&self.wechat, timestamp, &nonce, &body);
-        let headers = wechat::SignedHeaders {
+        let signature = wechat::sign_message(&self.wechat, timestamp, &nonce, body);
+        wechat::SignedHeaders {
             timestamp: timestamp.to_string(),
             nonce,
             signature,
             serial: WECHAT_KEY_ID.into(),
-        };
-        (status, headers, body)
+        }
     }
 
     /// WeChat Pay's gateway: checks our `Authorization` signature, then opens, queries or
     /// closes the order. Answers are signed with the platform key.
+    ///
+    /// `phone_base` is the address the payer's phone reaches this sandbox at (when it is
+    /// called over HTTP); in process, it is the site's own, taken from the notify URL.
     pub fn wechat_gateway(
         &self,
         method: &str,
         path: &str,
         authorization: &str,
         body: &str,
+        phone_base: Option<&str>,
     ) -> (u16, wechat::SignedHeaders, String) {
         let error = |status, code: &str, message: &str| {
             self.wechat_answer(
@@ -266,7 +286,8 @@ impl Sandbox {
             return error(401, "SIGN_ERROR", "签名错误");
         }
         let mut orders = self.orders.lock().unwrap_or_else(|e| e.into_inner());
-        if method == "POST" && path == "/v3/pay/transactions/native" {
+        let h5 = path == "/v3/pay/transactions/h5";
+        if method == "POST" && (path == "/v3/pay/transactions/native" || h5) {
             let Ok(order) = serde_json::from_str::<serde_json::Value>(body) else {
                 return error(400, "PARAM_ERROR", "请求体不是 JSON");
             };
@@ -281,11 +302,12 @@ impl Sandbox {
                     "缺少 out_trade_no、amount.total 或 notify_url",
                 );
             };
-            let base = notify
-                .split("/api/order/notify/")
-                .next()
-                .unwrap_or_default()
-                .to_string();
+            if h5 && order["scene_info"]["payer_client_ip"].as_str().is_none() {
+                return error(400, "PARAM_ERROR", "H5 支付缺少 scene_info.payer_client_ip");
+            }
+            if orders.get(no).is_some_and(|o| o.transaction_id.is_some()) {
+                return error(400, "ORDERPAID", "该订单已支付");
+            }
             orders.insert(
                 no.to_string(),
                 SandboxOrder {
@@ -298,11 +320,32 @@ impl Sandbox {
                     notify_url: notify.to_string(),
                     transaction_id: None,
                     closed: false,
+                    return_url: None,
                 },
             );
             self.persist(&orders);
-            let code_url = format!("{base}/sandbox/pay/{no}");
-            return self.wechat_answer(200, serde_json::json!({"code_url": code_url}));
+            let page = format!("{}/sandbox/pay/{no}", phone_page_base(phone_base, notify));
+            return if h5 {
+                self.wechat_answer(200, serde_json::json!({"h5_url": format!("{page}?h5=1")}))
+            } else {
+                self.wechat_answer(200, serde_json::json!({"code_url": page}))
+            };
+        }
+        if method == "POST"
+            && let Some(no) = path
+                .strip_prefix("/v3/pay/transactions/out-trade-no/")
+                .and_then(|rest| rest.strip_suffix("/close"))
+        {
+            let Some(order) = orders.get_mut(no) else {
+                return error(404, "ORDER_NOT_EXIST", "订单不存在");
+            };
+            if order.transaction_id.is_some() {
+                return error(400, "ORDERPAID", "订单已支付，不能关闭");
+            }
+            order.closed = true;
+            self.persist(&orders);
+            // 204 carries no body; its signature covers the empty one.
+            return (204, self.signed_headers(""), String::new());
         }
         if method == "GET"
             && let Some(rest) = path.strip_prefix("/v3/pay/transactions/out-trade-no/")
@@ -312,6 +355,22 @@ impl Sandbox {
                 return error(404, "ORDER_NOT_EXIST", "订单不存在");
             };
             return self.wechat_answer(200, self.transaction(no, order));
+        }
+        if method == "GET"
+            && let Some(refund_no) = path.strip_prefix("/v3/refund/domestic/refunds/")
+        {
+            let refunds = self.refunds.lock().unwrap_or_else(|e| e.into_inner());
+            return match refunds.get(refund_no) {
+                Some(refund) => self.wechat_answer(
+                    200,
+                    serde_json::json!({
+                        "refund_id": refund.refund_id, "out_refund_no": refund_no,
+                        "out_trade_no": refund.out_trade_no, "status": "SUCCESS",
+                        "amount": {"refund": refund.amount_fen, "currency": "CNY"},
+                    }),
+                ),
+                None => error(404, "RESOURCE_NOT_EXISTS", "退款单不存在"),
+            };
         }
         if method == "POST" && path == "/v3/refund/domestic/refunds" {
             let Ok(asked) = serde_json::from_str::<serde_json::Value>(body) else {
@@ -403,7 +462,7 @@ impl Sandbox {
 
     /// Alipay's gateway: checks our RSA2 signature, then precreates or queries the order.
     /// Answers are signed with Alipay's key.
-    pub fn alipay_gateway(&self, params: &[(String, String)]) -> String {
+    pub fn alipay_gateway(&self, params: &[(String, String)], phone_base: Option<&str>) -> String {
         let get = |name: &str| {
             params
                 .iter()
@@ -434,11 +493,7 @@ impl Sandbox {
                     );
                 };
                 let notify = get("notify_url");
-                let base = notify
-                    .split("/api/order/notify/")
-                    .next()
-                    .unwrap_or_default()
-                    .to_string();
+                let base = phone_page_base(phone_base, &notify);
                 orders.insert(
                     no.clone(),
                     SandboxOrder {
@@ -448,6 +503,7 @@ impl Sandbox {
                         notify_url: notify,
                         transaction_id: None,
                         closed: false,
+                        return_url: None,
                     },
                 );
                 self.persist(&orders);
@@ -455,6 +511,38 @@ impl Sandbox {
                     serde_json::json!({"code": "10000", "msg": "Success", "out_trade_no": no, "qr_code": format!("{base}/sandbox/pay/{no}")}),
                 )
             }
+            "alipay.trade.fastpay.refund.query" => {
+                let refund_no = biz["out_request_no"].as_str().unwrap_or_default();
+                let refunds = self.refunds.lock().unwrap_or_else(|e| e.into_inner());
+                match refunds.get(refund_no).filter(|r| r.out_trade_no == no) {
+                    Some(refund) => answer(serde_json::json!({
+                        "code": "10000", "msg": "Success", "out_trade_no": no,
+                        "out_request_no": refund_no,
+                        "trade_no": orders.get(&no).and_then(|o| o.transaction_id.clone()).unwrap_or_default(),
+                        "refund_amount": pay::amount::format_yuan(refund.amount_fen),
+                        "refund_status": "REFUND_SUCCESS",
+                    })),
+                    // Alipay answers a refund it never made with success and no refund data.
+                    None => answer(
+                        serde_json::json!({"code": "10000", "msg": "Success", "out_trade_no": no}),
+                    ),
+                }
+            }
+            "alipay.trade.close" => match orders.get_mut(&no) {
+                Some(order) if order.transaction_id.is_none() => {
+                    order.closed = true;
+                    self.persist(&orders);
+                    answer(
+                        serde_json::json!({"code": "10000", "msg": "Success", "out_trade_no": no}),
+                    )
+                }
+                Some(_) => answer(
+                    serde_json::json!({"code": "40004", "msg": "Business Failed", "sub_code": "ACQ.TRADE_STATUS_ERROR", "sub_msg": "交易状态不合法"}),
+                ),
+                None => answer(
+                    serde_json::json!({"code": "40004", "msg": "Business Failed", "sub_code": "ACQ.TRADE_NOT_EXIST", "sub_msg": "交易不存在"}),
+                ),
+            },
             "alipay.trade.query" => match orders.get(&no) {
                 Some(order) => {
                     let status = match (&order.transaction_id, order.closed) {
@@ -500,6 +588,67 @@ impl Sandbox {
         }
     }
 
+    /// Alipay's payment page (`alipay.trade.wap.pay`, `alipay.trade.page.pay`), reached by the
+    /// payer's browser with our signed parameters in the address: the order is opened and the
+    /// browser goes on to the phone page (its address returned). A bad signature or request is
+    /// the error page's words.
+    pub fn alipay_page(
+        &self,
+        params: &[(String, String)],
+        phone_base: &str,
+    ) -> Result<String, String> {
+        let get = |name: &str| {
+            params
+                .iter()
+                .find(|(k, _)| k == name)
+                .map(|(_, v)| v.clone())
+                .unwrap_or_default()
+        };
+        if !matches!(
+            get("method").as_str(),
+            "alipay.trade.wap.pay" | "alipay.trade.page.pay"
+        ) {
+            return Err("沙箱不支持该接口".into());
+        }
+        if get("app_id") != ALIPAY_APP_ID
+            || alipay::verify_request(&self.alipay_app.to_public_key(), params).is_err()
+        {
+            return Err("验签出错（isv.invalid-signature）".into());
+        }
+        let biz: serde_json::Value = serde_json::from_str(&get("biz_content")).unwrap_or_default();
+        let no = biz["out_trade_no"].as_str().unwrap_or_default().to_string();
+        let fen = pay::amount::parse_yuan(biz["total_amount"].as_str().unwrap_or_default())
+            .map_err(|_| "金额格式错误".to_string())?;
+        if no.is_empty() || get("notify_url").is_empty() {
+            return Err("缺少 out_trade_no 或 notify_url".into());
+        }
+        let mut orders = self.orders.lock().unwrap_or_else(|e| e.into_inner());
+        match orders.get(&no) {
+            // Opened again from the same page: the same trade.
+            Some(order) if order.amount_fen == fen => {}
+            Some(_) => return Err("订单号已用于另一笔金额".into()),
+            None => {
+                orders.insert(
+                    no.clone(),
+                    SandboxOrder {
+                        channel: super::Channel::Alipay,
+                        amount_fen: fen,
+                        description: biz["subject"].as_str().unwrap_or_default().to_string(),
+                        notify_url: get("notify_url"),
+                        transaction_id: None,
+                        closed: false,
+                        return_url: Some(get("return_url")).filter(|u| !u.is_empty()),
+                    },
+                );
+                self.persist(&orders);
+            }
+        }
+        Ok(format!(
+            "{}/sandbox/pay/{no}",
+            phone_base.trim_end_matches('/')
+        ))
+    }
+
     /// Forgets an order, as a provider that lost it would (tests of what a refused call does).
     pub fn forget_for_tests(&self, out_trade_no: &str) {
         let mut orders = self.orders.lock().unwrap_or_else(|e| e.into_inner());
@@ -507,27 +656,15 @@ impl Sandbox {
         self.persist(&orders);
     }
 
-    /// Closes an order so the phone page can no longer pay it.
-    pub fn close(&self, out_trade_no: &str) {
-        let mut orders = self.orders.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(order) = orders.get_mut(out_trade_no)
-            && order.transaction_id.is_none()
-        {
-            order.closed = true;
-            self.persist(&orders);
-        }
-    }
-
-    /// What the phone page shows of an order: channel, amount and description.
-    pub fn describe(&self, out_trade_no: &str) -> Option<(super::Channel, i64, String, bool)> {
+    /// What the phone page shows of an order.
+    pub fn describe(&self, out_trade_no: &str) -> Option<OnPhone> {
         let orders = self.orders.lock().unwrap_or_else(|e| e.into_inner());
-        orders.get(out_trade_no).map(|o| {
-            (
-                o.channel,
-                o.amount_fen,
-                o.description.clone(),
-                o.transaction_id.is_some(),
-            )
+        orders.get(out_trade_no).map(|o| OnPhone {
+            channel: o.channel,
+            amount_fen: o.amount_fen,
+            description: o.description.clone(),
+            paid: o.transaction_id.is_some(),
+            return_url: o.return_url.clone(),
         })
     }
 
@@ -589,6 +726,46 @@ impl Sandbox {
         PaidOnPhone::Paid {
             notify_statuses: statuses,
         }
+    }
+
+    /// Writes our side of both providers (the keys a merchant would download) into `dir` and
+    /// returns the `wenjian.toml` lines of a site that pays through this sandbox over HTTP at
+    /// `sandbox_base` — a rehearsal of `payment = "live"` without a merchant.
+    pub fn merchant_files(&self, dir: &Path, sandbox_base: &str) -> Result<String, String> {
+        std::fs::create_dir_all(dir).map_err(|e| e.to_string())?;
+        let write = |name: &str, text: &str| -> Result<String, String> {
+            let path = dir.join(name);
+            std::fs::write(&path, text).map_err(|e| format!("{}：{e}", path.display()))?;
+            Ok(path.display().to_string().replace('\\', "/"))
+        };
+        let pem = |key: &keys::PrivateKey| keys::to_pem(key).map_err(|e| e.to_string());
+        let merchant = write("wechat_merchant_key.pem", &pem(&self.merchant)?.0)?;
+        let wechat_public = write("wechat_pay_public_key.pem", &pem(&self.wechat)?.1)?;
+        let app = write("alipay_app_key.pem", &pem(&self.alipay_app)?.0)?;
+        let alipay_public = write("alipay_public_key.pem", &pem(&self.alipay)?.1)?;
+        let base = sandbox_base.trim_end_matches('/');
+        Ok(format!(
+            r#"payment = "live"
+
+[wechat_pay]
+mchid = "{MCHID}"
+appid = "{APPID}"
+merchant_serial_no = "{MERCHANT_SERIAL}"
+private_key_file = "{merchant}"
+api_v3_key = "{api_v3_key}"
+public_key_file = "{wechat_public}"
+public_key_id = "{WECHAT_KEY_ID}"
+gateway = "{base}/sandbox/gateway/wechat"
+
+[alipay]
+app_id = "{ALIPAY_APP_ID}"
+seller_id = "{ALIPAY_SELLER_ID}"
+private_key_file = "{app}"
+alipay_public_key_file = "{alipay_public}"
+gateway = "{base}/sandbox/gateway/alipay"
+"#,
+            api_v3_key = self.api_v3_key,
+        ))
     }
 
     async fn send_wechat(
@@ -674,5 +851,18 @@ impl Sandbox {
             .await
             .ok()?;
         Some(res.status().as_u16())
+    }
+}
+
+/// Where the phone page of an order is: the sandbox's address as the caller reached it, or
+/// in process the site's own (the part of the notify URL before `/api/order/notify/`).
+fn phone_page_base(phone_base: Option<&str>, notify_url: &str) -> String {
+    match phone_base {
+        Some(base) => base.trim_end_matches('/').to_string(),
+        None => notify_url
+            .split("/api/order/notify/")
+            .next()
+            .unwrap_or_default()
+            .to_string(),
     }
 }

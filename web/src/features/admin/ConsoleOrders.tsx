@@ -2,8 +2,8 @@ import { useState } from 'react'
 import { keepPreviousData, useQuery, useQueryClient } from '@tanstack/react-query'
 import { Button, Card, Form, Input, InputNumber, Modal, Select, Space, Tag } from 'antd'
 import OperatorGate from './OperatorGate'
-import { reconcileOrders, refundOrder, searchOrders, type OrderQuery } from './api'
-import type { OrderRow } from './types'
+import { abandonRefund, reconcileOrders, refundOrder, searchOrders, type OrderQuery } from './api'
+import type { OrderRow, RefundRow } from './types'
 import ResponsiveTable from '../../components/ResponsiveTable'
 import { channelLabels, statusLabels, type Channel, type Order } from '../order/types'
 import { formatDateTime, formatFen } from '../../utils/format'
@@ -155,17 +155,63 @@ function OrdersBody() {
   )
 }
 
-/** An order's refunds (confirmed or still being asked) and, while something is left, the refund button. */
+/** Giving up a refund the provider never made: the provider is asked first, then the buyer's balance or package
+ * uses come back. */
+function AbandonDialog({ refund, onClose }: { refund: RefundRow; onClose: () => void }) {
+  const client = useQueryClient()
+  const [reason, setReason] = useState('')
+  const [busy, setBusy] = useState(false)
+  const submit = async () => {
+    if (!reason.trim()) return
+    setBusy(true)
+    try {
+      await abandonRefund(refund.refundNo, reason.trim())
+      toastSuccess('已放弃这笔退款，收回的余额或套餐次数已还给用户')
+      onClose()
+    } catch {
+      // Toasted by the client (the provider made the refund after all, say).
+    } finally {
+      setBusy(false)
+      await client.invalidateQueries({ queryKey: ['admin', 'orders'] })
+    }
+  }
+  return (
+    <Modal open title="放弃退款" okText="确认放弃" cancelText="取消" onOk={submit} confirmLoading={busy} okButtonProps={{ danger: true, disabled: !reason.trim() }} onCancel={onClose}>
+      <p>
+        退款 {refund.refundNo}（{formatFen(refund.amountFen)}）尚未被支付服务商确认{refund.error ? `：${refund.error}` : ''}。放弃前会先向服务商核实这笔钱没有退出；
+        放弃后，退款时收回的余额或套餐次数会还给用户，订单恢复为已支付。
+      </p>
+      <Form layout="vertical">
+        <Form.Item label="放弃原因" required extra="用户的账户流水中会显示它">
+          <Input value={reason} onChange={(e) => setReason(e.target.value)} maxLength={100} data-testid="abandon-reason" />
+        </Form.Item>
+      </Form>
+    </Modal>
+  )
+}
+
+const REFUND_TAGS: Record<RefundRow['status'], [string, string]> = { succeeded: ['green', '已退'], pending: ['orange', '退款中'], abandoned: ['default', '已放弃'] }
+
+/** An order's refunds (confirmed, still being asked, or given up) and, while something is left, the refund button. */
 function RefundCell({ order, onRefund }: { order: OrderRow; onRefund: () => void }) {
   const left = order.amountFen - order.refundedFen
+  const [abandoning, setAbandoning] = useState<RefundRow | null>(null)
   return (
     <div data-testid="refund-cell">
       {order.refunds.map((r) => (
         <div key={r.refundNo} className="muted">
-          {r.status === 'succeeded' ? <Tag color="green">已退</Tag> : <Tag color="orange" title={r.error ?? undefined}>退款中</Tag>}
+          <Tag color={REFUND_TAGS[r.status][0]} title={r.error ?? undefined}>
+            {REFUND_TAGS[r.status][1]}
+          </Tag>
           {formatFen(r.amountFen)} {r.reason}
+          {r.status === 'pending' && (
+            <Button size="small" type="link" danger onClick={() => setAbandoning(r)} data-testid="refund-abandon">
+              放弃退款
+            </Button>
+          )}
         </div>
       ))}
+      {abandoning && <AbandonDialog refund={abandoning} onClose={() => setAbandoning(null)} />}
       {order.status === 'paid' && left > 0 && (
         <Button size="small" danger onClick={onRefund} data-testid="order-refund">
           退款

@@ -56,6 +56,10 @@ export const reconcileOrders = () => post<{ paid: number; closed: number; refund
 export const refundOrder = (orderId: number, amountFen: number, reason: string) =>
   post<OrderRow>('api/admin/orders/refund', { data: { orderId, amountFen, reason }, timeout: 60_000 })
 
+/** Gives up a refund the provider never made; what it took back is the buyer's again. */
+export const abandonRefund = (refundNo: string, reason: string) =>
+  post<OrderRow>('api/admin/orders/refund/abandon', { data: { refundNo, reason }, timeout: 60_000 })
+
 export const packages = () => get<PackageRow[]>('api/admin/packages', { silent: true })
 
 export const savePackage = (form: PackageForm) => post<PackageRow>('api/admin/packages/save', { data: form })

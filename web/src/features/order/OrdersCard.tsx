@@ -15,17 +15,28 @@ function granted(o: Order): string {
 /** The account centre's order list: what was bought, how, and what it granted. */
 export default function OrdersCard() {
   const orders = useQuery({ queryKey: ['orders'], queryFn: () => orderList(1, 20) })
-  // A part refunded shows beside the status: 已支付 · 已退 ¥10.00.
-  const status = (o: Order) => (
-    <>
-      <Tag color={statusColors[o.status]}>{statusLabels[o.status]}</Tag>
-      {o.status === 'paid' && o.refundedFen > 0 && (
-        <Tag color="warning" data-testid="order-part-refunded">
-          已退 {formatFen(o.refundedFen)}
-        </Tag>
-      )}
-    </>
-  )
+  // A part refunded shows beside the status (已支付 · 已退 ¥10.00); money the provider has not sent back yet is
+  // 退款处理中, never 已退款.
+  const status = (o: Order) => {
+    const pending = o.refundPendingFen ?? 0
+    const confirmed = o.refundedFen - pending
+    const processing = o.status === 'refunded' && pending > 0
+    return (
+      <>
+        <Tag color={processing ? 'processing' : statusColors[o.status]}>{processing ? '退款处理中' : statusLabels[o.status]}</Tag>
+        {confirmed > 0 && (o.status === 'paid' || processing) && (
+          <Tag color="warning" data-testid="order-part-refunded">
+            已退 {formatFen(confirmed)}
+          </Tag>
+        )}
+        {pending > 0 && o.status === 'paid' && (
+          <Tag color="processing" data-testid="order-refund-pending">
+            退款处理中 {formatFen(pending)}
+          </Tag>
+        )}
+      </>
+    )
+  }
   const columns = [
     { title: '下单时间', dataIndex: 'createdAt', key: 'createdAt', width: 170, render: (v: number) => formatDateTime(v) },
     { title: '商品', dataIndex: 'title', key: 'title', width: 140 },

@@ -5,7 +5,6 @@ import { useNavigate } from 'react-router'
 import { loadOrder } from './api'
 import { channelLabels, type Order } from './types'
 import { formatFen } from '../../utils/format'
-import { useIsPhone } from '../../utils/useMediaQuery'
 
 /** How often a pending order is asked about while its QR code is shown. */
 export const ORDER_POLL_MS = 2000
@@ -42,11 +41,11 @@ function granted(order: Order): string {
   return `余额 ${formatFen(order.creditFen)}`
 }
 
-/** Shows an order's QR code with its amount and countdown, and follows it until it is paid. */
-export default function PayOrderModal({ order, onClose, onPaid }: { order: Order | null; onClose: () => void; onPaid?: () => void }) {
+/** Shows an order's QR code (or, for an order made on a phone, the button to the provider's payment page) with its
+ * amount and countdown, and follows it until it is paid. */
+export default function PayOrderModal({ order, onPhone = false, onClose, onPaid }: { order: Order | null; onPhone?: boolean; onClose: () => void; onPaid?: () => void }) {
   const navigate = useNavigate()
   const queryClient = useQueryClient()
-  const isPhone = useIsPhone()
   const followed = useQuery({
     queryKey: ['order', order?.id],
     queryFn: () => loadOrder(order?.id ?? 0),
@@ -55,7 +54,7 @@ export default function PayOrderModal({ order, onClose, onPaid }: { order: Order
     initialData: order ?? undefined,
   })
   const current = followed.data ?? order
-  const qr = useQrImage(current?.status === 'pending' ? current.payUrl : null)
+  const qr = useQrImage(current?.status === 'pending' && !onPhone ? current.payUrl : null)
   const left = useSecondsLeft(current?.expiresAt)
   const paid = current?.status === 'paid'
   const [handedOver, setHandedOver] = useState(false)
@@ -71,7 +70,7 @@ export default function PayOrderModal({ order, onClose, onPaid }: { order: Order
   const channel = channelLabels[current.channel]
   const expired = current.status === 'closed' || (current.status === 'pending' && left === 0)
   return (
-    <Modal open title={`${channel}扫码支付`} onCancel={onClose} footer={null} destroyOnHidden width={420}>
+    <Modal open title={onPhone ? `${channel}支付` : `${channel}扫码支付`} onCancel={onClose} footer={null} destroyOnHidden width={420}>
       {current.sandbox && <Alert className="mb" type="warning" showIcon title="支付沙箱：模拟的微信支付 / 支付宝，不会产生真实扣款" data-testid="sandbox-banner" />}
       {paid ? (
         <Result
@@ -99,14 +98,22 @@ export default function PayOrderModal({ order, onClose, onPaid }: { order: Order
             <Descriptions.Item label="到账">{granted(current)}</Descriptions.Item>
             <Descriptions.Item label="订单号">{current.outTradeNo}</Descriptions.Item>
           </Descriptions>
-          <div className="pay-qr-image">{qr ? <img src={qr} alt={`${channel}付款二维码`} width={240} height={240} data-testid="order-qr" /> : <Spin />}</div>
-          <div className="muted">
-            请使用{current.channel === 'wechat' ? '微信' : '支付宝'}扫一扫完成支付，剩余 {Math.floor(left / 60)} 分 {String(left % 60).padStart(2, '0')} 秒
-          </div>
-          {isPhone && current.payUrl?.startsWith('http') && (
-            <Button className="mt" type="primary" block href={current.payUrl} target="_blank" rel="noreferrer">
-              在本机打开支付页面
-            </Button>
+          {onPhone ? (
+            <>
+              <Button className="mt" type="primary" size="large" block href={current.payUrl ?? undefined} disabled={!current.payUrl} data-testid="order-open-provider">
+                前往{channel}付款
+              </Button>
+              <div className="muted mt">
+                将打开{channel}的付款页面，付款后会回到本站。剩余 {Math.floor(left / 60)} 分 {String(left % 60).padStart(2, '0')} 秒
+              </div>
+            </>
+          ) : (
+            <>
+              <div className="pay-qr-image">{qr ? <img src={qr} alt={`${channel}付款二维码`} width={240} height={240} data-testid="order-qr" /> : <Spin />}</div>
+              <div className="muted">
+                请使用{current.channel === 'wechat' ? '微信' : '支付宝'}扫一扫完成支付，剩余 {Math.floor(left / 60)} 分 {String(left % 60).padStart(2, '0')} 秒
+              </div>
+            </>
           )}
           <div className="muted mt">支付完成后本页面会自动更新，请勿重复支付。</div>
         </div>

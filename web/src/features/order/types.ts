@@ -40,7 +40,10 @@ export interface Order {
   taskId?: number | null
   status: 'pending' | 'paid' | 'closed' | 'refunded'
   payUrl?: string | null
+  /** Refunded, counting refunds the provider has not confirmed yet. */
   refundedFen: number
+  /** Of `refundedFen`, what the provider is still processing (退款处理中). */
+  refundPendingFen: number
   createdAt: number
   expiresAt: number
   paidAt?: number | null
@@ -56,7 +59,8 @@ export interface OrderPage {
 /** What is bought: a package, or an amount for the balance. */
 export type OrderRequest = { kind: 'package'; productId: number } | { kind: 'top_up'; amountFen: number } | { kind: 'task'; taskId: number; amountFen: number }
 
-export type NewOrder = OrderRequest & { channel: Channel }
+/** `phone`: paid in this phone's browser (WeChat Pay H5 / Alipay wap.pay), which comes back to `returnUrl`. */
+export type NewOrder = OrderRequest & { channel: Channel; scene?: 'qr' | 'phone'; returnUrl?: string }
 
 export const channelLabels: Record<Channel, string> = { wechat: '微信支付', alipay: '支付宝' }
 

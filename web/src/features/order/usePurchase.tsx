@@ -5,6 +5,7 @@ import { createOrder, paymentOptions } from './api'
 import PayOrderModal from './PayOrderModal'
 import { channelLabels, type Channel, type Order, type OrderRequest } from './types'
 import { useSubmit } from '../../utils/useSubmit'
+import { useIsPhone } from '../../utils/useMediaQuery'
 
 /** What the order pages and the task price dialogs share: the payment options, the channel choice, placing an
  * order and its QR dialog; `onPaid` runs once when the order is paid (a task's dialog submits the task then). */
@@ -14,9 +15,13 @@ export function usePurchase(onPaid?: () => void) {
   const channels = options.data?.channels ?? []
   const channel = chosen && channels.includes(chosen) ? chosen : channels[0] ?? null
   const [order, setOrder] = useState<Order | null>(null)
+  // On a phone the provider's own page pays (a QR code cannot be scanned by the phone showing it); it comes back
+  // to the task's page, or to the account page where the order and what it granted are listed.
+  const onPhone = useIsPhone()
   const [placing, place] = useSubmit(async (request: OrderRequest) => {
     if (!channel) return
-    setOrder(await createOrder({ ...request, channel }))
+    const returnUrl = request.kind === 'task' ? window.location.pathname + window.location.search : '/order/account'
+    setOrder(await createOrder({ ...request, channel, ...(onPhone ? { scene: 'phone' as const, returnUrl } : {}) }))
   })
   const notice = options.data?.unavailable ? (
     <Alert className="mb" type="info" showIcon title="在线支付未开通" description={options.data.unavailable} data-testid="payment-unavailable" />
@@ -33,6 +38,6 @@ export function usePurchase(onPaid?: () => void) {
         ))}
       </Radio.Group>
     ) : null
-  const dialog = <PayOrderModal key={order?.id ?? 0} order={order} onClose={() => setOrder(null)} onPaid={onPaid} />
+  const dialog = <PayOrderModal key={order?.id ?? 0} order={order} onPhone={onPhone} onClose={() => setOrder(null)} onPaid={onPaid} />
   return { options, channel, notice, picker, dialog, placing, place }
 }

@@ -7,6 +7,7 @@ use crate::auth::OperatorUser;
 use crate::envelope::{ApiError, ApiResult, Success};
 use crate::models::Feature;
 use crate::params::{Params, lenient};
+use crate::payments::RefundState;
 use crate::prices::Prices;
 use crate::state::AppState;
 use axum::extract::State;
@@ -964,7 +965,8 @@ pub struct RefundRow {
     pub refund_no: String,
     pub amount_fen: i64,
     pub reason: String,
-    /// `succeeded` (the money went back) or `pending` (asked again every minute).
+    /// `succeeded` (the money went back), `pending` (asked again every minute) or `abandoned`
+    /// (never made; what it took back was restored).
     pub status: String,
     pub provider_refund_no: Option<String>,
     /// Why the provider's last attempt failed.
@@ -991,13 +993,19 @@ async fn order_row(
             error: r.error,
             created_at: r.created_at,
         })
-        .collect();
+        .collect::<Vec<RefundRow>>();
+    let mut view = order_view(state, order.clone());
+    view.refund_pending_fen = refunds
+        .iter()
+        .filter(|r| r.status == "pending")
+        .map(|r| r.amount_fen)
+        .sum();
     Ok(OrderRow {
         user_id: order.user_id,
-        provider_trade_no: order.provider_trade_no.clone(),
+        provider_trade_no: order.provider_trade_no,
         login_name,
         refunds,
-        order: order_view(state, order),
+        order: view,
     })
 }
 
@@ -1088,21 +1096,7 @@ pub async fn refund_order(
     OperatorUser(operator): OperatorUser,
     Params(form): Params<RefundForm>,
 ) -> ApiResult<OrderRow> {
-    let reason = form.reason.trim();
-    // Shown in the buyer's ledger and sent to the provider: visible text only.
-    let invisible = |c: char| {
-        c.is_control()
-            || matches!(c, '\u{200b}'..='\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2060}'..='\u{2064}' | '\u{feff}')
-    };
-    if reason.chars().count() > 100
-        || reason.chars().any(invisible)
-        || !reason.chars().any(|c| !c.is_whitespace())
-    {
-        return Err(ApiError::bad_request(
-            "reason_required",
-            "请填写退款原因（1–100 个字，不含控制字符），用户的账户流水中会显示它",
-        ));
-    }
+    let reason = refund_reason(&form.reason)?;
     let order = match state.store.order_by_id(form.order_id).await {
         Err(StoreError::NotFound) => {
             return Err(ApiError::not_found("order_not_found", "订单不存在"));
@@ -1193,6 +1187,122 @@ pub async fn refund_order(
     let login_name = state
         .store
         .user_by_id(refund.order.user_id)
+        .await
+        .map(|u| u.login_name)
+        .unwrap_or_default();
+    let order = state.store.order_by_id(order.id).await?;
+    Ok(Success(order_row(&state, order, login_name).await?))
+}
+
+/// A refund's reason, shown in the buyer's ledger and sent to the provider: visible text only.
+fn refund_reason(text: &str) -> Result<&str, ApiError> {
+    let reason = text.trim();
+    let invisible = |c: char| {
+        c.is_control()
+            || matches!(c, '\u{200b}'..='\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2060}'..='\u{2064}' | '\u{feff}')
+    };
+    if reason.chars().count() > 100
+        || reason.chars().any(invisible)
+        || !reason.chars().any(|c| !c.is_whitespace())
+    {
+        return Err(ApiError::bad_request(
+            "reason_required",
+            "请填写原因（1–100 个字，不含控制字符），用户的账户流水中会显示它",
+        ));
+    }
+    Ok(reason)
+}
+
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct AbandonRefundForm {
+    /// Our refund number (`RF…`).
+    pub refund_no: String,
+    /// Why it is given up (shown in the buyer's ledger).
+    #[serde(default)]
+    pub reason: String,
+}
+
+/// Gives up a refund the provider never made — refused for good (a closed bank card, an order
+/// past the refund period) or never received. The provider is asked first, without asking for
+/// the refund again: a refund it made (or is making) cannot be given up. Then, in one
+/// transaction, the refund becomes `abandoned` and what it took back (a top-up's balance, a
+/// package's uses) is the buyer's again, with a ledger row and an audit entry.
+#[utoipa::path(post, path = "/api/admin/orders/refund/abandon", tag = "admin_api",
+    security(("bearer" = [])),
+    request_body = AbandonRefundForm,
+    responses(
+        (status = 200, body = inline(crate::envelope::Envelope<OrderRow>)),
+        (status = 400, description = "reason_required", body = crate::envelope::ErrorBody),
+        (status = 403, description = "not_operator", body = crate::envelope::ErrorBody),
+        (status = 404, description = "refund_not_found", body = crate::envelope::ErrorBody),
+        (status = 409, description = "refund_not_pending, refund_succeeded (the provider made it: now recorded), refund_processing", body = crate::envelope::ErrorBody),
+        (status = 502, description = "payment_provider_error: the provider could not be asked", body = crate::envelope::ErrorBody),
+        (status = 503, description = "payment_unavailable: no provider to ask", body = crate::envelope::ErrorBody),
+    ))]
+pub async fn abandon_refund(
+    State(state): State<AppState>,
+    OperatorUser(operator): OperatorUser,
+    Params(form): Params<AbandonRefundForm>,
+) -> ApiResult<OrderRow> {
+    let reason = refund_reason(&form.reason)?;
+    let refund = match state.store.refund_by_no(form.refund_no.trim()).await {
+        Err(StoreError::NotFound) => {
+            return Err(ApiError::not_found("refund_not_found", "退款记录不存在"));
+        }
+        other => other?,
+    };
+    let not_pending = || ApiError::conflict("refund_not_pending", "只有处理中的退款可以放弃");
+    if refund.status != "pending" {
+        return Err(not_pending());
+    }
+    let order = state.store.order_by_id(refund.order_id).await?;
+    if let Some(why) = state.payments.unavailable() {
+        return Err(ApiError::new(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "payment_unavailable",
+            format!("无法向支付服务商核实这笔退款，暂不能放弃：{why}"),
+        ));
+    }
+    match state.payments.refund_state(&order, &refund.refund_no).await {
+        Ok(RefundState::Succeeded(provider_no)) => {
+            state
+                .store
+                .settle_refund(&refund.refund_no, true, Some(&provider_no), None)
+                .await?;
+            return Err(ApiError::conflict(
+                "refund_succeeded",
+                "支付服务商已完成这笔退款，钱已退回用户，不能放弃；已记为退款成功",
+            ));
+        }
+        Ok(RefundState::Processing) => {
+            return Err(ApiError::conflict(
+                "refund_processing",
+                "支付服务商仍在处理这笔退款，请等待结果后再决定",
+            ));
+        }
+        Ok(RefundState::NotMade(why)) => {
+            tracing::info!(refund = %refund.refund_no, provider = %why, "refund abandoned");
+        }
+        Err(e) => {
+            return Err(ApiError::new(
+                StatusCode::BAD_GATEWAY,
+                "payment_provider_error",
+                format!("无法向支付服务商核实这笔退款：{}", e.0),
+            ));
+        }
+    }
+    match state
+        .store
+        .abandon_refund(Actor::from(&operator.user), &refund.refund_no, reason)
+        .await
+    {
+        Err(StoreError::Conflict("refund_not_pending")) => return Err(not_pending()),
+        other => other?,
+    };
+    let login_name = state
+        .store
+        .user_by_id(order.user_id)
         .await
         .map(|u| u.login_name)
         .unwrap_or_default();

@@ -37,6 +37,10 @@ pub fn routes() -> Router<AppState> {
             post(console_api::reconcile_orders),
         )
         .route("/api/admin/orders/refund", post(console_api::refund_order))
+        .route(
+            "/api/admin/orders/refund/abandon",
+            post(console_api::abandon_refund),
+        )
         .route("/api/admin/packages", get(console_api::packages))
         .route("/api/admin/packages/save", post(console_api::save_package))
         .route(

@@ -9,7 +9,7 @@ pub mod sandbox_page;
 
 use crate::state::AppState;
 use axum::Router;
-use axum::routing::{get, post};
+use axum::routing::{any, get, post};
 
 pub fn routes() -> Router<AppState> {
     Router::new()
@@ -42,5 +42,13 @@ pub fn routes() -> Router<AppState> {
         .route(
             "/sandbox/pay/{out_trade_no}",
             get(sandbox_page::show).post(sandbox_page::pay),
+        )
+        .route(
+            "/sandbox/gateway/wechat/{*path}",
+            any(sandbox_page::wechat_gateway),
+        )
+        .route(
+            "/sandbox/gateway/alipay",
+            get(sandbox_page::alipay_page).post(sandbox_page::alipay_gateway),
         )
 }

@@ -37,9 +37,13 @@ pub struct OrderView {
     pub task_id: Option<i64>,
     /// `pending`, `paid`, `closed` or `refunded`.
     pub status: String,
-    /// What the QR code holds (WeChat `code_url`, Alipay `qr_code`); only while pending.
+    /// What the QR code holds (WeChat `code_url`, Alipay `qr_code`), or for an order made on a
+    /// phone (`scene = phone`) the provider's payment page to open; only while pending.
     pub pay_url: Option<String>,
+    /// Refunded, counting refunds still being processed by the provider.
     pub refunded_fen: i64,
+    /// Of `refundedFen`, what the provider has not confirmed yet (退款处理中).
+    pub refund_pending_fen: i64,
     /// Unix milliseconds.
     pub created_at: i64,
     pub expires_at: i64,
@@ -64,11 +68,32 @@ pub fn view(state: &AppState, o: Order) -> OrderView {
         status: o.status.as_str().into(),
         pay_url: o.pay_url.filter(|_| pending),
         refunded_fen: o.refunded_fen,
+        refund_pending_fen: 0,
         created_at: o.created_at,
         expires_at: o.expires_at,
         paid_at: o.paid_at,
         sandbox: state.payments.is_sandbox(),
     }
+}
+
+/// Fills in what of each order's refunds the provider has not confirmed.
+pub async fn with_pending_refunds(
+    state: &AppState,
+    mut views: Vec<OrderView>,
+) -> Result<Vec<OrderView>, ApiError> {
+    let refunded: Vec<i64> = views
+        .iter()
+        .filter(|v| v.refunded_fen > 0)
+        .map(|v| v.id)
+        .collect();
+    if refunded.is_empty() {
+        return Ok(views);
+    }
+    let pending = state.store.pending_refund_fen(&refunded).await?;
+    for v in &mut views {
+        v.refund_pending_fen = pending.get(&v.id).copied().unwrap_or(0);
+    }
+    Ok(views)
 }
 
 #[derive(Debug, Serialize, ToSchema)]
@@ -129,6 +154,15 @@ pub struct CreateOrderForm {
     pub amount_fen: Option<i64>,
     /// `wechat` or `alipay`.
     pub channel: String,
+    /// `qr` (default): `payUrl` is what the QR code shows, for another device to scan.
+    /// `phone`: the order is paid in this phone's browser — `payUrl` is WeChat Pay's H5 page or
+    /// Alipay's wap.pay page, which come back to `returnUrl`.
+    #[serde(default)]
+    pub scene: Option<String>,
+    /// Phone scene: where the provider's page sends the payer back (a path of this site, e.g.
+    /// `/order/account`); default `/order/account`.
+    #[serde(default)]
+    pub return_url: Option<String>,
 }
 
 fn payment_unavailable(message: String) -> ApiError {
@@ -158,7 +192,7 @@ const MAX_OPEN_ORDERS: i64 = 5;
     request_body = CreateOrderForm,
     responses(
         (status = 200, body = inline(crate::envelope::Envelope<OrderView>)),
-        (status = 400, description = "invalid_order_kind, invalid_channel, top_up_amount_out_of_range, task_amount_out_of_range", body = crate::envelope::ErrorBody),
+        (status = 400, description = "invalid_order_kind, invalid_channel, invalid_scene, invalid_return_url, top_up_amount_out_of_range, task_amount_out_of_range", body = crate::envelope::ErrorBody),
         (status = 404, description = "package_not_found, task_not_found", body = crate::envelope::ErrorBody),
         (status = 409, description = "task_not_payable: the task is already queued or running", body = crate::envelope::ErrorBody),
         (status = 429, description = "too_many_open_orders: five unpaid orders are open already", body = crate::envelope::ErrorBody),
@@ -168,12 +202,24 @@ const MAX_OPEN_ORDERS: i64 = 5;
 pub async fn create_order(
     State(state): State<AppState>,
     AuthUser(session): AuthUser,
+    client: crate::auth::ClientInfo,
     headers: HeaderMap,
     Params(form): Params<CreateOrderForm>,
 ) -> ApiResult<OrderView> {
     if let Some(why) = state.payments.unavailable() {
         return Err(payment_unavailable(why));
     }
+    let on_phone = match form.scene.as_deref().map(str::trim) {
+        None | Some("" | "qr") => false,
+        Some("phone") => true,
+        Some(_) => {
+            return Err(ApiError::bad_request(
+                "invalid_scene",
+                "支付场景只能是扫码（qr）或手机网页（phone）",
+            ));
+        }
+    };
+    let return_path = return_path(form.return_url.as_deref())?;
     // Each open order is an order at the provider too, and one the reconciliation asks about:
     // a few unpaid at a time is what a person needs.
     let open = state
@@ -269,15 +315,27 @@ pub async fn create_order(
             ttl_ms: config.order_ttl_minutes.max(1) * 60_000,
         })
         .await?;
-    let opened = state
-        .payments
-        .open(
-            channel,
-            &order,
-            &notify_base(&state, &headers),
-            &rfc3339_china(order.expires_at),
-        )
-        .await;
+    let notify_base = notify_base(&state, &headers);
+    let opened = if on_phone {
+        let back = format!(
+            "{}{return_path}",
+            crate::auth::public_base(&headers, &state)
+        );
+        state
+            .payments
+            .open_on_phone(channel, &order, &notify_base, &back, &client.ip)
+            .await
+    } else {
+        state
+            .payments
+            .open(
+                channel,
+                &order,
+                &notify_base,
+                &rfc3339_china(order.expires_at),
+            )
+            .await
+    };
     let pay_url = match opened {
         Ok(url) => url,
         Err(e) => {
@@ -293,6 +351,27 @@ pub async fn create_order(
     state.store.set_order_pay_url(order.id, &pay_url).await?;
     let order = state.store.order(order.id, session.user.id).await?;
     Ok(Success(view(&state, order)))
+}
+
+/// Where a phone's payment page sends the payer back: a path of this site (never another
+/// site, so an order cannot be made to send someone elsewhere), the order's page by default.
+fn return_path(asked: Option<&str>) -> Result<String, ApiError> {
+    let path = asked
+        .map(str::trim)
+        .filter(|p| !p.is_empty())
+        .unwrap_or("/order/account");
+    let ours = path.starts_with('/')
+        && !path.starts_with("//")
+        && !path.contains('\\')
+        && path.len() <= 500
+        && !path.chars().any(char::is_control);
+    if !ours {
+        return Err(ApiError::bad_request(
+            "invalid_return_url",
+            "支付完成后的返回地址只能是本站的页面路径",
+        ));
+    }
+    Ok(path.to_string())
 }
 
 /// The user's task that a scan may pay for: not queued or running now.
@@ -335,7 +414,10 @@ pub async fn load_by_id(
     Params(form): Params<IdForm>,
 ) -> ApiResult<OrderView> {
     match state.store.order(form.id, session.user.id).await {
-        Ok(order) => Ok(Success(view(&state, order))),
+        Ok(order) => {
+            let views = with_pending_refunds(&state, vec![view(&state, order)]).await?;
+            Ok(Success(views.into_iter().next().expect("one order")))
+        }
         Err(store::StoreError::NotFound) => {
             Err(ApiError::not_found("order_not_found", "订单不存在"))
         }
@@ -366,8 +448,9 @@ pub async fn query_list(
         .store
         .orders_of(session.user.id, size, (page - 1) * size)
         .await?;
+    let views = orders.into_iter().map(|o| view(&state, o)).collect();
     Ok(Success(OrderPage {
-        list: orders.into_iter().map(|o| view(&state, o)).collect(),
+        list: with_pending_refunds(&state, views).await?,
         page,
         size,
     }))

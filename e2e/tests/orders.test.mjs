@@ -68,6 +68,32 @@ test('a top-up with its bonus, paid by Alipay, credits the balance once', async 
   await context.close()
 })
 
+test('on a phone a top-up opens the provider\'s payment page, which comes back to the account page', async () => {
+  const token = await registerViaApi(env.server.base, 'phone_buyer_e2e', 'phone-pass-1')
+  const context = await env.browser.newContext(PHONE)
+  await context.addInitScript(signIn, token)
+  const page = await context.newPage()
+  await page.goto(`${env.server.base}/order/recharge`)
+  await page.getByTestId('top-up-tier').filter({ hasText: '送 ¥5.00' }).click()
+  await page.getByTestId('channel-picker').getByText('支付宝').click()
+  await page.getByTestId('top-up-pay').click()
+  // No QR code to scan on the phone itself: a button to Alipay's wap.pay page.
+  const open = page.getByTestId('order-open-provider')
+  await open.waitFor()
+  assert.equal(await page.getByTestId('order-qr').count(), 0)
+  await page.screenshot({ path: 'artifacts/order-phone-dialog.png' })
+  await open.click()
+  await page.waitForURL('**/sandbox/pay/WJ*')
+  await page.getByRole('button', { name: '确认支付' }).click()
+  await page.getByText('支付成功').waitFor()
+  await page.screenshot({ path: 'artifacts/order-phone-paid.png' })
+  await page.getByTestId('sandbox-return').click()
+  await page.waitForURL('**/order/account')
+  await page.locator('.ant-statistic', { hasText: '账户余额' }).getByText('¥55.00').waitFor({ timeout: 10_000 })
+  await page.screenshot({ path: 'artifacts/order-phone-back.png', fullPage: true })
+  await context.close()
+})
+
 test('without online payment the order pages say so and offer nothing to scan', async () => {
   const plain = await startServer()
   try {

@@ -965,3 +965,67 @@ api_test!(
         assert_eq!(status, StatusCode::OK, "{body}");
     }
 );
+
+api_test!(
+    check_order_id_reports_the_scan_to_pay_order_of_the_task,
+    Config {
+        models_dir: Some(
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data/models")
+        ),
+        aigc_price_fen_per_thousand: 150,
+        ..sandbox_config()
+    },
+    async |s: &TestServer| {
+        let token = s.register("buyer_scan_state", "password-1").await;
+        let text = "第一章 绪论\n".to_string()
+            + &"我在图书馆的旧报纸里翻到一篇一九八七年的小报道，讲的是县城第一家录像厅开业那天排队的人一直排到了邮电局门口。".repeat(4);
+        let (status, draft) = s
+            .post(
+                "/api/base/paper_aigc_api/machine_init",
+                Some(&token),
+                json!({"title": "县城娱乐空间", "text": text}),
+            )
+            .await;
+        assert_eq!(status, StatusCode::OK, "{draft}");
+        let id = draft["result"]["id"].as_i64().unwrap();
+        let state = async || {
+            let (status, body) = s
+                .post(
+                    "/api/base/paper_aigc_api/check_order_id",
+                    Some(&token),
+                    json!({"id": id}),
+                )
+                .await;
+            assert_eq!(status, StatusCode::OK, "{body}");
+            body["result"].clone()
+        };
+        assert!(state().await["scanOrder"].is_null());
+        let price = state().await["cost"]["priceFen"].as_i64().unwrap();
+        let (status, created) = s
+            .post(
+                "/api/order/order_info_api/create_order",
+                Some(&token),
+                json!({"kind": "task", "taskId": id, "amountFen": price, "channel": "alipay"}),
+            )
+            .await;
+        assert_eq!(status, StatusCode::OK, "{created}");
+        let scanned = state().await["scanOrder"].clone();
+        assert_eq!(scanned["status"], "pending", "{scanned}");
+        assert_eq!(scanned["amountFen"], price);
+        assert_eq!(scanned["taskId"], id);
+        pay_on_phone(s, created["result"]["payUrl"].as_str().unwrap(), &[]).await;
+        let paid = state().await;
+        assert_eq!(paid["scanOrder"]["status"], "paid", "{paid}");
+        assert_eq!(paid["cost"]["paysWith"], "balance", "{paid}");
+        // Another user's task is not reported to anyone else.
+        let other = s.register("buyer_scan_other", "password-1").await;
+        let (status, _) = s
+            .post(
+                "/api/base/paper_aigc_api/check_order_id",
+                Some(&other),
+                json!({"id": id}),
+            )
+            .await;
+        assert_eq!(status, StatusCode::NOT_FOUND);
+    }
+);

@@ -706,6 +706,19 @@ impl Store {
         rows.iter().map(order_from_row).collect()
     }
 
+    /// The latest scan-to-pay order a user opened for a task (`check_order_id` reports it).
+    pub async fn latest_task_order(&self, task_id: i64, user_id: i64) -> Result<Option<Order>> {
+        let row = sqlx::query(&format!(
+            "SELECT {ORDER_COLUMNS} FROM orders WHERE task_id = $1 AND user_id = $2 AND kind = 'task' \
+             ORDER BY id DESC LIMIT 1"
+        ))
+        .bind(task_id)
+        .bind(user_id)
+        .fetch_optional(&self.pool)
+        .await?;
+        row.as_ref().map(order_from_row).transpose()
+    }
+
     /// Pending orders created before `created_before` (for reconciliation with the provider).
     pub async fn pending_orders(&self, created_before: i64, limit: i64) -> Result<Vec<Order>> {
         self.pending_orders_after(created_before, 0, limit).await

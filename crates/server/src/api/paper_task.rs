@@ -852,11 +852,20 @@ pub struct OrderState {
     pub charged_units: i64,
     /// The price of running it (again) now.
     pub cost: TaskCost,
+    /// The latest order opened to pay this task by scanning (its shortfall), with its state:
+    /// `pending` while the QR code can be paid, `paid` once the money is in the balance.
+    pub scan_order: Option<crate::api::order::order_info_api::OrderView>,
 }
 
 impl OrderState {
-    pub fn of(task: &Task, cost: TaskCost) -> Self {
-        OrderState {
+    /// The task's payment state, with the scan-to-pay order it has.
+    pub async fn of(state: &AppState, task: &Task, cost: TaskCost) -> Result<Self, ApiError> {
+        let scan_order = state
+            .store
+            .latest_task_order(task.id, task.user_id)
+            .await?
+            .map(|o| crate::api::order::order_info_api::view(state, o));
+        Ok(OrderState {
             id: task.id,
             status: task.status.as_str().into(),
             paid: task.status != TaskStatus::Pending
@@ -864,7 +873,8 @@ impl OrderState {
             charged_fen: task.charged_fen,
             charged_units: task.charged_units,
             cost,
-        }
+            scan_order,
+        })
     }
 }
 

@@ -238,7 +238,9 @@ pub async fn check_order_id(
         &tariff(),
     )
     .await?;
-    Ok(Success(paper_task::OrderState::of(&task, cost)))
+    Ok(Success(
+        paper_task::OrderState::of(&state, &task, cost).await?,
+    ))
 }
 
 /// Charges the balance and queues the detection, in one transaction. Not enough → 402, nothing

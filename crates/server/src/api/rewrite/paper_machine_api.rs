@@ -703,7 +703,9 @@ pub async fn check_order_id(
         None => input_of(&task).map_or(0, |i| i.chars),
     };
     let cost = paper_task::quote(&state, session.user.id, task.id, chars, &tariff()).await?;
-    Ok(Success(paper_task::OrderState::of(&task, cost)))
+    Ok(Success(
+        paper_task::OrderState::of(&state, &task, cost).await?,
+    ))
 }
 
 /// The task's input for running it again: every paragraph, or `line` alone (which must be a

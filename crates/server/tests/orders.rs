@@ -183,24 +183,36 @@ api_test!(
             )
             .await;
         let lost = created["result"].clone();
+        // Asked about once unpaid, the order is left alone for a minute by the background round.
+        let reconcile = async |backoff: bool| {
+            server::api::order::notify::reconcile_once(&s.state, 0, backoff)
+                .await
+                .unwrap()
+        };
+        assert_eq!(reconcile(true).await, (0, 0));
         let silent = pay_on_phone(s, lost["payUrl"].as_str().unwrap(), &[("copies", "0")]).await;
         assert!(silent.contains("支付通知未发送"), "{silent}");
         let lost_id = lost["id"].as_i64().unwrap();
         assert_eq!(order(s, &token, lost_id).await["status"], "pending");
-        let (paid, closed) = server::api::order::notify::reconcile_once(&s.state, 0)
-            .await
-            .unwrap();
+        assert_eq!(reconcile(true).await, (0, 0), "not its turn yet");
+        assert_eq!(order(s, &token, lost_id).await["status"], "pending");
+        // The operator's 立即对账 does not wait for its turn.
+        let (paid, closed) = reconcile(false).await;
         assert_eq!((paid, closed), (1, 0));
         assert_eq!(order(s, &token, lost_id).await["status"], "paid");
         assert_eq!(balance(s, &token).await, 12_888);
         // Reconciling again pays nothing twice.
-        assert_eq!(
-            server::api::order::notify::reconcile_once(&s.state, 0)
-                .await
-                .unwrap(),
-            (0, 0)
-        );
+        assert_eq!(reconcile(false).await, (0, 0));
         assert_eq!(balance(s, &token).await, 12_888);
+        assert_eq!(server::api::order::notify::next_query_delay(0), 60_000);
+        assert_eq!(
+            server::api::order::notify::next_query_delay(30 * 60_000),
+            600_000
+        );
+        assert_eq!(
+            server::api::order::notify::next_query_delay(i64::MAX / 2),
+            3_600_000
+        );
     }
 );
 

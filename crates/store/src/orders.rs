@@ -731,16 +731,40 @@ impl Store {
         after_id: i64,
         limit: i64,
     ) -> Result<Vec<Order>> {
+        self.pending_orders_due(created_before, after_id, limit, i64::MAX)
+            .await
+    }
+
+    /// `pending_orders_after`, leaving out orders whose next query is deferred past `due_at`
+    /// (`defer_order_query`).
+    pub async fn pending_orders_due(
+        &self,
+        created_before: i64,
+        after_id: i64,
+        limit: i64,
+        due_at: i64,
+    ) -> Result<Vec<Order>> {
         let rows = sqlx::query(&format!(
             "SELECT {ORDER_COLUMNS} FROM orders WHERE status = 'pending' AND created_at < $1 \
-             AND id > $2 ORDER BY id LIMIT $3"
+             AND id > $2 AND next_query_at <= $4 ORDER BY id LIMIT $3"
         ))
         .bind(created_before)
         .bind(after_id)
         .bind(limit)
+        .bind(due_at)
         .fetch_all(&self.pool)
         .await?;
         rows.iter().map(order_from_row).collect()
+    }
+
+    /// Asks the reconciler to leave a pending order alone until `until` (Unix ms).
+    pub async fn defer_order_query(&self, order_id: i64, until: i64) -> Result<()> {
+        sqlx::query("UPDATE orders SET next_query_at = $1 WHERE id = $2 AND status = 'pending'")
+            .bind(until)
+            .bind(order_id)
+            .execute(&self.pool)
+            .await?;
+        Ok(())
     }
 
     /// Closes a pending order unpaid; returns whether it was pending.

@@ -177,6 +177,29 @@ store_test!(
         let u = user(&store, "payer_5").await;
         let order = top_up(&store, u, 2_000, 2_000).await;
         assert_eq!(store.pending_orders(i64::MAX, 10).await.unwrap().len(), 1);
+        // Deferred, it is not due until its time; listing everything still shows it.
+        let deferred = store.pending_orders(i64::MAX, 10).await.unwrap()[0].id;
+        let now = store::now_ms();
+        store
+            .defer_order_query(deferred, now + 60_000)
+            .await
+            .unwrap();
+        assert!(
+            store
+                .pending_orders_due(i64::MAX, 0, 10, now)
+                .await
+                .unwrap()
+                .is_empty()
+        );
+        assert_eq!(
+            store
+                .pending_orders_due(i64::MAX, 0, 10, now + 60_000)
+                .await
+                .unwrap()
+                .len(),
+            1
+        );
+        assert_eq!(store.pending_orders(i64::MAX, 10).await.unwrap().len(), 1);
         assert!(store.close_order(order.id).await.unwrap());
         assert!(!store.close_order(order.id).await.unwrap(), "closed once");
         assert!(store.pending_orders(i64::MAX, 10).await.unwrap().is_empty());

@@ -1342,7 +1342,7 @@ pub async fn reconcile_orders(
             why,
         ));
     }
-    let (paid, closed) = crate::api::order::notify::reconcile_once(&state, 0).await?;
+    let (paid, closed) = crate::api::order::notify::reconcile_once(&state, 0, false).await?;
     let refunded = crate::api::order::notify::push_refunds(&state).await?;
     state
         .store

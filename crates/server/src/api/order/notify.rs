@@ -125,13 +125,22 @@ pub async fn alipay(State(state): State<AppState>, body: Bytes) -> Response {
     }
 }
 
+/// How long the reconciler leaves an unpaid order of `age_ms` before asking again: a third of
+/// its age, between one minute and one hour. A 30-minute order is asked about some ten times,
+/// not thirty, and one the provider cannot close stops costing a call a minute.
+pub fn next_query_delay(age_ms: i64) -> i64 {
+    (age_ms / 3).clamp(60_000, 3_600_000)
+}
+
 /// Asks the provider about pending orders whose notification never came: paid ones are
 /// recorded like a notification; expired unpaid ones are closed at the provider and here.
-/// Orders younger than `min_age_ms` are left to their notification. Returns how many were
-/// paid and closed.
+/// Orders younger than `min_age_ms` are left to their notification. With `backoff`, an order
+/// asked about recently is left until its next turn (`next_query_delay`); the operator's 立即对账
+/// asks about every one. Returns how many were paid and closed.
 pub async fn reconcile_once(
     state: &AppState,
     min_age_ms: i64,
+    backoff: bool,
 ) -> Result<(usize, usize), store::StoreError> {
     if state.payments.unavailable().is_some() {
         return Ok((0, 0));
@@ -143,16 +152,22 @@ pub async fn reconcile_once(
     let mut orders = Vec::new();
     let mut after = 0;
     while orders.len() < RECONCILE_MAX {
+        let due = if backoff { now } else { i64::MAX };
         let page = state
             .store
-            .pending_orders_after(now - min_age_ms, after, 200)
+            .pending_orders_due(now - min_age_ms, after, 200, due)
             .await?;
         let Some(last) = page.last() else { break };
         after = last.id;
         orders.extend(page);
     }
     for order in orders {
-        match state.payments.query(&order).await {
+        let answer = state.payments.query(&order).await;
+        if !matches!(answer, Ok(Some(_))) {
+            let next = now + next_query_delay(now - order.created_at);
+            state.store.defer_order_query(order.id, next).await?;
+        }
+        match answer {
             Ok(Some(notice)) => {
                 record(state, &order.channel, &notice).await?;
                 paid += 1;
@@ -228,7 +243,7 @@ pub fn spawn_reconciler(
 ) -> tokio::task::JoinHandle<()> {
     tokio::spawn(async move {
         loop {
-            match reconcile_once(&state, RECONCILE_AFTER_MS).await {
+            match reconcile_once(&state, RECONCILE_AFTER_MS, true).await {
                 Ok((0, 0)) => {}
                 Ok((paid, closed)) => tracing::info!(paid, closed, "orders reconciled"),
                 Err(e) => tracing::warn!(error = %e, "order reconciliation failed"),

@@ -71,7 +71,9 @@ pub fn page_pay_url(
     let query = form_urlencoded::Serializer::new(String::new())
         .extend_pairs(&params)
         .finish();
-    format!("{gateway}?{query}")
+    // A gateway configured with a query of its own (`…gateway.do?charset=utf-8`) keeps it.
+    let joiner = if gateway.contains('?') { '&' } else { '?' };
+    format!("{gateway}{joiner}{query}")
 }
 
 /// Request parameters with `extra` ones (notify_url, return_url) among those signed.

@@ -268,16 +268,71 @@ pub fn read_notification(
     body: &[u8],
     now_s: i64,
 ) -> Result<Option<PaidNotice>> {
+    Ok(
+        match read_any_notification(merchant, verifiers, headers, body, now_s)? {
+            Some(Notice::Paid(paid)) => Some(paid),
+            _ => None,
+        },
+    )
+}
+
+/// A refund's outcome as a refund notification (`REFUND.SUCCESS`, `REFUND.ABNORMAL`,
+/// `REFUND.CLOSED`) tells it.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Deserialize)]
+pub struct RefundNotice {
+    pub mchid: String,
+    pub out_trade_no: String,
+    /// Our refund number.
+    pub out_refund_no: String,
+    /// WeChat Pay's refund number.
+    pub refund_id: String,
+    /// SUCCESS, CLOSED or ABNORMAL.
+    pub refund_status: String,
+}
+
+impl RefundNotice {
+    pub fn succeeded(&self) -> bool {
+        self.refund_status == "SUCCESS"
+    }
+}
+
+/// What a genuine notification says.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Notice {
+    Paid(PaidNotice),
+    Refund(RefundNotice),
+}
+
+/// A payment or refund notification, through every check of `read_notification` (a refund's
+/// merchant must be ours too). `Ok(None)`: genuine, nothing to do.
+pub fn read_any_notification(
+    merchant: &Merchant,
+    verifiers: &Verifiers,
+    headers: &SignedHeaders,
+    body: &[u8],
+    now_s: i64,
+) -> Result<Option<Notice>> {
     verify(verifiers, headers, body, now_s)?;
     let notification: Notification =
         serde_json::from_slice(body).map_err(|e| PayError::Malformed(e.to_string()))?;
-    if notification.event_type != EVENT_PAID {
+    let refund = notification.event_type.starts_with("REFUND.");
+    if notification.event_type != EVENT_PAID && !refund {
         return Ok(None);
     }
     let plain = decrypt(&merchant.api_v3_key, &notification.resource)?;
+    if refund {
+        let notice: RefundNotice =
+            serde_json::from_slice(&plain).map_err(|e| PayError::Malformed(e.to_string()))?;
+        if notice.mchid != merchant.mchid {
+            return Err(PayError::WrongMerchant);
+        }
+        return Ok(Some(Notice::Refund(notice)));
+    }
     let transaction: Transaction =
         serde_json::from_slice(&plain).map_err(|e| PayError::Malformed(e.to_string()))?;
-    transaction.paid(merchant, &notification.id)
+    Ok(transaction
+        .paid(merchant, &notification.id)?
+        .map(Notice::Paid))
 }
 
 /// The body of a Native order (`POST /v3/pay/transactions/native`).

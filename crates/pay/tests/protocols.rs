@@ -99,6 +99,58 @@ fn a_genuine_wechat_payment_notification_is_read_with_either_kind_of_key() {
 }
 
 #[test]
+fn a_refund_notification_says_which_refund_ended_how() {
+    let refund = |mchid: &str, status: &str| {
+        serde_json::json!({
+            "mchid": mchid, "out_trade_no": "WJ1795000000000123456",
+            "transaction_id": "4200000000202611250000000001", "out_refund_no": "RF123",
+            "refund_id": "50000000382019052709732678859", "refund_status": status,
+            "amount": {"total": 3000, "refund": 1000, "payer_total": 3000, "payer_refund": 1000},
+        })
+        .to_string()
+    };
+    let as_refund = |body: String| body.replace("TRANSACTION.SUCCESS", "REFUND.SUCCESS");
+    let (headers, body) = notification(
+        &refund("1900000109", "SUCCESS"),
+        "PUB_KEY_ID_0119000001092025112500000000000001",
+        NOW,
+    );
+    // The event type is signed too: the body is re-signed below with the platform key.
+    let body = as_refund(body);
+    let platform = keys::private_key(&key("wechatpay.key.pem")).unwrap();
+    let headers = wechat::SignedHeaders {
+        signature: wechat::sign_message(&platform, NOW, &headers.nonce, &body),
+        ..headers
+    };
+    match wechat::read_any_notification(&merchant(), &verifiers(), &headers, body.as_bytes(), NOW) {
+        Ok(Some(wechat::Notice::Refund(r))) => {
+            assert_eq!((r.out_refund_no.as_str(), r.succeeded()), ("RF123", true));
+        }
+        other => panic!("{other:?}"),
+    }
+    // A refund is never read as a payment.
+    assert_eq!(
+        wechat::read_notification(&merchant(), &verifiers(), &headers, body.as_bytes(), NOW),
+        Ok(None)
+    );
+    // Another merchant's refund is refused.
+    let (headers, body) = notification(
+        &refund("1900000999", "SUCCESS"),
+        "PUB_KEY_ID_0119000001092025112500000000000001",
+        NOW,
+    );
+    let body = as_refund(body);
+    let headers = wechat::SignedHeaders {
+        signature: wechat::sign_message(&platform, NOW, &headers.nonce, &body),
+        ..headers
+    };
+    assert_eq!(
+        wechat::read_any_notification(&merchant(), &verifiers(), &headers, body.as_bytes(), NOW),
+        Err(PayError::WrongMerchant)
+    );
+}
+
+#[test]
 fn forged_stale_probing_and_misaddressed_wechat_notifications_are_refused() {
     let serial = "PUB_KEY_ID_0119000001092025112500000000000001";
     let read = |headers: &wechat::SignedHeaders, body: &str, now: i64| {

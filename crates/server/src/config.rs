@@ -265,6 +265,9 @@ pub struct Config {
     /// Where providers send notifications (`https://…`, no trailing slash); defaults to
     /// `public_url`, else the address the order was created through.
     pub payment_notify_base_url: Option<String>,
+    /// Seconds after the last attempt at the provider before an operator may give a refund up
+    /// (the providers advise asking about a refund's outcome no sooner).
+    pub refund_abandon_wait_seconds: u64,
     /// The WeChat Pay merchant of `payment = "live"`.
     pub wechat_pay: Option<WechatPayConfig>,
     /// The Alipay application of `payment = "live"`.
@@ -357,6 +360,7 @@ impl Default for Config {
             top_up_min_fen: 100,
             top_up_max_fen: 500_000,
             payment_notify_base_url: None,
+            refund_abandon_wait_seconds: 300,
             wechat_pay: None,
             alipay: None,
             packages: default_packages(),
@@ -435,6 +439,10 @@ impl Config {
         anyhow::ensure!(
             matches!(config.payment.as_str(), "off" | "sandbox" | "live"),
             "payment 只能是 off（不开通在线支付）、sandbox（支付沙箱）或 live（真实商户号）"
+        );
+        anyhow::ensure!(
+            config.payment != "live" || config.public_url.is_some(),
+            "payment = \"live\" 需要配置 public_url（本站的公开地址）：支付完成后的返回地址和支付通知地址只由它生成，不取自请求的 Host"
         );
         anyhow::ensure!(
             config.payment != "live" || config.wechat_pay.is_some() || config.alipay.is_some(),

@@ -34,14 +34,14 @@ fn live_config(
         .merchant_files(&dir.join("keys"), &provider.base)
         .unwrap();
     let file = dir.join("wenjian.toml");
-    std::fs::write(&file, tamper(lines)).unwrap();
+    // A live site must name its public address; the test server's own is set when it starts.
+    let lines = format!("public_url = \"http://127.0.0.1:1\"\n{}", tamper(lines));
+    std::fs::write(&file, lines).unwrap();
     let loaded = Config::load(Some(&file)).unwrap();
     Config {
         payment: loaded.payment,
         wechat_pay: loaded.wechat_pay,
         alipay: loaded.alipay,
-        // Notifications go to the address the order was made through (this test server).
-        public_url: None,
         ..test_config()
     }
 }
@@ -98,7 +98,7 @@ async fn live_site_pays_through_the_providers_over_http(provider_db: TestDb, sit
     let provider_data = tempfile::tempdir().unwrap();
     let a = provider(provider_db, provider_data.path()).await;
     let site_dir = tempfile::tempdir().unwrap();
-    let b = TestServer::start(site_db, live_config(&a, site_dir.path(), &|t| t)).await;
+    let b = TestServer::start_public(site_db, live_config(&a, site_dir.path(), &|t| t)).await;
     let http = reqwest::Client::new();
 
     let (_, options) = b
@@ -256,7 +256,7 @@ async fn live_site_pays_through_the_providers_over_http(provider_db: TestDb, sit
     let wrong = live_config(&a, wrong_dir.path(), &|t| {
         t.replace("wechat_pay_public_key.pem", "alipay_public_key.pem")
     });
-    let c = TestServer::start(TestDb::sqlite().await, wrong).await;
+    let c = TestServer::start_public(TestDb::sqlite().await, wrong).await;
     let token = c.register("live_buyer2", "password-1").await;
     let (status, body) = c
         .post(
@@ -296,6 +296,7 @@ async fn a_live_site_with_unreadable_keys_says_why_and_takes_no_order() {
     std::fs::write(
         &file,
         r#"payment = "live"
+public_url = "https://a.example"
 [alipay]
 app_id = "2021000000000001"
 private_key_file = "/nonexistent/app.pem"
@@ -329,8 +330,38 @@ alipay_public_key_file = "/nonexistent/alipay.pem"
     assert_error(status, &body, 503, "payment_unavailable");
     s.stop().await;
 
-    // Live without any merchant is refused when the configuration loads.
-    std::fs::write(&file, "payment = \"live\"\n").unwrap();
+    // Live without any merchant, or without the site's public address, is refused when the
+    // configuration loads; so is a gateway reached over plain HTTP elsewhere than this machine.
+    std::fs::write(
+        &file,
+        "payment = \"live\"\npublic_url = \"https://a.example\"\n",
+    )
+    .unwrap();
     let err = Config::load(Some(&file)).unwrap_err().to_string();
     assert!(err.contains("[wechat_pay]"), "{err}");
+    std::fs::write(
+        &file,
+        "payment = \"live\"\n[alipay]\napp_id = \"1\"\nprivate_key_file = \"k\"\nalipay_public_key_file = \"p\"\n",
+    )
+    .unwrap();
+    let err = Config::load(Some(&file)).unwrap_err().to_string();
+    assert!(err.contains("public_url"), "{err}");
+}
+
+#[tokio::test]
+async fn a_gateway_over_plain_http_elsewhere_is_refused() {
+    let provider_data = tempfile::tempdir().unwrap();
+    let a = provider(TestDb::sqlite().await, provider_data.path()).await;
+    let dir = tempfile::tempdir().unwrap();
+    let config = live_config(&a, dir.path(), &|t| {
+        t.replace("http://127.0.0.1:", "http://pay.example.com:")
+    });
+    let s = TestServer::start_public(TestDb::sqlite().await, config).await;
+    let (_, options) = s
+        .post("/api/order/order_info_api/options", None, json!({}))
+        .await;
+    let why = options["result"]["unavailable"].as_str().unwrap();
+    assert!(why.contains("https://"), "{why}");
+    s.stop().await;
+    a.stop().await;
 }

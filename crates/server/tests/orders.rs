@@ -9,6 +9,8 @@ use common::*;
 fn sandbox_config() -> Config {
     Config {
         payment: "sandbox".into(),
+        // A refund may be given up as soon as its last attempt failed.
+        refund_abandon_wait_seconds: 0,
         // Notifications go to the address the order was made through (this test server).
         public_url: None,
         data_dir: std::env::temp_dir()
@@ -924,13 +926,27 @@ api_test!(
             .unwrap();
         s.state
             .payments
-            .refund(&written.order, refund_no, 1000, "用户申请")
+            .refund(&written.order, refund_no, 1000, "用户申请", None)
             .await
             .unwrap();
         assert_eq!(
             s.store().refund_by_no(refund_no).await.unwrap().status,
             "pending"
         );
+        // The attempt that died still holds it for a minute: nobody gives it up meanwhile.
+        let (status, body) = s
+            .post(
+                "/api/admin/orders/refund/abandon",
+                Some(&ops),
+                json!({"refundNo": refund_no, "reason": "试图放弃"}),
+            )
+            .await;
+        assert_error(status, &body, 409, "refund_in_flight");
+        // A later retry could not reach the provider (its error recorded, the hold released).
+        s.store()
+            .settle_refund(refund_no, false, None, Some("网络超时"))
+            .await
+            .unwrap();
         // Alipay's refund query says it was made: recorded as such, never given up.
         let (status, body) = s
             .post(
@@ -1039,5 +1055,57 @@ api_test!(
             )
             .await;
         assert_eq!(status, StatusCode::NOT_FOUND);
+    }
+);
+
+api_test!(
+    a_refund_still_processing_is_confirmed_by_wechat_pays_refund_notification,
+    sandbox_config(),
+    async |s: &TestServer| {
+        let ops = operator(s, "ops_refund4").await;
+        let token = s.register("buyer_refund4", "password-1").await;
+        let (_, created) = s
+            .post(
+                "/api/order/order_info_api/create_order",
+                Some(&token),
+                json!({"kind": "top_up", "amountFen": 3000, "channel": "wechat"}),
+            )
+            .await;
+        let order_id = created["result"]["id"].as_i64().unwrap();
+        pay_on_phone(s, created["result"]["payUrl"].as_str().unwrap(), &[]).await;
+        // The bank takes its time: WeChat Pay answers PROCESSING and notifies the outcome.
+        s.state.payments.sandbox().unwrap().set_refunds_later(true);
+        let (status, row) = s
+            .post(
+                "/api/admin/orders/refund",
+                Some(&ops),
+                json!({"orderId": order_id, "amountFen": 1000, "reason": "用户申请"}),
+            )
+            .await;
+        assert_eq!(status, StatusCode::OK, "{row}");
+        assert_eq!(row["result"]["refunds"][0]["status"], "pending", "{row}");
+        let refund_no = row["result"]["refunds"][0]["refundNo"]
+            .as_str()
+            .unwrap()
+            .to_string();
+        let mut confirmed = String::new();
+        for _ in 0..100 {
+            confirmed = s.store().refund_by_no(&refund_no).await.unwrap().status;
+            if confirmed == "succeeded" {
+                break;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        }
+        assert_eq!(confirmed, "succeeded", "the notification confirmed it");
+        let done = s.store().refund_by_no(&refund_no).await.unwrap();
+        assert!(
+            done.provider_refund_no
+                .unwrap_or_default()
+                .starts_with("50"),
+            "WeChat Pay's refund number kept"
+        );
+        assert_eq!(done.attempt_until, 0, "nothing holds it any more");
+        let mine = order(s, &token, order_id).await;
+        assert_eq!(mine["refundPendingFen"], 0, "{mine}");
     }
 );

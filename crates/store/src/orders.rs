@@ -892,33 +892,110 @@ impl Store {
 
     /// Records the provider's answer to a refund: `succeeded` with its refund number, or still
     /// `pending` with why the last attempt failed.
+    ///
+    /// A success reported for a refund that was given up (the provider paid after all — it
+    /// should not, as giving up asks it first and holds the refund meanwhile) is kept on the
+    /// refund for the operator, and `Ok(false)` says so.
     pub async fn settle_refund(
         &self,
         refund_no: &str,
         succeeded: bool,
         provider_refund_no: Option<&str>,
         error: Option<&str>,
-    ) -> Result<()> {
-        sqlx::query(
+    ) -> Result<bool> {
+        let now = now_ms();
+        let done = sqlx::query(
             "UPDATE order_refunds SET status = CASE WHEN $1 = 1 THEN 'succeeded' ELSE status END, \
-             provider_refund_no = COALESCE($2, provider_refund_no), error = $3, updated_at = $4 \
-             WHERE refund_no = $5 AND status = 'pending'",
+             provider_refund_no = COALESCE($2, provider_refund_no), error = $3, updated_at = $4, \
+             attempt_until = 0 WHERE refund_no = $5 AND status IN ('pending', 'abandoning')",
         )
         .bind(i64::from(succeeded))
         .bind(provider_refund_no)
         .bind(error)
-        .bind(now_ms())
+        .bind(now)
+        .bind(refund_no)
+        .execute(&self.pool)
+        .await?;
+        if done.rows_affected() > 0 || !succeeded {
+            return Ok(true);
+        }
+        let late = sqlx::query(
+            "UPDATE order_refunds SET error = $1, provider_refund_no = COALESCE($2, provider_refund_no), \
+             updated_at = $3 WHERE refund_no = $4 AND status = 'abandoned'",
+        )
+        .bind("支付服务商在放弃之后仍完成了这笔退款：用户已收到退款，但收回的余额或套餐次数已还给用户，请人工核对")
+        .bind(provider_refund_no)
+        .bind(now)
+        .bind(refund_no)
+        .execute(&self.pool)
+        .await?;
+        Ok(late.rows_affected() == 0)
+    }
+
+    /// Takes a pending refund for one attempt at the provider: `false` when another attempt
+    /// holds it, it is being given up, or it is settled.
+    pub async fn claim_refund_attempt(&self, refund_no: &str) -> Result<bool> {
+        let now = now_ms();
+        let claimed = sqlx::query(
+            "UPDATE order_refunds SET attempt_until = $1 \
+             WHERE refund_no = $2 AND status = 'pending' AND attempt_until <= $3",
+        )
+        .bind(now + REFUND_ATTEMPT_MS)
+        .bind(refund_no)
+        .bind(now)
+        .execute(&self.pool)
+        .await?;
+        Ok(claimed.rows_affected() == 1)
+    }
+
+    /// Starts giving a refund up: it becomes `abandoning` (no attempt will ask the provider to
+    /// make it any more) if no attempt holds it and the last one is at least `quiet_ms` old.
+    /// Conflicts: `refund_not_pending`, `refund_in_flight`, `refund_too_recent`.
+    pub async fn begin_abandon(&self, refund_no: &str, quiet_ms: i64) -> Result<RefundRecord> {
+        let now = now_ms();
+        let taken = sqlx::query(
+            "UPDATE order_refunds SET status = 'abandoning', attempt_until = $1 \
+             WHERE refund_no = $2 AND status IN ('pending', 'abandoning') AND attempt_until <= $3 \
+             AND updated_at <= $4",
+        )
+        .bind(now + REFUND_ATTEMPT_MS)
+        .bind(refund_no)
+        .bind(now)
+        .bind(now - quiet_ms)
+        .execute(&self.pool)
+        .await?;
+        let refund = self.refund_by_no(refund_no).await?;
+        if taken.rows_affected() == 1 {
+            return Ok(refund);
+        }
+        Err(StoreError::Conflict(
+            if !matches!(refund.status.as_str(), "pending" | "abandoning") {
+                "refund_not_pending"
+            } else if refund.attempt_until > now {
+                "refund_in_flight"
+            } else {
+                "refund_too_recent"
+            },
+        ))
+    }
+
+    /// Gives a refund being given up back to the retries (the provider could not say).
+    pub async fn cancel_abandon(&self, refund_no: &str) -> Result<()> {
+        sqlx::query(
+            "UPDATE order_refunds SET status = 'pending', attempt_until = 0 \
+             WHERE refund_no = $1 AND status = 'abandoning'",
+        )
         .bind(refund_no)
         .execute(&self.pool)
         .await?;
         Ok(())
     }
 
-    /// Gives up a refund the provider never made (it refused it for good, or it was never
-    /// received): the refund becomes `abandoned`, the order's refunded amount goes back down,
-    /// and what the refund took back — the balance credited by a top-up, a package's uses — is
-    /// the user's again, in one transaction with its ledger row and audit entry. The caller has
-    /// made sure the provider did not pay it. Only a pending refund can be abandoned.
+    /// Gives up a refund the provider never made (it refused it for good, or never received
+    /// it), after `begin_abandon` and the provider's word: the refund becomes `abandoned`, the
+    /// order's refunded amount goes back down, and exactly what writing the refund took back —
+    /// the balance credited by a top-up, a package's uses — is the user's again, in one
+    /// transaction with its ledger row and audit entry.
     pub async fn abandon_refund(
         &self,
         actor: crate::Actor<'_>,
@@ -936,8 +1013,8 @@ impl Store {
         .ok_or(StoreError::NotFound)?;
         let refund = refund_from_row(&refund)?;
         let abandoned = sqlx::query(
-            "UPDATE order_refunds SET status = 'abandoned', error = $1, updated_at = $2 \
-             WHERE refund_no = $3 AND status = 'pending'",
+            "UPDATE order_refunds SET status = 'abandoned', error = $1, updated_at = $2, attempt_until = 0 \
+             WHERE refund_no = $3 AND status = 'abandoning'",
         )
         .bind(format!("已放弃：{reason}"))
         .bind(now)
@@ -947,40 +1024,33 @@ impl Store {
         if abandoned.rows_affected() == 0 {
             return Err(StoreError::Conflict("refund_not_pending"));
         }
-        let row = sqlx::query(&format!("SELECT {ORDER_COLUMNS} FROM orders WHERE id = $1"))
-            .bind(refund.order_id)
-            .fetch_one(&mut *tx)
-            .await?;
-        let order = order_from_row(&row)?;
-        sqlx::query(
+        // The order's row first (locked by the update on PostgreSQL), as a refund takes it.
+        let moved = sqlx::query(
             "UPDATE orders SET refunded_fen = refunded_fen - $1, \
              status = CASE WHEN status = 'refunded' THEN 'paid' ELSE status END, updated_at = $2 \
              WHERE id = $3 AND refunded_fen >= $1",
         )
         .bind(refund.amount_fen)
         .bind(now)
-        .bind(order.id)
+        .bind(refund.order_id)
         .execute(&mut *tx)
         .await?;
+        if moved.rows_affected() == 0 {
+            return Err(StoreError::Conflict("refund_not_pending"));
+        }
+        let row = sqlx::query(&format!("SELECT {ORDER_COLUMNS} FROM orders WHERE id = $1"))
+            .bind(refund.order_id)
+            .fetch_one(&mut *tx)
+            .await?;
+        let order = order_from_row(&row)?;
         let id = order.id.to_string();
-        let after = order.refunded_fen - refund.amount_fen;
-        let (restored_fen, restored_uses) = match order.kind {
-            OrderKind::TopUp | OrderKind::Task => (
-                credit_share(&order, order.refunded_fen) - credit_share(&order, after),
-                0,
-            ),
-            OrderKind::Package => (
-                0,
-                grant_share(&order, order.refunded_fen) - grant_share(&order, after),
-            ),
-        };
         let what = if order.kind == OrderKind::Package {
-            format!("已恢复套餐 {restored_uses} 次")
+            format!("已恢复套餐 {} 次", refund.taken_uses)
         } else {
             format!(
                 "已恢复余额 ¥{}.{:02}",
-                restored_fen / 100,
-                restored_fen % 100
+                refund.taken_fen / 100,
+                refund.taken_fen % 100
             )
         };
         let note = format!("退款未完成：{}（{reason}），{what}", order.title);
@@ -990,16 +1060,16 @@ impl Store {
             Movement {
                 user_id: order.user_id,
                 kind: LedgerKind::OrderRefund,
-                delta_fen: restored_fen,
+                delta_fen: refund.taken_fen,
                 delta_free_checks: 0,
                 reason: &note,
                 reference: Some(("order", &id)),
             },
         )
         .await?;
-        if restored_uses > 0 {
+        if refund.taken_uses > 0 {
             sqlx::query("UPDATE account_grants SET remaining = remaining + $1 WHERE order_id = $2")
-                .bind(restored_uses)
+                .bind(refund.taken_uses)
                 .bind(order.id)
                 .execute(&mut *tx)
                 .await?;
@@ -1009,9 +1079,9 @@ impl Store {
             actor,
             "order.refund_abandon",
             &format!("order:{} {}", order.id, order.out_trade_no),
-            &serde_json::json!({ "refundNo": refund_no, "status": "pending", "refundedFen": order.refunded_fen })
+            &serde_json::json!({ "refundNo": refund_no, "status": "pending", "refundedFen": order.refunded_fen + refund.amount_fen })
                 .to_string(),
-            &serde_json::json!({ "refundNo": refund_no, "status": "abandoned", "refundedFen": after, "reason": reason })
+            &serde_json::json!({ "refundNo": refund_no, "status": "abandoned", "refundedFen": order.refunded_fen, "reason": reason })
                 .to_string(),
         )
         .await?;
@@ -1034,7 +1104,7 @@ impl Store {
             let marks: Vec<String> = (1..=chunk.len()).map(|i| format!("${i}")).collect();
             let sql = format!(
                 "SELECT order_id, CAST(SUM(amount_fen) AS BIGINT) AS fen FROM order_refunds \
-                 WHERE status = 'pending' AND order_id IN ({}) GROUP BY order_id",
+                 WHERE status IN ('pending', 'abandoning') AND order_id IN ({}) GROUP BY order_id",
                 marks.join(", ")
             );
             let mut query = sqlx::query(&sql);
@@ -1095,7 +1165,7 @@ impl Store {
     }
 }
 
-const REFUND_COLUMNS: &str = "refund_no, order_id, amount_fen, reason, status, provider_refund_no, error, created_at, updated_at";
+const REFUND_COLUMNS: &str = "refund_no, order_id, amount_fen, reason, status, provider_refund_no, error, created_at, updated_at, attempt_until, taken_fen, taken_uses";
 
 /// A refund as kept.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -1112,6 +1182,11 @@ pub struct RefundRecord {
     pub error: Option<String>,
     pub created_at: i64,
     pub updated_at: i64,
+    /// An attempt at the provider holds the refund until then (Unix ms).
+    pub attempt_until: i64,
+    /// What writing it took back: balance (fen) and package uses.
+    pub taken_fen: i64,
+    pub taken_uses: i64,
 }
 
 fn refund_from_row(row: &AnyRow) -> Result<RefundRecord> {
@@ -1125,11 +1200,26 @@ fn refund_from_row(row: &AnyRow) -> Result<RefundRecord> {
         error: row.try_get("error")?,
         created_at: row.try_get("created_at")?,
         updated_at: row.try_get("updated_at")?,
+        attempt_until: row.try_get("attempt_until")?,
+        taken_fen: row.try_get("taken_fen")?,
+        taken_uses: row.try_get("taken_uses")?,
     })
 }
 
-/// Writes a refund of `amount_fen` under `refund_no` (once: the same number again changes
-/// nothing) and takes back in proportion what the order gave.
+/// How long one attempt at the provider holds a refund (a call times out well within it).
+pub const REFUND_ATTEMPT_MS: i64 = 60_000;
+
+/// Keeps what writing a refund took back, for giving it up exactly.
+async fn record_taken(tx: &mut AnyConnection, refund_no: &str, fen: i64, uses: i64) -> Result<()> {
+    sqlx::query("UPDATE order_refunds SET taken_fen = $1, taken_uses = $2 WHERE refund_no = $3")
+        .bind(fen)
+        .bind(uses)
+        .bind(refund_no)
+        .execute(&mut *tx)
+        .await?;
+    Ok(())
+}
+
 /// The part of a top-up's (or task payment's) credit that `refunded` fen of it take back,
 /// bonus included, rounded in the user's favour.
 fn credit_share(order: &Order, refunded: i64) -> i64 {
@@ -1142,6 +1232,8 @@ fn grant_share(order: &Order, refunded: i64) -> i64 {
         + i64::from((order.grant_amount * refunded) % order.amount_fen != 0)
 }
 
+/// Writes a refund of `amount_fen` under `refund_no` (once: the same number again changes
+/// nothing) and takes back in proportion what the order gave.
 async fn refund_in(
     tx: &mut AnyConnection,
     order_id: i64,
@@ -1182,9 +1274,10 @@ async fn refund_in(
         if amount_fen <= 0 || order.refunded_fen + amount_fen > order.amount_fen {
             return Err(StoreError::Conflict("refund_exceeds_payment"));
         }
+        // The writer's own first attempt at the provider holds the refund for a while.
         sqlx::query(
-            "INSERT INTO order_refunds (refund_no, order_id, amount_fen, reason, created_at, status, updated_at) \
-             VALUES ($1, $2, $3, $4, $5, $6, $5)",
+            "INSERT INTO order_refunds (refund_no, order_id, amount_fen, reason, created_at, status, updated_at, attempt_until) \
+             VALUES ($1, $2, $3, $4, $5, $6, $5, $7)",
         )
         .bind(refund_no)
         .bind(order_id)
@@ -1192,6 +1285,7 @@ async fn refund_in(
         .bind(reason)
         .bind(now)
         .bind(status)
+        .bind(now + REFUND_ATTEMPT_MS)
         .execute(&mut *tx)
         .await?;
         let moved = sqlx::query(
@@ -1222,6 +1316,7 @@ async fn refund_in(
                 // what one refund of the sum would.
                 let taken = credit_share(&order, order.refunded_fen + amount_fen)
                     - credit_share(&order, order.refunded_fen);
+                record_taken(&mut *tx, refund_no, taken, 0).await?;
                 apply_movement(
                     &mut *tx,
                     Movement {
@@ -1240,6 +1335,7 @@ async fn refund_in(
                 // small refunds do not each take back a whole use.
                 let taken = grant_share(&order, order.refunded_fen + amount_fen)
                     - grant_share(&order, order.refunded_fen);
+                record_taken(&mut *tx, refund_no, 0, taken).await?;
                 // The account row before the grants, as on every path that takes both.
                 apply_movement(
                     &mut *tx,

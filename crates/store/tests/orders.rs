@@ -403,7 +403,41 @@ store_test!(
             .unwrap();
         assert_eq!(pending.get(&order.id), Some(&1_500));
         assert_eq!(pending.len(), 1);
+        let written = store.refund_by_no("RF-ab-1").await.unwrap();
+        assert_eq!((written.taken_fen, written.taken_uses), (1_800, 0));
 
+        // The writer's attempt holds it; a retry cannot take it, nor can giving it up.
+        assert!(!store.claim_refund_attempt("RF-ab-1").await.unwrap());
+        assert!(matches!(
+            store.begin_abandon("RF-ab-1", 0).await,
+            Err(StoreError::Conflict("refund_in_flight"))
+        ));
+        // The provider refused: the hold is released; a retry takes it, then fails again.
+        store
+            .settle_refund("RF-ab-1", false, None, Some("银行卡已注销"))
+            .await
+            .unwrap();
+        assert!(store.claim_refund_attempt("RF-ab-1").await.unwrap());
+        assert!(
+            !store.claim_refund_attempt("RF-ab-1").await.unwrap(),
+            "held once"
+        );
+        store
+            .settle_refund("RF-ab-1", false, None, Some("银行卡已注销"))
+            .await
+            .unwrap();
+        // Too soon after that attempt for an operator who must wait an hour.
+        assert!(matches!(
+            store.begin_abandon("RF-ab-1", 3_600_000).await,
+            Err(StoreError::Conflict("refund_too_recent"))
+        ));
+        // Being given up, it is no retry's; the provider could not say, so it is back.
+        store.begin_abandon("RF-ab-1", 0).await.unwrap();
+        assert!(store.pending_refunds(10).await.unwrap().is_empty());
+        assert!(!store.claim_refund_attempt("RF-ab-1").await.unwrap());
+        store.cancel_abandon("RF-ab-1").await.unwrap();
+        assert_eq!(store.pending_refunds(10).await.unwrap().len(), 1);
+        store.begin_abandon("RF-ab-1", 0).await.unwrap();
         let abandoned = store
             .abandon_refund(actor, "RF-ab-1", "银行卡已注销")
             .await
@@ -429,7 +463,7 @@ store_test!(
             "{:?}",
             ledger[0]
         );
-        // Once only; a late word from the provider changes nothing; the order can be refunded again.
+        // Once only; the order can be refunded again.
         assert!(matches!(
             store.abandon_refund(actor, "RF-ab-1", "再来").await,
             Err(StoreError::Conflict("refund_not_pending"))
@@ -438,13 +472,25 @@ store_test!(
             store.abandon_refund(actor, "RF-none", "无").await,
             Err(StoreError::NotFound)
         ));
-        store
-            .settle_refund("RF-ab-1", true, Some("50000"), None)
-            .await
-            .unwrap();
-        assert_eq!(
-            store.refunds_of(order.id).await.unwrap()[0].status,
-            "abandoned"
+        assert!(matches!(
+            store.begin_abandon("RF-ab-1", 0).await,
+            Err(StoreError::Conflict("refund_not_pending"))
+        ));
+        // A provider that paid it after all is not hidden: the refund says so for the operator.
+        assert!(
+            !store
+                .settle_refund("RF-ab-1", true, Some("50000"), None)
+                .await
+                .unwrap()
+        );
+        let late = &store.refunds_of(order.id).await.unwrap()[0];
+        assert_eq!(late.status, "abandoned");
+        assert!(
+            late.error
+                .as_deref()
+                .unwrap_or_default()
+                .contains("放弃之后仍完成"),
+            "{late:?}"
         );
         store
             .operator_refund_order(actor, order.id, "RF-ab-2", 3_000, "用户申请")
@@ -479,6 +525,11 @@ store_test!(
         assert_eq!(full.order.status, OrderStatus::Refunded);
         let now = store::now_ms();
         assert!(store.active_grants(u, now).await.unwrap().is_empty());
+        store
+            .settle_refund("RF-ab-3", false, None, Some("超过退款期限"))
+            .await
+            .unwrap();
+        store.begin_abandon("RF-ab-3", 0).await.unwrap();
         store
             .abandon_refund(actor, "RF-ab-3", "超过退款期限")
             .await

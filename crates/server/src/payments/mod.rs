@@ -153,6 +153,24 @@ type LiveMerchants = (
     LiveGateway,
 );
 
+/// A gateway's address: HTTPS, or plain HTTP only to this machine (a rehearsal sandbox).
+fn gateway_address(url: &str, provider: &str) -> Result<String, String> {
+    let parsed =
+        reqwest::Url::parse(url).map_err(|e| format!("{provider}网关地址无效（{url}）：{e}"))?;
+    let local = match parsed.host() {
+        Some(url::Host::Domain(name)) => name == "localhost",
+        Some(url::Host::Ipv4(ip)) => ip.is_loopback(),
+        Some(url::Host::Ipv6(ip)) => ip.is_loopback(),
+        None => false,
+    };
+    if parsed.scheme() != "https" && !(parsed.scheme() == "http" && local) {
+        return Err(format!(
+            "{provider}网关地址必须是 https://（本机的演练沙箱除外）：{url}"
+        ));
+    }
+    Ok(url.trim_end_matches('/').to_string())
+}
+
 fn live_merchants(config: &crate::Config) -> Result<LiveMerchants, String> {
     let read = |path: &std::path::Path, what: &str| {
         std::fs::read_to_string(path)
@@ -198,7 +216,7 @@ fn live_merchants(config: &crate::Config) -> Result<LiveMerchants, String> {
             api_v3_key: w.api_v3_key.clone(),
         };
         wechat_side = Some((merchant, verifiers));
-        wechat_base = w.gateway.clone();
+        wechat_base = gateway_address(&w.gateway, "微信支付")?;
     }
     let mut alipay_side = None;
     let mut alipay_url = String::new();
@@ -213,9 +231,11 @@ fn live_merchants(config: &crate::Config) -> Result<LiveMerchants, String> {
             key,
             alipay_public_key: public,
         });
-        alipay_url = a.gateway.clone();
+        alipay_url = gateway_address(&a.gateway, "支付宝")?;
     }
     let http = reqwest::Client::builder()
+        // A gateway answers; it never sends us elsewhere.
+        .redirect(reqwest::redirect::Policy::none())
         .connect_timeout(std::time::Duration::from_secs(5))
         .timeout(std::time::Duration::from_secs(20))
         .user_agent(concat!("wenjian/", env!("CARGO_PKG_VERSION")))
@@ -246,6 +266,16 @@ pub struct Payments {
 #[derive(Debug)]
 pub struct ProviderError(pub String);
 
+/// An order as its provider knows it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum OrderAtProvider {
+    Paid(PaidNotice),
+    /// Not paid (or never scanned); it may still be.
+    Unpaid,
+    /// Closed unpaid: it can no longer be paid.
+    Closed,
+}
+
 /// A refund as its provider knows it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum RefundState {
@@ -255,6 +285,9 @@ pub enum RefundState {
     Processing,
     /// Never made, or closed without paying: why.
     NotMade(String),
+    /// WeChat Pay's ABNORMAL: the money left the merchant's account but could not reach the
+    /// payer (a closed card); the merchant sends it on in 商户平台. Not ours to give up.
+    Abnormal,
 }
 
 impl Payments {
@@ -382,6 +415,8 @@ impl Payments {
                     "out_trade_no": order.out_trade_no,
                     "total_amount": pay::amount::format_yuan(order.amount_fen),
                     "subject": order.title,
+                    // The QR code stops paying when the order expires here, not hours later.
+                    "time_expire": china_time(order.expires_at),
                 });
                 let method = "alipay.trade.precreate";
                 let answer = alipay_call(
@@ -466,11 +501,12 @@ impl Payments {
     }
 
     /// Asks the provider whether `order` was paid (an order whose notification never came).
-    pub async fn query(&self, order: &Order) -> Result<Option<PaidNotice>, ProviderError> {
+    pub async fn query(&self, order: &Order) -> Result<OrderAtProvider, ProviderError> {
         let gateway = self
             .gateway
             .as_ref()
             .ok_or_else(|| ProviderError("未配置在线支付".into()))?;
+        let not_this = || ProviderError("服务商的查询结果不是这笔订单的".into());
         match Channel::parse(&order.channel) {
             Some(Channel::Wechat) => {
                 let (merchant, verifiers) = self.wechat_side()?;
@@ -481,10 +517,17 @@ impl Payments {
                 let answer = wechat_call(gateway, merchant, verifiers, "GET", &path, "").await?;
                 let transaction: wechat::Transaction = serde_json::from_value(answer)
                     .map_err(|e| ProviderError(format!("微信支付查询结果无法读取：{e}")))?;
+                if transaction.out_trade_no != order.out_trade_no {
+                    return Err(not_this());
+                }
+                if matches!(transaction.trade_state.as_str(), "CLOSED" | "REVOKED") {
+                    return Ok(OrderAtProvider::Closed);
+                }
                 let event = format!("query:{}", transaction.transaction_id);
-                transaction
+                Ok(transaction
                     .paid(merchant, &event)
-                    .map_err(|e| ProviderError(e.to_string()))
+                    .map_err(|e| ProviderError(e.to_string()))?
+                    .map_or(OrderAtProvider::Unpaid, OrderAtProvider::Paid))
             }
             Some(Channel::Alipay) => {
                 let app = self.alipay_side()?;
@@ -492,20 +535,23 @@ impl Payments {
                 let answer = alipay_answer(gateway, app, "alipay.trade.query", &biz, None).await?;
                 // Alipay creates a precreated trade only when it is scanned.
                 if answer["sub_code"] == "ACQ.TRADE_NOT_EXIST" {
-                    return Ok(None);
+                    return Ok(OrderAtProvider::Unpaid);
                 }
                 if answer["code"] != "10000" {
                     return Err(alipay_refusal(&answer));
                 }
-                if !matches!(
-                    answer["trade_status"].as_str(),
-                    Some("TRADE_SUCCESS" | "TRADE_FINISHED")
-                ) {
-                    return Ok(None);
+                if answer["out_trade_no"].as_str() != Some(order.out_trade_no.as_str()) {
+                    return Err(not_this());
+                }
+                match answer["trade_status"].as_str() {
+                    Some("TRADE_SUCCESS" | "TRADE_FINISHED") => {}
+                    // Closed unpaid (expired there): Alipay's close would now refuse it.
+                    Some("TRADE_CLOSED") => return Ok(OrderAtProvider::Closed),
+                    _ => return Ok(OrderAtProvider::Unpaid),
                 }
                 let amount = answer["total_amount"].as_str().unwrap_or_default();
                 let trade_no = answer["trade_no"].as_str().unwrap_or_default().to_string();
-                Ok(Some(PaidNotice {
+                Ok(OrderAtProvider::Paid(PaidNotice {
                     event_id: format!("query:{trade_no}"),
                     out_trade_no: order.out_trade_no.clone(),
                     provider_trade_no: trade_no,
@@ -521,12 +567,16 @@ impl Payments {
     /// number. The providers take the same number twice as one refund, so asking again after
     /// a failure or a crash never pays twice. `Ok(Some(no))`: the money went back (the
     /// provider's refund number); `Ok(None)`: accepted and still being processed.
+    ///
+    /// `notify_base`: where WeChat Pay sends the refund's outcome (a refund it is still
+    /// processing is otherwise confirmed by asking again).
     pub async fn refund(
         &self,
         order: &Order,
         refund_no: &str,
         amount_fen: i64,
         reason: &str,
+        notify_base: Option<&str>,
     ) -> Result<Option<String>, ProviderError> {
         let gateway = self
             .gateway
@@ -535,13 +585,16 @@ impl Payments {
         match Channel::parse(&order.channel) {
             Some(Channel::Wechat) => {
                 let (merchant, verifiers) = self.wechat_side()?;
-                let body = serde_json::json!({
+                let mut body = serde_json::json!({
                     "out_trade_no": order.out_trade_no,
                     "out_refund_no": refund_no,
                     "reason": reason.chars().take(80).collect::<String>(),
                     "amount": {"refund": amount_fen, "total": order.amount_fen, "currency": "CNY"},
-                })
-                .to_string();
+                });
+                if let Some(base) = notify_base {
+                    body["notify_url"] = format!("{base}/api/order/notify/wechat").into();
+                }
+                let body = body.to_string();
                 let path = "/v3/refund/domestic/refunds";
                 let answer = wechat_call(gateway, merchant, verifiers, "POST", path, &body).await?;
                 wechat_refund_state(&answer)
@@ -596,6 +649,9 @@ impl Payments {
                     .map_err(|e| ProviderError(format!("微信支付应答验签失败：{e}")))?;
                 let value: serde_json::Value = serde_json::from_str(&answer)
                     .map_err(|e| ProviderError(format!("微信支付应答无法读取：{e}")))?;
+                if status == 200 && value["out_refund_no"].as_str() != Some(refund_no) {
+                    return Err(ProviderError("服务商的退款查询结果不是这笔退款的".into()));
+                }
                 match (status, value["status"].as_str()) {
                     (200, Some("SUCCESS")) => Ok(RefundState::Succeeded(
                         value["refund_id"].as_str().unwrap_or_default().to_string(),
@@ -604,10 +660,10 @@ impl Payments {
                     (200, Some("CLOSED")) => {
                         Ok(RefundState::NotMade("微信支付已关闭这笔退款".into()))
                     }
-                    (200, Some("ABNORMAL")) => Ok(RefundState::NotMade(
-                        "微信支付退款异常，未退到用户账户".into(),
-                    )),
-                    (404, _) => Ok(RefundState::NotMade("微信支付没有这笔退款".into())),
+                    (200, Some("ABNORMAL")) => Ok(RefundState::Abnormal),
+                    (404, _) if value["code"] == "RESOURCE_NOT_EXISTS" => {
+                        Ok(RefundState::NotMade("微信支付没有这笔退款".into()))
+                    }
                     _ => Err(ProviderError(format!(
                         "微信支付退款查询失败：{}",
                         value["message"].as_str().unwrap_or("未知状态")
@@ -628,10 +684,16 @@ impl Payments {
                     None,
                 )
                 .await?;
-                // Alipay answers 10000 either way; a refund it made carries its amount.
+                // Alipay answers 10000 either way; a refund it made carries its amount and
+                // names the request.
                 let found = value["refund_amount"]
                     .as_str()
                     .is_some_and(|a| !a.is_empty());
+                if value["out_trade_no"].as_str() != Some(order.out_trade_no.as_str())
+                    || (found && value["out_request_no"].as_str() != Some(refund_no))
+                {
+                    return Err(ProviderError("服务商的退款查询结果不是这笔退款的".into()));
+                }
                 match value["refund_status"].as_str() {
                     Some("REFUND_SUCCESS") => Ok(RefundState::Succeeded(
                         value["trade_no"].as_str().unwrap_or_default().to_string(),
@@ -679,14 +741,15 @@ impl Payments {
         }
     }
 
-    /// Reads a WeChat Pay notification: `Ok(None)` when genuine but not a payment.
+    /// Reads a WeChat Pay notification (a payment or a refund's end): `Ok(None)` when genuine
+    /// but nothing to act on.
     pub fn read_wechat(
         &self,
         headers: &wechat::SignedHeaders,
         body: &[u8],
-    ) -> Result<Option<PaidNotice>, PayError> {
+    ) -> Result<Option<wechat::Notice>, PayError> {
         let (merchant, verifiers) = self.wechat.as_ref().ok_or(PayError::WrongMerchant)?;
-        wechat::read_notification(merchant, verifiers, headers, body, now_s())
+        wechat::read_any_notification(merchant, verifiers, headers, body, now_s())
     }
 
     /// Reads an Alipay notification: `Ok(None)` when genuine but not a payment.

@@ -100,6 +100,9 @@ pub struct Sandbox {
     /// when we restart, and so does the sandbox.
     dir: std::path::PathBuf,
     http: reqwest::Client,
+    /// WeChat Pay refunds answered `PROCESSING` and confirmed by a refund notification a moment
+    /// later, as a bank that takes its time does (a switch for tests and demonstrations).
+    refunds_later: std::sync::atomic::AtomicBool,
 }
 
 /// Orders remembered before the unpaid ones are forgotten at a start.
@@ -176,6 +179,7 @@ impl Sandbox {
             refunds: Mutex::new(saved.refunds),
             dir: dir.to_path_buf(),
             http: reqwest::Client::new(),
+            refunds_later: std::sync::atomic::AtomicBool::new(false),
         })
     }
 
@@ -389,15 +393,23 @@ impl Sandbox {
             };
             let refunded = self.refund(&orders, no, refund_no, amount);
             self.persist(&orders);
+            let later = self
+                .refunds_later
+                .load(std::sync::atomic::Ordering::Relaxed);
             return match refunded {
-                Ok((refund, _)) => self.wechat_answer(
-                    200,
-                    serde_json::json!({
-                        "refund_id": refund.refund_id, "out_refund_no": refund_no,
-                        "out_trade_no": no, "status": "SUCCESS",
-                        "amount": {"refund": amount, "total": orders.get(no).map_or(0, |o| o.amount_fen), "currency": "CNY"},
-                    }),
-                ),
+                Ok((refund, _)) => {
+                    if let Some(notify) = asked["notify_url"].as_str() {
+                        self.send_refund_notice(notify, no, refund_no, &refund.refund_id, later);
+                    }
+                    self.wechat_answer(
+                        200,
+                        serde_json::json!({
+                            "refund_id": refund.refund_id, "out_refund_no": refund_no,
+                            "out_trade_no": no, "status": if later { "PROCESSING" } else { "SUCCESS" },
+                            "amount": {"refund": amount, "total": orders.get(no).map_or(0, |o| o.amount_fen), "currency": "CNY"},
+                        }),
+                    )
+                }
                 Err((code, message)) => error(400, code, &message),
             };
         }
@@ -529,7 +541,8 @@ impl Sandbox {
                 }
             }
             "alipay.trade.close" => match orders.get_mut(&no) {
-                Some(order) if order.transaction_id.is_none() => {
+                // Only a trade waiting for payment can be closed; a closed one answers as a paid one.
+                Some(order) if order.transaction_id.is_none() && !order.closed => {
                     order.closed = true;
                     self.persist(&orders);
                     answer(
@@ -726,6 +739,66 @@ impl Sandbox {
         PaidOnPhone::Paid {
             notify_statuses: statuses,
         }
+    }
+
+    /// Makes WeChat Pay refunds answer `PROCESSING`, confirmed by their notification a moment
+    /// later (`false`: answered `SUCCESS` at once, the notification still sent).
+    pub fn set_refunds_later(&self, later: bool) {
+        self.refunds_later
+            .store(later, std::sync::atomic::Ordering::Relaxed);
+    }
+
+    /// WeChat Pay's `REFUND.SUCCESS` notification of a refund, signed and encrypted, sent to
+    /// `notify_url` (after a moment when `later`) from a task of its own.
+    fn send_refund_notice(
+        &self,
+        notify_url: &str,
+        out_trade_no: &str,
+        refund_no: &str,
+        refund_id: &str,
+        later: bool,
+    ) {
+        let plain = serde_json::json!({
+            "mchid": MCHID, "out_trade_no": out_trade_no, "out_refund_no": refund_no,
+            "refund_id": refund_id, "refund_status": "SUCCESS",
+            "success_time": super::rfc3339_china(store::now_ms()),
+        })
+        .to_string();
+        let Ok(resource) = wechat::encrypt(
+            &self.api_v3_key,
+            "refund",
+            &keys::nonce(12),
+            plain.as_bytes(),
+        ) else {
+            return;
+        };
+        let body = serde_json::json!({
+            "id": format!("SANDBOX-RF-{}", keys::nonce(20)),
+            "create_time": super::rfc3339_china(store::now_ms()),
+            "resource_type": "encrypt-resource", "event_type": "REFUND.SUCCESS",
+            "summary": "退款成功", "resource": resource,
+        })
+        .to_string();
+        let signed = self.signed_headers(&body);
+        let request = self
+            .http
+            .post(notify_url)
+            .header("Content-Type", "application/json")
+            .header("Wechatpay-Timestamp", signed.timestamp)
+            .header("Wechatpay-Nonce", signed.nonce)
+            .header("Wechatpay-Signature", signed.signature)
+            .header("Wechatpay-Serial", signed.serial)
+            .body(body);
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+            return;
+        };
+        runtime.spawn(async move {
+            let wait = if later { 300 } else { 50 };
+            tokio::time::sleep(std::time::Duration::from_millis(wait)).await;
+            if let Err(e) = request.send().await {
+                tracing::warn!(error = %e, "sandbox refund notice not delivered");
+            }
+        });
     }
 
     /// Writes our side of both providers (the keys a merchant would download) into `dir` and

@@ -20,7 +20,17 @@ pub struct TestServer {
 }
 
 impl TestServer {
-    pub async fn start(db: TestDb, mut config: Config) -> Self {
+    /// `start`, with `public_url` set to the address the server listens at (a live payment
+    /// site must have one).
+    pub async fn start_public(db: TestDb, config: Config) -> Self {
+        Self::start_inner(db, config, true).await
+    }
+
+    pub async fn start(db: TestDb, config: Config) -> Self {
+        Self::start_inner(db, config, false).await
+    }
+
+    async fn start_inner(db: TestDb, mut config: Config, public: bool) -> Self {
         // Each server its own data folder: two servers (SQLite and PostgreSQL) both have a task
         // 1, and nothing a test writes belongs in the source tree.
         let data = (config.data_dir == Config::default().data_dir)
@@ -34,6 +44,9 @@ impl TestServer {
             .get_or_insert_with(|| env!("CARGO_BIN_EXE_wenjian-extract").into());
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr = listener.local_addr().unwrap();
+        if public {
+            config.public_url = Some(format!("http://{addr}"));
+        }
         let state = AppState::new(db.store.clone(), config);
         let served = state.clone();
         let (tx, rx) = tokio::sync::oneshot::channel::<()>();

@@ -190,7 +190,12 @@ function AbandonDialog({ refund, onClose }: { refund: RefundRow; onClose: () => 
   )
 }
 
-const REFUND_TAGS: Record<RefundRow['status'], [string, string]> = { succeeded: ['green', '已退'], pending: ['orange', '退款中'], abandoned: ['default', '已放弃'] }
+const REFUND_TAGS: Record<RefundRow['status'], [string, string]> = {
+  succeeded: ['green', '已退'],
+  pending: ['orange', '退款中'],
+  abandoning: ['orange', '放弃中'],
+  abandoned: ['default', '已放弃'],
+}
 
 /** An order's refunds (confirmed, still being asked, or given up) and, while something is left, the refund button. */
 function RefundCell({ order, onRefund }: { order: OrderRow; onRefund: () => void }) {
@@ -204,7 +209,7 @@ function RefundCell({ order, onRefund }: { order: OrderRow; onRefund: () => void
             {REFUND_TAGS[r.status][1]}
           </Tag>
           {formatFen(r.amountFen)} {r.reason}
-          {r.status === 'pending' && (
+          {(r.status === 'pending' || r.status === 'abandoning') && (
             <Button size="small" type="link" danger onClick={() => setAbandoning(r)} data-testid="refund-abandon">
               放弃退款
             </Button>

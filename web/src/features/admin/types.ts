@@ -92,7 +92,7 @@ export interface RefundRow {
   amountFen: number
   reason: string
   /** `succeeded` (the money went back) or `pending` (asked again every minute). */
-  status: 'succeeded' | 'pending' | 'abandoned'
+  status: 'succeeded' | 'pending' | 'abandoning' | 'abandoned'
   providerRefundNo: string | null
   error: string | null
   createdAt: number

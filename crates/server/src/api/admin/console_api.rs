@@ -1094,6 +1094,7 @@ pub struct RefundForm {
 pub async fn refund_order(
     State(state): State<AppState>,
     OperatorUser(operator): OperatorUser,
+    headers: axum::http::HeaderMap,
     Params(form): Params<RefundForm>,
 ) -> ApiResult<OrderRow> {
     let reason = refund_reason(&form.reason)?;
@@ -1165,7 +1166,15 @@ pub async fn refund_order(
     // Asked now; on failure the refund stays pending and is asked again every minute.
     let settled = match state
         .payments
-        .refund(&refund.order, &refund_no, amount, reason)
+        .refund(
+            &refund.order,
+            &refund_no,
+            amount,
+            reason,
+            Some(&crate::api::order::order_info_api::notify_base(
+                &state, &headers,
+            )),
+        )
         .await
     {
         Ok(Some(provider_no)) => {
@@ -1174,7 +1183,8 @@ pub async fn refund_order(
                 .settle_refund(&refund_no, true, Some(&provider_no), None)
                 .await
         }
-        Ok(None) => Ok(()),
+        // Still processing: confirmed by WeChat Pay's notification or by asking again.
+        Ok(None) => Ok(true),
         Err(e) => {
             tracing::warn!(refund = %refund_no, error = %e.0, "refund not confirmed yet");
             state
@@ -1183,7 +1193,7 @@ pub async fn refund_order(
                 .await
         }
     };
-    settled?;
+    crate::api::order::notify::settled(&state, &refund_no, settled?);
     let login_name = state
         .store
         .user_by_id(refund.order.user_id)
@@ -1236,7 +1246,7 @@ pub struct AbandonRefundForm {
         (status = 400, description = "reason_required", body = crate::envelope::ErrorBody),
         (status = 403, description = "not_operator", body = crate::envelope::ErrorBody),
         (status = 404, description = "refund_not_found", body = crate::envelope::ErrorBody),
-        (status = 409, description = "refund_not_pending, refund_succeeded (the provider made it: now recorded), refund_processing", body = crate::envelope::ErrorBody),
+        (status = 409, description = "refund_not_pending, refund_in_flight (an attempt at the provider holds it), refund_too_recent (asked less than refund_abandon_wait_seconds ago), refund_succeeded (the provider made it: now recorded), refund_processing, refund_abnormal (WeChat Pay holds the money: handled in the merchant platform)", body = crate::envelope::ErrorBody),
         (status = 502, description = "payment_provider_error: the provider could not be asked", body = crate::envelope::ErrorBody),
         (status = 503, description = "payment_unavailable: no provider to ask", body = crate::envelope::ErrorBody),
     ))]
@@ -1253,7 +1263,7 @@ pub async fn abandon_refund(
         other => other?,
     };
     let not_pending = || ApiError::conflict("refund_not_pending", "只有处理中的退款可以放弃");
-    if refund.status != "pending" {
+    if !matches!(refund.status.as_str(), "pending" | "abandoning") {
         return Err(not_pending());
     }
     let order = state.store.order_by_id(refund.order_id).await?;
@@ -1264,7 +1274,37 @@ pub async fn abandon_refund(
             format!("无法向支付服务商核实这笔退款，暂不能放弃：{why}"),
         ));
     }
-    match state.payments.refund_state(&order, &refund.refund_no).await {
+    // Held first, so no retry asks the provider to make it while it is being given up; and
+    // only once the last attempt is old enough for the provider to tell its outcome.
+    let wait_ms = state
+        .config
+        .refund_abandon_wait_seconds
+        .saturating_mul(1000) as i64;
+    match state.store.begin_abandon(&refund.refund_no, wait_ms).await {
+        Err(StoreError::Conflict("refund_not_pending")) => return Err(not_pending()),
+        Err(StoreError::Conflict("refund_in_flight")) => {
+            return Err(ApiError::conflict(
+                "refund_in_flight",
+                "正在向支付服务商发起这笔退款，请稍后再试",
+            ));
+        }
+        Err(StoreError::Conflict("refund_too_recent")) => {
+            return Err(ApiError::conflict(
+                "refund_too_recent",
+                format!(
+                    "距上次向支付服务商发起这笔退款不到 {} 分钟，服务商的结果可能尚未可查；请稍后再放弃",
+                    (wait_ms / 60_000).max(1)
+                ),
+            ));
+        }
+        other => other?,
+    };
+    let asked = state.payments.refund_state(&order, &refund.refund_no).await;
+    let refused = match asked {
+        Ok(RefundState::NotMade(why)) => {
+            tracing::info!(refund = %refund.refund_no, provider = %why, "refund abandoned");
+            None
+        }
         Ok(RefundState::Succeeded(provider_no)) => {
             state
                 .store
@@ -1275,22 +1315,23 @@ pub async fn abandon_refund(
                 "支付服务商已完成这笔退款，钱已退回用户，不能放弃；已记为退款成功",
             ));
         }
-        Ok(RefundState::Processing) => {
-            return Err(ApiError::conflict(
-                "refund_processing",
-                "支付服务商仍在处理这笔退款，请等待结果后再决定",
-            ));
-        }
-        Ok(RefundState::NotMade(why)) => {
-            tracing::info!(refund = %refund.refund_no, provider = %why, "refund abandoned");
-        }
-        Err(e) => {
-            return Err(ApiError::new(
-                StatusCode::BAD_GATEWAY,
-                "payment_provider_error",
-                format!("无法向支付服务商核实这笔退款：{}", e.0),
-            ));
-        }
+        Ok(RefundState::Processing) => Some(ApiError::conflict(
+            "refund_processing",
+            "支付服务商仍在处理这笔退款，请等待结果后再决定",
+        )),
+        Ok(RefundState::Abnormal) => Some(ApiError::conflict(
+            "refund_abnormal",
+            "微信支付退款异常：钱已离开商户账户，停在微信支付等待处理（用户银行卡可能已注销）。请在商户平台的“异常退款”中退往用户的其他账户或退回商户，不能在这里放弃",
+        )),
+        Err(e) => Some(ApiError::new(
+            StatusCode::BAD_GATEWAY,
+            "payment_provider_error",
+            format!("无法向支付服务商核实这笔退款：{}", e.0),
+        )),
+    };
+    if let Some(refused) = refused {
+        state.store.cancel_abandon(&refund.refund_no).await?;
+        return Err(refused);
     }
     match state
         .store

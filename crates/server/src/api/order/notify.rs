@@ -3,6 +3,7 @@
 //! arrives how often. The provider hears "received" only after our transaction committed, so a
 //! crash before the commit makes it send the notification again.
 
+use crate::payments::OrderAtProvider;
 use crate::state::AppState;
 use axum::body::Bytes;
 use axum::extract::State;
@@ -82,7 +83,48 @@ pub async fn wechat(State(state): State<AppState>, headers: HeaderMap, body: Byt
         serial: header("Wechatpay-Serial"),
     };
     match state.payments.read_wechat(&signed, &body) {
-        Ok(Some(notice)) => match record(&state, "wechat", &notice).await {
+        Ok(Some(wechat::Notice::Refund(refund))) => {
+            // A refund we do not know, or one already settled, changes nothing.
+            let (provider_no, error) = if refund.succeeded() {
+                (Some(refund.refund_id.as_str()), None)
+            } else if refund.refund_status == "ABNORMAL" {
+                // The money has left the merchant's account and waits at WeChat Pay for the
+                // merchant to send it on (商户平台 → 异常退款): not for us to give up.
+                (
+                    None,
+                    Some("微信支付通知：退款异常（用户银行卡可能已注销或冻结），钱已离开商户账户，请在商户平台处理异常退款".to_string()),
+                )
+            } else {
+                (
+                    None,
+                    Some(format!(
+                        "微信支付通知：退款已关闭（{}），钱未退回用户",
+                        refund.refund_status
+                    )),
+                )
+            };
+            match state
+                .store
+                .settle_refund(
+                    &refund.out_refund_no,
+                    refund.succeeded(),
+                    provider_no,
+                    error.as_deref(),
+                )
+                .await
+            {
+                Ok(as_expected) => {
+                    tracing::info!(refund = %refund.out_refund_no, status = %refund.refund_status, "refund notice");
+                    settled(&state, &refund.out_refund_no, as_expected);
+                    StatusCode::NO_CONTENT.into_response()
+                }
+                Err(e) => {
+                    tracing::error!(error = %e, "refund notice not stored; WeChat Pay will send it again");
+                    wechat_fail(StatusCode::INTERNAL_SERVER_ERROR, "暂时无法处理，请重发")
+                }
+            }
+        }
+        Ok(Some(wechat::Notice::Paid(notice))) => match record(&state, "wechat", &notice).await {
             Ok(()) => StatusCode::NO_CONTENT.into_response(),
             Err(e) => {
                 tracing::error!(error = %e, "payment notice not stored; WeChat Pay will send it again");
@@ -161,25 +203,35 @@ pub async fn reconcile_once(
         after = last.id;
         orders.extend(page);
     }
+    let deadline = std::time::Instant::now() + ROUND_BUDGET;
     for order in orders {
+        if std::time::Instant::now() > deadline {
+            break;
+        }
         let answer = state.payments.query(&order).await;
-        if !matches!(answer, Ok(Some(_))) {
+        if !matches!(answer, Ok(OrderAtProvider::Paid(_))) {
             let next = now + next_query_delay(now - order.created_at);
             state.store.defer_order_query(order.id, next).await?;
         }
         match answer {
-            Ok(Some(notice)) => {
+            Ok(OrderAtProvider::Paid(notice)) => {
                 record(state, &order.channel, &notice).await?;
                 paid += 1;
             }
-            Ok(None) if order.expires_at <= now => {
+            // Closed at the provider (expired there, or by us before a crash): closed here.
+            Ok(OrderAtProvider::Closed) => {
+                if state.store.close_order(order.id).await? {
+                    closed += 1;
+                }
+            }
+            Ok(OrderAtProvider::Unpaid) if order.expires_at <= now => {
                 if state.payments.close(&order).await.is_ok()
                     && state.store.close_order(order.id).await?
                 {
                     closed += 1;
                 }
             }
-            Ok(None) => {}
+            Ok(OrderAtProvider::Unpaid) => {}
             Err(e) => {
                 tracing::warn!(order = %order.out_trade_no, error = %e.0, "order query failed");
                 // An expired order the provider cannot tell us about is closed here; should it
@@ -202,18 +254,36 @@ pub async fn push_refunds(state: &AppState) -> Result<usize, store::StoreError> 
         return Ok(0);
     }
     let mut done = 0;
+    let deadline = std::time::Instant::now() + ROUND_BUDGET;
     for refund in state.store.pending_refunds(50).await? {
+        // Taken right before asking: an operator giving it up, another attempt or another node
+        // meanwhile leaves it alone, and a round that ran long stops.
+        if std::time::Instant::now() > deadline
+            || !state.store.claim_refund_attempt(&refund.refund_no).await?
+        {
+            continue;
+        }
         let order = state.store.order_by_id(refund.order_id).await?;
         match state
             .payments
-            .refund(&order, &refund.refund_no, refund.amount_fen, &refund.reason)
+            .refund(
+                &order,
+                &refund.refund_no,
+                refund.amount_fen,
+                &refund.reason,
+                super::order_info_api::configured_notify_base(state).as_deref(),
+            )
             .await
         {
             Ok(Some(provider_no)) => {
-                state
-                    .store
-                    .settle_refund(&refund.refund_no, true, Some(&provider_no), None)
-                    .await?;
+                settled(
+                    state,
+                    &refund.refund_no,
+                    state
+                        .store
+                        .settle_refund(&refund.refund_no, true, Some(&provider_no), None)
+                        .await?,
+                );
                 done += 1;
             }
             Ok(None) => {}
@@ -228,6 +298,21 @@ pub async fn push_refunds(state: &AppState) -> Result<usize, store::StoreError> 
     }
     Ok(done)
 }
+
+/// Logs a provider's success that came after the refund was given up: the user has both the
+/// money and what the refund had taken back, which an operator must sort out.
+pub fn settled(_state: &AppState, refund_no: &str, as_expected: bool) {
+    if !as_expected {
+        tracing::error!(
+            refund = %refund_no,
+            "a provider made a refund after it was given up; the refund row says so for the operator"
+        );
+    }
+}
+
+/// How long one round of reconciliation or refund attempts may take before it stops (the rest
+/// waits for the next round), so a gateway that hangs cannot hold the loop for hours.
+const ROUND_BUDGET: std::time::Duration = std::time::Duration::from_secs(120);
 
 /// Pending orders one reconciliation round asks the providers about.
 const RECONCILE_MAX: usize = 5_000;

@@ -175,11 +175,19 @@ fn payment_unavailable(message: String) -> ApiError {
 
 /// Where providers must send notifications: the configured base, else this server's public
 /// address as QR links use it (`auth::public_base`).
-fn notify_base(state: &AppState, headers: &HeaderMap) -> String {
-    match &state.config.payment_notify_base_url {
-        Some(url) => url.trim_end_matches('/').to_string(),
-        None => crate::auth::public_base(headers, state),
-    }
+pub fn notify_base(state: &AppState, headers: &HeaderMap) -> String {
+    configured_notify_base(state).unwrap_or_else(|| crate::auth::public_base(headers, state))
+}
+
+/// Where notifications go when no request tells this server's address (background work): the
+/// configured base, else the public URL.
+pub fn configured_notify_base(state: &AppState) -> Option<String> {
+    state
+        .config
+        .payment_notify_base_url
+        .as_ref()
+        .or(state.config.public_url.as_ref())
+        .map(|url| url.trim_end_matches('/').to_string())
 }
 
 /// Unpaid, unexpired orders one user may have at once.

@@ -10,6 +10,7 @@ import { formatFen } from '../../utils/format'
 import { formatCharge } from '../order/paysWith'
 import { useSiteStore } from '../../stores/site'
 import TextDiff from '../../components/TextDiff'
+import { ScanTopUp } from '../order/ScanToPay'
 
 /** What one message costs: every started 1,000 counted characters (whitespace not counted). */
 /** Characters as the server counts them for the price: everything but whitespace. */
@@ -47,6 +48,8 @@ export default function ChatPanel() {
   const fenPerThousand = useSiteStore((s) => s.chatPriceFenPerThousand)
   const { modal } = App.useApp()
   const [showChanges, setShowChanges] = useState<number | null>(null)
+  /** What the balance lacks for the message about to be sent (then 扫码充值 is offered). */
+  const [shortFen, setShortFen] = useState(0)
   const bottom = useRef<HTMLDivElement | null>(null)
 
   // ?chat=ID continues a conversation from the records.
@@ -81,8 +84,16 @@ export default function ChatPanel() {
     await useSiteStore.getState().load()
     const fenPerThousand = useSiteStore.getState().chatPriceFenPerThousand
     // A 降重 package pays before the balance, when it covers the message.
-    const packageChars = (account.data?.grants ?? []).filter((g) => g.kind === 'rewrite_chars').reduce((sum, g) => sum + g.remaining, 0)
+    const fresh = (await account.refetch()).data ?? account.data
+    const packageChars = (fresh?.grants ?? []).filter((g) => g.kind === 'rewrite_chars').reduce((sum, g) => sum + g.remaining, 0)
     const chars = countedChars(text)
+    const price = messagePriceFen(text, fenPerThousand)
+    if (packageChars < chars && fresh && fresh.balanceFen < price) {
+      shownPrice.current = price
+      setShortFen(price - fresh.balanceFen)
+      return
+    }
+    setShortFen(0)
     modal.confirm({
       title: '确认发送并扣费？',
       content:
@@ -176,6 +187,26 @@ export default function ChatPanel() {
         <div ref={bottom} />
       </div>
       {error && <Alert className="mt" type="error" showIcon title={error} />}
+      {shortFen > 0 && (
+        <Alert
+          className="mt"
+          type="warning"
+          showIcon
+          closable
+          onClose={() => setShortFen(0)}
+          title={`余额不足：本条消息 ${formatFen(shownPrice.current ?? 0)}`}
+          description={
+            <ScanTopUp
+              shortFen={shortFen}
+              onPaid={() => {
+                setShortFen(0)
+                void send()
+              }}
+            />
+          }
+          data-testid="chat-short"
+        />
+      )}
       <div className="chat-input mt">
         <Input.TextArea
           value={message}

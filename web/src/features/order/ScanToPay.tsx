@@ -22,3 +22,28 @@ export default function ScanToPay({ taskId, shortFen, onPaid }: { taskId: number
     </div>
   )
 }
+
+/** 扫码充值 for a payment that has no task yet (a 对话改写 message): the shortfall — at least the smallest top-up —
+ * is paid into the balance, then `onPaid` goes on. */
+export function ScanTopUp({ shortFen, onPaid }: { shortFen: number; onPaid: () => void }) {
+  const { options, notice, picker, dialog, placing, place, channel } = usePurchase(onPaid)
+  if (options.isLoading || shortFen <= 0) return null
+  if (!channel) return <div className="mt">{notice}</div>
+  const amountFen = Math.max(shortFen, options.data?.topUpMinFen ?? shortFen)
+  return (
+    <div className="mt" data-testid="scan-top-up">
+      {notice}
+      <div className="muted">
+        余额还差 {formatFen(shortFen)}
+        {amountFen > shortFen ? `，最少充值 ${formatFen(amountFen)}（多出部分留在余额中）` : ''}，扫码充值后立即发送：
+      </div>
+      <Space className="mt" wrap>
+        {picker}
+        <Button type="primary" loading={placing} onClick={() => void place({ kind: 'top_up', amountFen })} data-testid="scan-top-up-button">
+          扫码充值 {formatFen(amountFen)}
+        </Button>
+      </Space>
+      {dialog}
+    </div>
+  )
+}

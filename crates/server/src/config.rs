@@ -268,6 +268,9 @@ pub struct Config {
     /// Seconds after the last attempt at the provider before an operator may give a refund up
     /// (the providers advise asking about a refund's outcome no sooner).
     pub refund_abandon_wait_seconds: u64,
+    /// Seconds a task paid by scanning leaves its page to submit it before the server does
+    /// (the page polls every two seconds; a closed page never will).
+    pub paid_task_start_delay_seconds: u64,
     /// The WeChat Pay merchant of `payment = "live"`.
     pub wechat_pay: Option<WechatPayConfig>,
     /// The Alipay application of `payment = "live"`.
@@ -361,6 +364,7 @@ impl Default for Config {
             top_up_max_fen: 500_000,
             payment_notify_base_url: None,
             refund_abandon_wait_seconds: 300,
+            paid_task_start_delay_seconds: 30,
             wechat_pay: None,
             alipay: None,
             packages: default_packages(),

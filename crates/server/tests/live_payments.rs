@@ -191,6 +191,42 @@ async fn live_site_pays_through_the_providers_over_http(provider_db: TestDb, sit
     let refused = http.get(&forged).send().await.unwrap();
     assert_eq!(refused.status(), StatusCode::BAD_REQUEST);
     assert!(refused.text().await.unwrap().contains("验签出错"));
+    // Opened later than its address lasts: a fresh one, signed now; a paid order gets none.
+    let (status, renewed) = b
+        .post(
+            "/api/order/order_info_api/phone_pay_url",
+            Some(&token),
+            json!({"id": order["id"], "returnUrl": "/order/recharge"}),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK, "{renewed}");
+    let fresh = renewed["result"]["payUrl"].as_str().unwrap();
+    assert!(
+        fresh.contains("alipay.trade.wap.pay") && fresh.contains("%2Forder%2Frecharge"),
+        "{fresh}"
+    );
+    let (_, paid) = b
+        .post(
+            "/api/order/order_info_api/query_list",
+            Some(&token),
+            json!({}),
+        )
+        .await;
+    let paid_id = paid["result"]["list"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|o| o["status"] == "paid")
+        .unwrap()["id"]
+        .clone();
+    let (status, body) = b
+        .post(
+            "/api/order/order_info_api/phone_pay_url",
+            Some(&token),
+            json!({"id": paid_id}),
+        )
+        .await;
+    assert_error(status, &body, 409, "order_not_pending");
 
     // A lost notification: the operator's 立即对账 asks the provider over HTTP and credits once.
     let ops = operator(&b, "live_ops").await;

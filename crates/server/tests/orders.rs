@@ -1109,3 +1109,79 @@ api_test!(
         assert_eq!(mine["refundPendingFen"], 0, "{mine}");
     }
 );
+
+api_test!(
+    a_task_paid_by_scanning_starts_even_when_its_page_was_closed,
+    Config {
+        paid_task_start_delay_seconds: 0,
+        ..sandbox_config()
+    },
+    async |s: &TestServer| {
+        let (token, _, id) = user_with_a_check(
+            s,
+            "scan_closed_1",
+            1,
+            "关掉页面的论文",
+            "第一章 引言\n这是作者独立完成的研究工作，本文讨论乡村医生的培训与留任。\n",
+        )
+        .await;
+        let cost = check_cost(s, &token, id).await;
+        let price = cost["priceFen"].as_i64().unwrap();
+        let short = price - cost["balanceFen"].as_i64().unwrap();
+        let create = async |submit: Value| {
+            s.post(
+                "/api/order/order_info_api/create_order",
+                Some(&token),
+                json!({"kind": "task", "taskId": id, "amountFen": short, "channel": "wechat",
+                       "submitAfterPaid": submit}),
+            )
+            .await
+        };
+        // Only a paid submission of this very task may ride on the order.
+        for bad in [
+            json!({"path": "/api/admin/users/operator", "body": {"id": id}, "priceFen": price}),
+            json!({"path": "/api/base/check_api/check_submit", "body": {"id": id + 1}, "priceFen": price}),
+            json!({"path": "/api/base/check_api/check_submit", "body": [id], "priceFen": price}),
+        ] {
+            let (status, body) = create(bad).await;
+            assert_error(status, &body, 400, "invalid_submit_after_paid");
+        }
+        let (status, created) = create(json!({
+            "path": "/api/base/check_api/check_submit",
+            "body": {"id": id, "excludeBibliography": true},
+            "priceFen": price,
+        }))
+        .await;
+        assert_eq!(status, StatusCode::OK, "{created}");
+        // The phone pays; nobody is on the page any more. The server submits the check.
+        pay_on_phone(s, created["result"]["payUrl"].as_str().unwrap(), &[]).await;
+        let mut status = String::new();
+        for _ in 0..100 {
+            let (_, list) = s
+                .post("/api/base/check_api/query_list", Some(&token), json!({}))
+                .await;
+            status = list["result"]["list"][0]["status"]
+                .as_str()
+                .unwrap_or_default()
+                .to_string();
+            if status != "pending" && !status.is_empty() {
+                break;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        }
+        assert_ne!(status, "pending", "started when paid");
+        assert_eq!(balance(s, &token).await, 0, "charged once, from the scan");
+        // Taken once: the reconciler finds nothing more to submit.
+        server::api::order::notify::reconcile_once(&s.state, 0, false)
+            .await
+            .unwrap();
+        assert!(
+            s.store()
+                .paid_orders_to_submit(i64::MAX, 10)
+                .await
+                .unwrap()
+                .is_empty()
+        );
+        assert_eq!(balance(s, &token).await, 0);
+    }
+);

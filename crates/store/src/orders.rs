@@ -706,6 +706,51 @@ impl Store {
         rows.iter().map(order_from_row).collect()
     }
 
+    /// Keeps the submission a task's page would make once its scan-to-pay order is paid.
+    pub async fn set_order_submission(&self, order_id: i64, submission: &str) -> Result<()> {
+        sqlx::query("UPDATE orders SET submit_after_paid = $1 WHERE id = $2")
+            .bind(submission)
+            .bind(order_id)
+            .execute(&self.pool)
+            .await?;
+        Ok(())
+    }
+
+    /// Takes a paid order's submission, once: whoever gets it (the notification's follow-up or
+    /// the reconciler, on any node) makes it; everyone else gets `None`.
+    pub async fn take_order_submission(&self, order_id: i64) -> Result<Option<String>> {
+        let kept: Option<Option<String>> = sqlx::query_scalar(
+            "SELECT submit_after_paid FROM orders WHERE id = $1 AND status = 'paid'",
+        )
+        .bind(order_id)
+        .fetch_optional(&self.pool)
+        .await?;
+        let Some(Some(submission)) = kept else {
+            return Ok(None);
+        };
+        let taken = sqlx::query(
+            "UPDATE orders SET submit_after_paid = NULL WHERE id = $1 AND submit_after_paid = $2",
+        )
+        .bind(order_id)
+        .bind(&submission)
+        .execute(&self.pool)
+        .await?;
+        Ok((taken.rows_affected() == 1).then_some(submission))
+    }
+
+    /// Paid orders whose submission nobody has made yet, paid before `paid_before`.
+    pub async fn paid_orders_to_submit(&self, paid_before: i64, limit: i64) -> Result<Vec<Order>> {
+        let rows = sqlx::query(&format!(
+            "SELECT {ORDER_COLUMNS} FROM orders WHERE status = 'paid' AND submit_after_paid IS NOT NULL \
+             AND paid_at < $1 ORDER BY id LIMIT $2"
+        ))
+        .bind(paid_before)
+        .bind(limit)
+        .fetch_all(&self.pool)
+        .await?;
+        rows.iter().map(order_from_row).collect()
+    }
+
     /// The latest scan-to-pay order a user opened for a task (`check_order_id` reports it).
     pub async fn latest_task_order(&self, task_id: i64, user_id: i64) -> Result<Option<Order>> {
         let row = sqlx::query(&format!(

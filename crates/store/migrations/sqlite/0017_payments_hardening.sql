@@ -8,3 +8,6 @@ ALTER TABLE order_refunds ADD COLUMN attempt_until BIGINT NOT NULL DEFAULT 0;
 -- it up restores. Refunds written before this were all made.
 ALTER TABLE order_refunds ADD COLUMN taken_fen BIGINT NOT NULL DEFAULT 0;
 ALTER TABLE order_refunds ADD COLUMN taken_uses BIGINT NOT NULL DEFAULT 0;
+-- A task paid by scanning starts when it is paid, even when its page was closed: the submission
+-- its page would have made (endpoint, form, the price the dialog showed), taken once.
+ALTER TABLE orders ADD COLUMN submit_after_paid TEXT;

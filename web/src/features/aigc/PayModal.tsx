@@ -1,7 +1,7 @@
 import { Alert, Button, Descriptions, Modal, Spin } from 'antd'
 import { useQuery } from '@tanstack/react-query'
 import { useNavigate } from 'react-router'
-import { aigcOrder, aigcReload, aigcSubmit } from './api'
+import { aigcOrder, aigcReload, aigcSubmit, aigcSubmission } from './api'
 import { formatFen } from '../../utils/format'
 import { PackageNotice, confirmedPayment, payAsShown, paysWithText } from '../order/paysWith'
 import ScanToPay from '../order/ScanToPay'
@@ -53,7 +53,7 @@ export default function PayModal({ id, rerun = false, onClose, onPaid }: { id: n
             <Alert className="mt" type="warning" showIcon title="余额不足，无法提交" action={<Button size="small" onClick={() => navigate('/order/recharge')}>去充值</Button>} />
           )}
           {c.paysWith === 'insufficient' && id !== null && (
-            <ScanToPay taskId={id} shortFen={c.priceFen - c.balanceFen} onPaid={() => void pay(undefined)} />
+            <ScanToPay taskId={id} shortFen={c.priceFen - c.balanceFen} onPaid={() => void pay(undefined)} submit={rerun ? undefined : aigcSubmission(id)} priceFen={c.priceFen} />
           )}
         </>
       )}

@@ -13,6 +13,9 @@ export const aigcOrder = (id: number) => post<OrderState>(`${BASE}/check_order_i
 
 export const aigcSubmit = (id: number, headers?: Record<string, string>) => post<AigcRecord>(`${BASE}/submit_check`, { data: { id }, headers })
 
+/** What `aigcSubmit` sends (kept with a scan-to-pay order too). */
+export const aigcSubmission = (id: number) => ({ path: `/${BASE}/submit_check`, body: { id } })
+
 export const aigcReload = (id: number, headers?: Record<string, string>) => post<AigcRecord>(`${BASE}/reload`, { data: { id }, headers })
 
 export const aigcList = (page: number, size: number) => post<AigcPage>(`${BASE}/query_list`, { data: { page, size }, silent: true })

@@ -2,7 +2,7 @@ import { useState } from 'react'
 import { Alert, Button, Card, Checkbox, Descriptions, Result, Spin } from 'antd'
 import { useQuery } from '@tanstack/react-query'
 import { useNavigate, useParams, useSearchParams } from 'react-router'
-import { checkCost, checkSubmit, loadById } from './api'
+import { checkCost, checkSubmit, loadById, checkSubmission } from './api'
 import { formatFen } from '../../utils/format'
 import { PackageNotice, confirmedPayment, payAsShown, paysWithText } from '../order/paysWith'
 import ScanToPay from '../order/ScanToPay'
@@ -78,7 +78,13 @@ export default function SubmitPage() {
           />
         )}
         {c.paysWith === 'insufficient' && taskId > 0 && (
-          <ScanToPay taskId={taskId} shortFen={c.priceFen - c.balanceFen} onPaid={() => void submit(undefined)} />
+          <ScanToPay
+            taskId={taskId}
+            shortFen={c.priceFen - c.balanceFen}
+            onPaid={() => void submit(undefined)}
+            submit={checkSubmission(taskId, excludeBibliography, keepDraft)}
+            priceFen={c.priceFen}
+          />
         )}
         <Checkbox className="mt" checked={keepDraft} onChange={(e) => setKeepDraft(e.target.checked)}>
           检测完成后将本文加入我的个人比对库（仅用于比对我以后的稿件，不会进入公共库）

@@ -17,11 +17,14 @@ export const checkCost = (id: number, excludeBibliography = true) =>
 
 /** The official report always counts matches of 13 characters or more (printed on it); longer
  * minimums are report options of the on-screen view. */
+/** What `checkSubmit` sends (kept with a scan-to-pay order too). */
+export const checkSubmission = (id: number, excludeBibliography: boolean, addToPrivateLibrary: boolean) => ({
+  path: `/${BASE}/check_submit`,
+  body: { id, exclude_bibliography: excludeBibliography, add_to_private_library: addToPrivateLibrary },
+})
+
 export const checkSubmit = (id: number, excludeBibliography: boolean, addToPrivateLibrary: boolean, headers?: Record<string, string>) =>
-  post<CheckRecord>(`${BASE}/check_submit`, {
-    data: { id, exclude_bibliography: excludeBibliography, add_to_private_library: addToPrivateLibrary },
-    headers,
-  })
+  post<CheckRecord>(`${BASE}/check_submit`, { data: checkSubmission(id, excludeBibliography, addToPrivateLibrary).body, headers })
 
 export const queryList = (page: number, size: number) =>
   post<CheckPage>(`${BASE}/query_list`, { data: { page, size }, silent: true })

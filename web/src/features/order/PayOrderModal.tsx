@@ -2,7 +2,7 @@ import { Alert, Button, Descriptions, Modal, Result, Spin } from 'antd'
 import { useQuery, useQueryClient } from '@tanstack/react-query'
 import { useEffect, useState } from 'react'
 import { useNavigate } from 'react-router'
-import { loadOrder } from './api'
+import { loadOrder, phonePayUrl } from './api'
 import { channelLabels, type Order } from './types'
 import { formatFen } from '../../utils/format'
 
@@ -43,7 +43,22 @@ function granted(order: Order): string {
 
 /** Shows an order's QR code (or, for an order made on a phone, the button to the provider's payment page) with its
  * amount and countdown, and follows it until it is paid. */
-export default function PayOrderModal({ order, onPhone = false, onClose, onPaid }: { order: Order | null; onPhone?: boolean; onClose: () => void; onPaid?: () => void }) {
+/** How long a provider's phone payment address is used before a fresh one is asked for (WeChat Pay's lasts 5 min). */
+const PHONE_URL_FRESH_MS = 4 * 60_000
+
+export default function PayOrderModal({
+  order,
+  onPhone = false,
+  returnUrl = '/order/account',
+  onClose,
+  onPaid,
+}: {
+  order: Order | null
+  onPhone?: boolean
+  returnUrl?: string
+  onClose: () => void
+  onPaid?: () => void
+}) {
   const navigate = useNavigate()
   const queryClient = useQueryClient()
   const followed = useQuery({
@@ -100,7 +115,21 @@ export default function PayOrderModal({ order, onPhone = false, onClose, onPaid 
           </Descriptions>
           {onPhone ? (
             <>
-              <Button className="mt" type="primary" size="large" block href={current.payUrl ?? undefined} disabled={!current.payUrl} data-testid="order-open-provider">
+              <Button
+                className="mt"
+                type="primary"
+                size="large"
+                block
+                disabled={!current.payUrl}
+                onClick={() => {
+                  const go = (url?: string | null) => {
+                    if (url) window.location.href = url
+                  }
+                  if (Date.now() - current.createdAt < PHONE_URL_FRESH_MS) go(current.payUrl)
+                  else void phonePayUrl(current.id, returnUrl).then((fresh) => go(fresh.payUrl))
+                }}
+                data-testid="order-open-provider"
+              >
                 前往{channel}付款
               </Button>
               <div className="muted mt">

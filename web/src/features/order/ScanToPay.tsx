@@ -1,10 +1,25 @@
 import { Button, Space } from 'antd'
 import { usePurchase } from './usePurchase'
 import { formatFen } from '../../utils/format'
+import type { Submission } from './types'
 
 /** 扫码支付 for one task whose price the balance does not cover: the shortfall is paid by WeChat Pay or Alipay into
- * the balance, then `onPaid` submits the task from it. Says why when online payment is off. */
-export default function ScanToPay({ taskId, shortFen, onPaid }: { taskId: number; shortFen: number; onPaid: () => void }) {
+ * the balance, then `onPaid` submits the task from it. `submit` (the same submission, at `priceFen`) rides on the
+ * order, so the server starts the task itself should this page be closed before the payment arrives. Says why when
+ * online payment is off. */
+export default function ScanToPay({
+  taskId,
+  shortFen,
+  onPaid,
+  submit,
+  priceFen,
+}: {
+  taskId: number
+  shortFen: number
+  onPaid: () => void
+  submit?: Submission
+  priceFen?: number
+}) {
   const { options, notice, picker, dialog, placing, place, channel } = usePurchase(onPaid)
   if (options.isLoading || shortFen <= 0) return null
   if (!channel) return <div className="mt">{notice}</div>
@@ -14,7 +29,7 @@ export default function ScanToPay({ taskId, shortFen, onPaid }: { taskId: number
       <div className="muted">余额还差 {formatFen(shortFen)}，可扫码补足后立即提交：</div>
       <Space className="mt" wrap>
         {picker}
-        <Button type="primary" loading={placing} onClick={() => void place({ kind: 'task', taskId, amountFen: shortFen })} data-testid="scan-to-pay-button">
+        <Button type="primary" loading={placing} onClick={() => void place({ kind: 'task', taskId, amountFen: shortFen, submitAfterPaid: submit && priceFen !== undefined ? { ...submit, priceFen } : undefined })} data-testid="scan-to-pay-button">
           扫码支付 {formatFen(shortFen)}
         </Button>
       </Space>

@@ -56,8 +56,18 @@ export interface OrderPage {
   size: number
 }
 
+/** The submission a task's page makes once its scan-to-pay order is paid; the server makes it when the page is gone. */
+export interface Submission {
+  /** The endpoint, from the site's root (`/api/base/check_api/check_submit`). */
+  path: string
+  body: Record<string, unknown>
+}
+
 /** What is bought: a package, or an amount for the balance. */
-export type OrderRequest = { kind: 'package'; productId: number } | { kind: 'top_up'; amountFen: number } | { kind: 'task'; taskId: number; amountFen: number }
+export type OrderRequest =
+  | { kind: 'package'; productId: number }
+  | { kind: 'top_up'; amountFen: number }
+  | { kind: 'task'; taskId: number; amountFen: number; submitAfterPaid?: Submission & { priceFen: number } }
 
 /** `phone`: paid in this phone's browser (WeChat Pay H5 / Alipay wap.pay), which comes back to `returnUrl`. */
 export type NewOrder = OrderRequest & { channel: Channel; scene?: 'qr' | 'phone'; returnUrl?: string }

@@ -18,10 +18,12 @@ export function usePurchase(onPaid?: () => void) {
   // On a phone the provider's own page pays (a QR code cannot be scanned by the phone showing it); it comes back
   // to the task's page, or to the account page where the order and what it granted are listed.
   const onPhone = useIsPhone()
+  const [returnUrl, setReturnUrl] = useState('/order/account')
   const [placing, place] = useSubmit(async (request: OrderRequest) => {
     if (!channel) return
-    const returnUrl = request.kind === 'task' ? window.location.pathname + window.location.search : '/order/account'
-    setOrder(await createOrder({ ...request, channel, ...(onPhone ? { scene: 'phone' as const, returnUrl } : {}) }))
+    const back = request.kind === 'task' ? window.location.pathname + window.location.search : '/order/account'
+    setReturnUrl(back)
+    setOrder(await createOrder({ ...request, channel, ...(onPhone ? { scene: 'phone' as const, returnUrl: back } : {}) }))
   })
   const notice = options.data?.unavailable ? (
     <Alert className="mb" type="info" showIcon title="在线支付未开通" description={options.data.unavailable} data-testid="payment-unavailable" />
@@ -38,6 +40,6 @@ export function usePurchase(onPaid?: () => void) {
         ))}
       </Radio.Group>
     ) : null
-  const dialog = <PayOrderModal key={order?.id ?? 0} order={order} onPhone={onPhone} onClose={() => setOrder(null)} onPaid={onPaid} />
+  const dialog = <PayOrderModal key={order?.id ?? 0} order={order} onPhone={onPhone} returnUrl={returnUrl} onClose={() => setOrder(null)} onPaid={onPaid} />
   return { options, channel, notice, picker, dialog, placing, place }
 }

@@ -3,7 +3,7 @@ import { Alert, App, Button, Card, Empty, Input, InputNumber, Result, Space, Spi
 import { ArrowDownOutlined, ArrowUpOutlined, DeleteOutlined, FileTextOutlined, PlusOutlined } from '@ant-design/icons'
 import { useQuery } from '@tanstack/react-query'
 import { useNavigate, useParams } from 'react-router'
-import { paperCommit, paperLoad, paperReplan, paperSaveOutline } from './api'
+import { paperCommit, paperLoad, paperReplan, paperSaveOutline, paperCommission } from './api'
 import { STATE_LABEL, type Outline, type OutlineNode } from './types'
 import { DISCLAIMER, WriterNotice } from './PaperStartPage'
 import { useSubmit } from '../../utils/useSubmit'
@@ -249,7 +249,13 @@ export default function PaperOutlinePage() {
             </Space>
             {/* On the page, not in the confirmation: antd renders those outside the query and router providers. */}
             {outline && data.price.paysWith === 'insufficient' && (
-              <ScanToPay taskId={id} shortFen={data.price.priceFen - data.price.balanceFen} onPaid={() => void commit({ paysWith: 'balance', priceFen: data.price.priceFen })} />
+              <ScanToPay
+                taskId={id}
+                shortFen={data.price.priceFen - data.price.balanceFen}
+                onPaid={() => void commit({ paysWith: 'balance', priceFen: data.price.priceFen })}
+                submit={outline ? paperCommission(id, outline) : undefined}
+                priceFen={data.price.priceFen}
+              />
             )}
           </div>
         )}

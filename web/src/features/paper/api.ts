@@ -49,6 +49,9 @@ export const paperSaveOutline = (id: number, outline: Outline) => post<boolean>(
 
 export const paperCommit = (id: number, outline: Outline, headers?: Record<string, string>) => post<PaperDetail>(`${AI}/commit_paper`, { data: { id, outline }, headers })
 
+/** What `paperCommit` sends (kept with a scan-to-pay order too). */
+export const paperCommission = (id: number, outline: Outline) => ({ path: `/${AI}/commit_paper`, body: { id, outline } as Record<string, unknown> })
+
 export const paperContent = (id: number) => post<PaperContent>(`${AI}/query_content_list`, { data: { id }, silent: true })
 
 export const paperUpdateSection = (id: number, index: number, change: { text: string } | { version: number }) =>

@@ -3,7 +3,7 @@ import { Alert, Button, Card, Col, Descriptions, Empty, Row, Spin } from 'antd'
 import { CheckCircleFilled } from '@ant-design/icons'
 import { useQuery } from '@tanstack/react-query'
 import { useNavigate, useParams } from 'react-router'
-import { pptLoad, pptSubmit, pptTemplates } from './api'
+import { pptLoad, pptSubmit, pptTemplates, pptSubmission } from './api'
 import SlideImage from './SlideImage'
 import { formatFen } from '../../utils/format'
 import { PackageNotice, confirmedPayment, payAsShown, paysWithText } from '../order/paysWith'
@@ -121,7 +121,7 @@ export default function PptTypePage() {
               {cost.paysWith === 'insufficient' && (
                 <>
                   <Alert className="mt" type="warning" showIcon title="余额不足，无法提交" action={<Button size="small" onClick={() => navigate('/order/recharge')}>去充值</Button>} />
-                  <ScanToPay taskId={id} shortFen={cost.priceFen - cost.balanceFen} onPaid={() => void pay(undefined)} />
+                  <ScanToPay taskId={id} shortFen={cost.priceFen - cost.balanceFen} onPaid={() => void pay(undefined)} submit={chosen ? pptSubmission(id, chosen) : undefined} priceFen={cost.priceFen} />
                 </>
               )}
               <Button

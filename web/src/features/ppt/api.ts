@@ -36,6 +36,9 @@ export const pptLoad = (id: number) => post<PptDetail>(`${BASE}/load_by_id`, { d
 export const pptSubmit = (id: number, template: string, headers?: Record<string, string>) =>
   post<PptRecord>(`${BASE}/submit_by_id`, { data: { id, template }, headers })
 
+/** What `pptSubmit` sends (kept with a scan-to-pay order too). */
+export const pptSubmission = (id: number, template: string) => ({ path: `/${BASE}/submit_by_id`, body: { id, template } })
+
 export const pptChangeTemplate = (id: number, template: string) => post<PptRecord>(`${BASE}/change_template`, { data: { id, template } })
 
 export const pptList = (page: number, size: number) => post<PptPage>(`${BASE}/query_list`, { data: { page, size }, silent: true })

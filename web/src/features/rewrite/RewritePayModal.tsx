@@ -2,7 +2,7 @@ import { useState, type ReactNode } from 'react'
 import { Alert, Button, Descriptions, Modal, Spin } from 'antd'
 import { useQuery } from '@tanstack/react-query'
 import { useNavigate } from 'react-router'
-import { rewriteOrder, rewriteReload, rewriteSubmit } from './api'
+import { rewriteOrder, rewriteReload, rewriteSubmit, rewriteSubmission } from './api'
 import type { Goal, Strength } from './types'
 import { formatFen } from '../../utils/format'
 import { PackageNotice, confirmedPayment, payAsShown, paysWithText } from '../order/paysWith'
@@ -65,7 +65,13 @@ export default function RewritePayModal({ id, choice, rerun = false, line, submi
             <Alert className="mt" type="warning" showIcon title="余额不足，无法提交" action={<Button size="small" onClick={() => navigate('/order/recharge')}>去充值</Button>} />
           )}
           {c.paysWith === 'insufficient' && id !== null && (
-            <ScanToPay taskId={id} shortFen={c.priceFen - c.balanceFen} onPaid={() => void pay(undefined)} />
+            <ScanToPay
+              taskId={id}
+              shortFen={c.priceFen - c.balanceFen}
+              onPaid={() => void pay(undefined)}
+              submit={!submit && !rerun && choice ? rewriteSubmission(id, choice.goal, choice.strength, choice.frozen) : undefined}
+              priceFen={c.priceFen}
+            />
           )}
         </>
       )}

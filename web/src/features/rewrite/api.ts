@@ -21,8 +21,14 @@ export const rewriteFromDetection = (id: number) => post<RewriteRecord>(`${BASE}
 /** The price of a rewrite; with `line`, of running that one paragraph again. */
 export const rewriteOrder = (id: number, line?: number) => post<RewriteOrder>('api/base/machine_api/check_order_id', { data: { id, index: line } })
 
+/** What `rewriteSubmit` sends (kept with a scan-to-pay order too). */
+export const rewriteSubmission = (id: number, goal: Goal, strength: Strength, frozen: string) => ({
+  path: `/${BASE}/machine_submit`,
+  body: { id, goal, strength, frozen },
+})
+
 export const rewriteSubmit = (id: number, goal: Goal, strength: Strength, frozen: string, headers?: Record<string, string>) =>
-  post<RewriteRecord>(`${BASE}/machine_submit`, { data: { id, goal, strength, frozen }, headers })
+  post<RewriteRecord>(`${BASE}/machine_submit`, { data: rewriteSubmission(id, goal, strength, frozen).body, headers })
 
 /** Runs an ended rewrite again: every paragraph, or `line` alone. */
 export const rewriteReload = (id: number, line?: number, headers?: Record<string, string>) => post<RewriteRecord>(`${BASE}/reload`, { data: { id, index: line }, headers })

@@ -4,6 +4,7 @@
 
 pub mod notify;
 pub mod order_info_api;
+pub mod paid_task;
 pub mod product_package_api;
 pub mod sandbox_page;
 
@@ -36,6 +37,10 @@ pub fn routes() -> Router<AppState> {
         .route(
             "/api/order/order_info_api/options",
             post(order_info_api::options),
+        )
+        .route(
+            "/api/order/order_info_api/phone_pay_url",
+            post(order_info_api::phone_pay_url),
         )
         .route("/api/order/notify/wechat", post(notify::wechat))
         .route("/api/order/notify/alipay", post(notify::alipay))

@@ -31,7 +31,12 @@ async fn record(
         .await?;
     match &outcome {
         PaymentOutcome::Paid(order) => {
-            tracing::info!(provider, order = %order.out_trade_no, fen = order.amount_fen, "order paid")
+            tracing::info!(provider, order = %order.out_trade_no, fen = order.amount_fen, "order paid");
+            if order.kind == store::OrderKind::Task {
+                let delay =
+                    std::time::Duration::from_secs(state.config.paid_task_start_delay_seconds);
+                super::paid_task::start_later(state, order.clone(), delay);
+            }
         }
         PaymentOutcome::AmountMismatch {
             expected_fen,
@@ -241,6 +246,19 @@ pub async fn reconcile_once(
                 }
             }
         }
+    }
+    // Tasks paid by scanning whose page was closed before it could submit them (and whose
+    // follow-up was lost, say to a restart).
+    let delay_ms = (state.config.paid_task_start_delay_seconds as i64).saturating_mul(1000);
+    for order in state
+        .store
+        .paid_orders_to_submit(now - delay_ms, 50)
+        .await?
+    {
+        if std::time::Instant::now() > deadline {
+            break;
+        }
+        super::paid_task::start(state, &order).await;
     }
     Ok((paid, closed))
 }

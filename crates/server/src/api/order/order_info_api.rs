@@ -163,6 +163,11 @@ pub struct CreateOrderForm {
     /// `/order/account`); default `/order/account`.
     #[serde(default)]
     pub return_url: Option<String>,
+    /// Kind `task`: the submission the page makes once paid. The server makes it itself when
+    /// the page has not within `paid_task_start_delay_seconds` (closed, say), so the task
+    /// starts the moment it is paid either way.
+    #[serde(default)]
+    pub submit_after_paid: Option<super::paid_task::SubmitAfterPaid>,
 }
 
 fn payment_unavailable(message: String) -> ApiError {
@@ -200,7 +205,7 @@ const MAX_OPEN_ORDERS: i64 = 5;
     request_body = CreateOrderForm,
     responses(
         (status = 200, body = inline(crate::envelope::Envelope<OrderView>)),
-        (status = 400, description = "invalid_order_kind, invalid_channel, invalid_scene, invalid_return_url, top_up_amount_out_of_range, task_amount_out_of_range", body = crate::envelope::ErrorBody),
+        (status = 400, description = "invalid_order_kind, invalid_channel, invalid_scene, invalid_return_url, invalid_submit_after_paid, top_up_amount_out_of_range, task_amount_out_of_range", body = crate::envelope::ErrorBody),
         (status = 404, description = "package_not_found, task_not_found", body = crate::envelope::ErrorBody),
         (status = 409, description = "task_not_payable: the task is already queued or running", body = crate::envelope::ErrorBody),
         (status = 429, description = "too_many_open_orders: five unpaid orders are open already", body = crate::envelope::ErrorBody),
@@ -252,6 +257,7 @@ pub async fn create_order(
     let config = &state.config;
     let product;
     let mut task_id = None;
+    let mut submission = None;
     let (kind, title, amount_fen, credit_fen) = match OrderKind::parse(form.kind.trim()) {
         Some(OrderKind::Package) => {
             let id = form
@@ -296,6 +302,11 @@ pub async fn create_order(
                 ));
             }
             task_id = Some(task.id);
+            submission = form
+                .submit_after_paid
+                .clone()
+                .map(|s| s.checked(task.id))
+                .transpose()?;
             let title: String = format!("任务支付：{}", task.title)
                 .chars()
                 .take(40)
@@ -323,6 +334,12 @@ pub async fn create_order(
             ttl_ms: config.order_ttl_minutes.max(1) * 60_000,
         })
         .await?;
+    if let Some(submission) = &submission {
+        state
+            .store
+            .set_order_submission(order.id, submission)
+            .await?;
+    }
     let notify_base = notify_base(&state, &headers);
     let opened = if on_phone {
         let back = format!(
@@ -380,6 +397,81 @@ fn return_path(asked: Option<&str>) -> Result<String, ApiError> {
         ));
     }
     Ok(path.to_string())
+}
+
+#[derive(Debug, Deserialize, ToSchema, utoipa::IntoParams)]
+#[serde(rename_all = "camelCase")]
+#[into_params(parameter_in = Query)]
+pub struct PhonePayForm {
+    #[serde(deserialize_with = "lenient::i64")]
+    pub id: i64,
+    /// Where the provider's page sends the payer back (a path of this site).
+    #[serde(default)]
+    pub return_url: Option<String>,
+}
+
+/// A fresh address of the provider's phone payment page for a pending order (WeChat Pay's
+/// `h5_url` lasts five minutes, Alipay's signed wap.pay address carries its time): the dialog
+/// asks for one when the payer opens the page later than that.
+#[utoipa::path(post, path = "/api/order/order_info_api/phone_pay_url", tag = "order_info_api", security(("bearer" = [])),
+    request_body = PhonePayForm,
+    responses(
+        (status = 200, body = inline(crate::envelope::Envelope<OrderView>)),
+        (status = 400, description = "invalid_return_url", body = crate::envelope::ErrorBody),
+        (status = 404, description = "order_not_found (also another user's)", body = crate::envelope::ErrorBody),
+        (status = 409, description = "order_not_pending: paid, closed or expired", body = crate::envelope::ErrorBody),
+        (status = 502, description = "payment_provider_error", body = crate::envelope::ErrorBody),
+        (status = 503, description = "payment_unavailable", body = crate::envelope::ErrorBody),
+    ))]
+pub async fn phone_pay_url(
+    State(state): State<AppState>,
+    AuthUser(session): AuthUser,
+    client: crate::auth::ClientInfo,
+    headers: HeaderMap,
+    Params(form): Params<PhonePayForm>,
+) -> ApiResult<OrderView> {
+    if let Some(why) = state.payments.unavailable() {
+        return Err(payment_unavailable(why));
+    }
+    let return_path = return_path(form.return_url.as_deref())?;
+    let order = match state.store.order(form.id, session.user.id).await {
+        Err(store::StoreError::NotFound) => {
+            return Err(ApiError::not_found("order_not_found", "订单不存在"));
+        }
+        other => other?,
+    };
+    if order.status != store::OrderStatus::Pending || order.expires_at <= store::now_ms() {
+        return Err(ApiError::conflict(
+            "order_not_pending",
+            "该订单已支付、已关闭或已过期，无需再打开支付页面",
+        ));
+    }
+    let channel = Channel::parse(&order.channel)
+        .ok_or_else(|| ApiError::bad_request("invalid_channel", "未知的支付渠道"))?;
+    let back = format!(
+        "{}{return_path}",
+        crate::auth::public_base(&headers, &state)
+    );
+    let url = state
+        .payments
+        .open_on_phone(
+            channel,
+            &order,
+            &notify_base(&state, &headers),
+            &back,
+            &client.ip,
+        )
+        .await
+        .map_err(|e| {
+            ApiError::new(
+                StatusCode::BAD_GATEWAY,
+                "payment_provider_error",
+                format!("{}暂时无法打开支付页面：{}", channel.label(), e.0),
+            )
+        })?;
+    state.store.set_order_pay_url(order.id, &url).await?;
+    let order = state.store.order(order.id, session.user.id).await?;
+    Ok(Success(view(&state, order)))
 }
 
 /// The user's task that a scan may pay for: not queued or running now.

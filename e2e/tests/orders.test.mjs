@@ -120,6 +120,25 @@ test('a 对话改写 message the balance cannot pay: a top-up by scanning, then 
   await context.close()
 })
 
+test('on a computer without a phone at hand, Alipay\'s web cashier pays and the dialog flips', async () => {
+  const token = await registerViaApi(env.server.base, 'web_cashier_e2e', 'cashier-pass-1')
+  const context = await env.browser.newContext(DESKTOP)
+  await context.addInitScript(signIn, token)
+  const page = await context.newPage()
+  await page.goto(`${env.server.base}/order/recharge`)
+  await page.getByTestId('top-up-tier').first().click()
+  await page.getByTestId('channel-picker').getByText('支付宝').click()
+  await page.getByTestId('top-up-pay').click()
+  await page.getByTestId('order-qr').waitFor()
+  const [cashier] = await Promise.all([context.waitForEvent('page'), page.getByTestId('order-alipay-web').click()])
+  await cashier.waitForURL('**/sandbox/pay/WJ*')
+  await cashier.getByRole('button', { name: '确认支付' }).click()
+  await cashier.getByText('支付成功').waitFor()
+  await page.getByText('支付成功').waitFor({ timeout: 10_000 })
+  await page.screenshot({ path: 'artifacts/order-web-cashier-paid.png' })
+  await context.close()
+})
+
 test('without online payment the order pages say so and offer nothing to scan', async () => {
   const plain = await startServer()
   try {

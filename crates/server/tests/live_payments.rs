@@ -228,6 +228,49 @@ async fn live_site_pays_through_the_providers_over_http(provider_db: TestDb, sit
         .await;
     assert_error(status, &body, 409, "order_not_pending");
 
+    // On a computer without a phone at hand: Alipay's web cashier (page.pay) for the QR order.
+    let qr = create(
+        &b,
+        &token,
+        json!({"kind": "top_up", "amountFen": 3000, "channel": "alipay"}),
+    )
+    .await;
+    let (status, web) = b
+        .post(
+            "/api/order/order_info_api/phone_pay_url",
+            Some(&token),
+            json!({"id": qr["id"], "desktop": true}),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK, "{web}");
+    let cashier = web["result"]["payUrl"].as_str().unwrap();
+    assert!(
+        cashier.contains("alipay.trade.page.pay") && cashier.contains("FAST_INSTANT_TRADE_PAY"),
+        "{cashier}"
+    );
+    assert_eq!(
+        order_status(&b, &token, qr["id"].as_i64().unwrap()).await["payUrl"],
+        qr["payUrl"],
+        "the QR code the dialog shows is unchanged"
+    );
+    pay(&http, cashier, &[]).await;
+    expected += 3000;
+    assert_eq!(balance(&b, &token).await, expected);
+    let wechat_qr = create(
+        &b,
+        &token,
+        json!({"kind": "top_up", "amountFen": 3000, "channel": "wechat"}),
+    )
+    .await;
+    let (status, body) = b
+        .post(
+            "/api/order/order_info_api/phone_pay_url",
+            Some(&token),
+            json!({"id": wechat_qr["id"], "desktop": true}),
+        )
+        .await;
+    assert_error(status, &body, 400, "invalid_scene");
+
     // A lost notification: the operator's 立即对账 asks the provider over HTTP and credits once.
     let ops = operator(&b, "live_ops").await;
     let lost = create(

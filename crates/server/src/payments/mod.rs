@@ -472,32 +472,53 @@ impl Payments {
                     form_urlencoded::byte_serialize(return_url.as_bytes()).collect::<String>();
                 Ok(format!("{h5_url}{joiner}redirect_url={back}"))
             }
-            Channel::Alipay => {
-                let app = self.alipay_side()?;
-                let biz = serde_json::json!({
-                    "out_trade_no": order.out_trade_no,
-                    "total_amount": pay::amount::format_yuan(order.amount_fen),
-                    "subject": order.title,
-                    "product_code": "QUICK_WAP_WAY",
-                    "time_expire": china_time(order.expires_at),
-                    "quit_url": return_url,
-                });
-                let gateway_url = match gateway {
-                    Gateway::Live(live) => live.alipay_url.clone(),
-                    // This site's own sandbox, reached by the phone's browser.
-                    Gateway::Sandbox(_) => format!("{notify_base}/sandbox/gateway/alipay"),
-                };
-                Ok(alipay::page_pay_url(
-                    app,
-                    &gateway_url,
-                    "alipay.trade.wap.pay",
-                    &biz,
-                    &format!("{notify_base}/api/order/notify/alipay"),
-                    return_url,
-                    &china_time(store::now_ms()),
-                ))
-            }
+            Channel::Alipay => self.alipay_page(order, notify_base, return_url, false),
         }
+    }
+
+    /// Alipay's cashier page for `order`: `alipay.trade.wap.pay` for a phone's browser, or
+    /// `alipay.trade.page.pay` (`desktop`) for a computer's, which pays by signing in to Alipay
+    /// on the web. The browser goes to the answer, our signed parameters in its query.
+    pub fn alipay_page(
+        &self,
+        order: &Order,
+        notify_base: &str,
+        return_url: &str,
+        desktop: bool,
+    ) -> Result<String, ProviderError> {
+        let gateway = self
+            .gateway
+            .as_ref()
+            .ok_or_else(|| ProviderError(self.unavailable().unwrap_or_default()))?;
+        let app = self.alipay_side()?;
+        let mut biz = serde_json::json!({
+            "out_trade_no": order.out_trade_no,
+            "total_amount": pay::amount::format_yuan(order.amount_fen),
+            "subject": order.title,
+            "time_expire": china_time(order.expires_at),
+        });
+        let method = if desktop {
+            biz["product_code"] = "FAST_INSTANT_TRADE_PAY".into();
+            "alipay.trade.page.pay"
+        } else {
+            biz["product_code"] = "QUICK_WAP_WAY".into();
+            biz["quit_url"] = return_url.into();
+            "alipay.trade.wap.pay"
+        };
+        let gateway_url = match gateway {
+            Gateway::Live(live) => live.alipay_url.clone(),
+            // This site's own sandbox, reached by the payer's browser.
+            Gateway::Sandbox(_) => format!("{notify_base}/sandbox/gateway/alipay"),
+        };
+        Ok(alipay::page_pay_url(
+            app,
+            &gateway_url,
+            method,
+            &biz,
+            &format!("{notify_base}/api/order/notify/alipay"),
+            return_url,
+            &china_time(store::now_ms()),
+        ))
     }
 
     /// Asks the provider whether `order` was paid (an order whose notification never came).

@@ -142,6 +142,15 @@ export default function PayOrderModal({
               <div className="muted">
                 请使用{current.channel === 'wechat' ? '微信' : '支付宝'}扫一扫完成支付，剩余 {Math.floor(left / 60)} 分 {String(left % 60).padStart(2, '0')} 秒
               </div>
+              {current.channel === 'alipay' && (
+                <Button
+                  type="link"
+                  onClick={() => void phonePayUrl(current.id, returnUrl, true).then((web) => web.payUrl && window.open(web.payUrl, '_blank', 'noopener'))}
+                  data-testid="order-alipay-web"
+                >
+                  手机不在身边？用支付宝网页版付款
+                </Button>
+              )}
             </>
           )}
           <div className="muted mt">支付完成后本页面会自动更新，请勿重复支付。</div>

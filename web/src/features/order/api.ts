@@ -8,7 +8,8 @@ export const paymentOptions = () => post<PaymentOptions>('api/order/order_info_a
 export const createOrder = (order: NewOrder) => post<Order>('api/order/order_info_api/create_order', { data: order })
 
 /** A fresh address of the provider's phone payment page (WeChat Pay's lasts five minutes). */
-export const phonePayUrl = (id: number, returnUrl: string) => post<Order>('api/order/order_info_api/phone_pay_url', { data: { id, returnUrl } })
+export const phonePayUrl = (id: number, returnUrl: string, desktop = false) =>
+  post<Order>('api/order/order_info_api/phone_pay_url', { data: { id, returnUrl, desktop } })
 
 export const loadOrder = (id: number) => post<Order>('api/order/order_info_api/load_by_id', { data: { id }, silent: true })
 

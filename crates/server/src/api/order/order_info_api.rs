@@ -408,6 +408,11 @@ pub struct PhonePayForm {
     /// Where the provider's page sends the payer back (a path of this site).
     #[serde(default)]
     pub return_url: Option<String>,
+    /// Alipay only: the computer's cashier page (`alipay.trade.page.pay`, paying by signing in
+    /// to Alipay on the web) instead of the phone's; answered, not kept (the order's QR code
+    /// stays what the dialog shows).
+    #[serde(default, deserialize_with = "lenient::opt_bool")]
+    pub desktop: Option<bool>,
 }
 
 /// A fresh address of the provider's phone payment page for a pending order (WeChat Pay's
@@ -417,7 +422,7 @@ pub struct PhonePayForm {
     request_body = PhonePayForm,
     responses(
         (status = 200, body = inline(crate::envelope::Envelope<OrderView>)),
-        (status = 400, description = "invalid_return_url", body = crate::envelope::ErrorBody),
+        (status = 400, description = "invalid_return_url, invalid_scene (desktop for WeChat Pay)", body = crate::envelope::ErrorBody),
         (status = 404, description = "order_not_found (also another user's)", body = crate::envelope::ErrorBody),
         (status = 409, description = "order_not_pending: paid, closed or expired", body = crate::envelope::ErrorBody),
         (status = 502, description = "payment_provider_error", body = crate::envelope::ErrorBody),
@@ -452,6 +457,21 @@ pub async fn phone_pay_url(
         "{}{return_path}",
         crate::auth::public_base(&headers, &state)
     );
+    if form.desktop == Some(true) {
+        if channel != Channel::Alipay {
+            return Err(ApiError::bad_request(
+                "invalid_scene",
+                "微信支付没有电脑网页收银台，请扫码支付",
+            ));
+        }
+        let url = state
+            .payments
+            .alipay_page(&order, &notify_base(&state, &headers), &back, true)
+            .map_err(|e| ApiError::new(StatusCode::BAD_GATEWAY, "payment_provider_error", e.0))?;
+        let mut shown = view(&state, order);
+        shown.pay_url = Some(url);
+        return Ok(Success(shown));
+    }
     let url = state
         .payments
         .open_on_phone(

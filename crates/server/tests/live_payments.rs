@@ -3,7 +3,7 @@
 //! own keys). The live site knows the providers only by its key files and gateway addresses,
 //! exactly as with a real merchant. On SQLite and PostgreSQL.
 
-#[macro_use]
+#[allow(unused_macros)]
 mod common;
 
 use common::*;

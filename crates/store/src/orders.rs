@@ -1101,7 +1101,7 @@ impl Store {
         let note = format!("退款未完成：{}（{reason}），{what}", order.title);
         // The account row before the grants, as on every path that takes both.
         apply_movement(
-            &mut *tx,
+            &mut tx,
             Movement {
                 user_id: order.user_id,
                 kind: LedgerKind::OrderRefund,

@@ -364,7 +364,7 @@ impl Default for Config {
             top_up_max_fen: 500_000,
             payment_notify_base_url: None,
             refund_abandon_wait_seconds: 300,
-            paid_task_start_delay_seconds: 30,
+            paid_task_start_delay_seconds: 15,
             wechat_pay: None,
             alipay: None,
             packages: default_packages(),

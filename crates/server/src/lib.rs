@@ -260,7 +260,7 @@ pub async fn run(config: Config) -> anyhow::Result<()> {
     payments::seed_packages(&store, &config).await?;
     let _reconciler = api::order::notify::spawn_reconciler(
         state.clone(),
-        Duration::from_secs(config.sweep_interval_seconds.clamp(10, 300)),
+        api::order::notify::RECONCILE_EVERY,
         shutdown.clone(),
     );
     // `workers_per_queue = 0`: an API-only node; `wenjian worker` processes do the work.

@@ -167,6 +167,22 @@ pub async fn check_qr_creation(store: &Store, config: &Config, ip: &str) -> Resu
     }
 }
 
+/// 我已支付 checks of one order: one every 5 seconds (each asks the provider); 429
+/// `too_many_checks`.
+pub async fn check_paid_query(store: &Store, order_id: i64) -> Result<(), ApiError> {
+    match store
+        .rate_take(&format!("paid-check:order:{order_id}"), 1, 5_000)
+        .await?
+    {
+        RateDecision::Allowed => Ok(()),
+        RateDecision::Refused { retry_after_ms } => Err(too_many(
+            "too_many_checks",
+            ms_to_secs(retry_after_ms),
+            "查询过于频繁",
+        )),
+    }
+}
+
 /// Word counts of uploads by visitors who are not signed in: at most
 /// `anonymous_counts_per_hour` from one address an hour (reading a file costs a child process);
 /// 429 `too_many_requests`.

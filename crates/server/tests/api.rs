@@ -419,6 +419,7 @@ api_test!(
             "/api/base/product_package_api/load_by_id",
             "/api/order/order_info_api/options",
             "/api/order/order_info_api/phone_pay_url",
+            "/api/order/order_info_api/check_paid",
             "/api/order/order_info_api/create_order",
             "/api/order/order_info_api/load_by_id",
             "/api/order/order_info_api/query_list",

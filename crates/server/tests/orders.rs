@@ -1185,3 +1185,74 @@ api_test!(
         assert_eq!(balance(s, &token).await, 0);
     }
 );
+
+api_test!(
+    a_buyer_asks_whether_the_payment_arrived_and_a_bonus_refund_says_what_it_takes,
+    sandbox_config(),
+    async |s: &TestServer| {
+        let token = s.register("buyer_check_paid", "password-1").await;
+        let (_, created) = s
+            .post(
+                "/api/order/order_info_api/create_order",
+                Some(&token),
+                json!({"kind": "top_up", "amountFen": 10000, "channel": "alipay"}),
+            )
+            .await;
+        let lost = created["result"].clone();
+        let id = lost["id"].as_i64().unwrap();
+        let check = async |id: i64| {
+            s.post(
+                "/api/order/order_info_api/check_paid",
+                Some(&token),
+                json!({"id": id}),
+            )
+            .await
+        };
+        // Not paid yet: still pending; asking again at once is refused.
+        let (status, body) = check(id).await;
+        assert_eq!(status, StatusCode::OK, "{body}");
+        assert_eq!(body["result"]["status"], "pending");
+        let (status, body) = check(id).await;
+        assert_error(status, &body, 429, "too_many_checks");
+        // Paid, the notification lost: 我已支付 finds it (after the 5-second pause).
+        pay_on_phone(s, lost["payUrl"].as_str().unwrap(), &[("copies", "0")]).await;
+        tokio::time::sleep(std::time::Duration::from_millis(5_100)).await;
+        let (status, body) = check(id).await;
+        assert_eq!(status, StatusCode::OK, "{body}");
+        assert_eq!(body["result"]["status"], "paid", "{body}");
+        assert_eq!(
+            balance(s, &token).await,
+            12_000,
+            "¥100 with ¥20 bonus, once"
+        );
+        let other = s.register("buyer_check_paid2", "password-1").await;
+        let (status, body) = s
+            .post(
+                "/api/order/order_info_api/check_paid",
+                Some(&other),
+                json!({"id": id}),
+            )
+            .await;
+        assert_error(status, &body, 404, "order_not_found");
+
+        // ¥30 of it refunded takes back ¥36 of the balance, and the buyer's ledger says so.
+        let ops = operator(s, "ops_bonus").await;
+        let (status, row) = s
+            .post(
+                "/api/admin/orders/refund",
+                Some(&ops),
+                json!({"orderId": id, "amountFen": 3000, "reason": "用户申请"}),
+            )
+            .await;
+        assert_eq!(status, StatusCode::OK, "{row}");
+        assert_eq!(balance(s, &token).await, 8_400);
+        let user = s.user_id(&token).await;
+        let ledger = s.store().ledger(user, 5).await.unwrap();
+        assert!(
+            ledger[0].reason.contains("¥30.00 原路退回")
+                && ledger[0].reason.contains("收回余额 ¥36.00（含赠送 ¥6.00）"),
+            "{:?}",
+            ledger[0]
+        );
+    }
+);

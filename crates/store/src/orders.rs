@@ -1362,6 +1362,19 @@ async fn refund_in(
                 let taken = credit_share(&order, order.refunded_fen + amount_fen)
                     - credit_share(&order, order.refunded_fen);
                 record_taken(&mut *tx, refund_no, taken, 0).await?;
+                // A top-up's bonus goes back with it, in proportion: the row says why more than
+                // the refunded money leaves the balance.
+                let reason = if taken > amount_fen {
+                    format!(
+                        "{reason}，收回余额 ¥{}.{:02}（含赠送 ¥{}.{:02}）",
+                        taken / 100,
+                        taken % 100,
+                        (taken - amount_fen) / 100,
+                        (taken - amount_fen) % 100
+                    )
+                } else {
+                    reason
+                };
                 apply_movement(
                     &mut *tx,
                     Movement {

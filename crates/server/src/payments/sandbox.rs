@@ -57,6 +57,8 @@ pub struct OnPhone {
     pub description: String,
     pub paid: bool,
     pub return_url: Option<String>,
+    /// Where the merchant hears of the payment (its site).
+    pub notify_url: String,
 }
 
 /// A refund the sandbox made: under our refund number, of an order, an amount.
@@ -636,9 +638,15 @@ impl Sandbox {
             return Err("缺少 out_trade_no 或 notify_url".into());
         }
         let mut orders = self.orders.lock().unwrap_or_else(|e| e.into_inner());
-        match orders.get(&no) {
-            // Opened again from the same page: the same trade.
-            Some(order) if order.amount_fen == fen => {}
+        match orders.get_mut(&no) {
+            // Opened again (or on another device's cashier): the same trade, coming back to
+            // where this page says.
+            Some(order) if order.amount_fen == fen => {
+                if !get("return_url").is_empty() {
+                    order.return_url = Some(get("return_url"));
+                    self.persist(&orders);
+                }
+            }
             Some(_) => return Err("订单号已用于另一笔金额".into()),
             None => {
                 orders.insert(
@@ -678,6 +686,7 @@ impl Sandbox {
             description: o.description.clone(),
             paid: o.transaction_id.is_some(),
             return_url: o.return_url.clone(),
+            notify_url: o.notify_url.clone(),
         })
     }
 

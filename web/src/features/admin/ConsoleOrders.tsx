@@ -22,6 +22,9 @@ function RefundDialog({ order, onClose }: { order: OrderRow; onClose: () => void
   const [busy, setBusy] = useState(false)
   const fen = yuan === null ? 0 : Math.round(yuan * 100)
   const wrongAmount = fen <= 0 || fen > left
+  // A top-up's bonus goes back with it, in proportion (as the server computes it, rounded in the user's favour).
+  const share = (refunded: number) => Math.floor((order.creditFen * refunded) / order.amountFen)
+  const takenBack = order.kind === 'package' ? 0 : share(order.refundedFen + fen) - share(order.refundedFen)
   const submit = async () => {
     if (wrongAmount || !reason.trim()) return
     setBusy(true)
@@ -44,6 +47,11 @@ function RefundDialog({ order, onClose }: { order: OrderRow; onClose: () => void
         订单 {order.outTradeNo}，实付 {formatFen(order.amountFen)}
         {order.refundedFen > 0 ? `，已退 ${formatFen(order.refundedFen)}` : ''}。退款原路退回{channelLabels[order.channel as Channel] ?? ''}，同时收回这笔订单给用户的余额或套餐次数（已用掉的部分不能退）。
       </p>
+      {!wrongAmount && takenBack > fen && (
+        <p data-testid="refund-bonus-note">
+          这笔充值含赠送：退款 {formatFen(fen)} 将从用户余额收回 {formatFen(takenBack)}（含赠送 {formatFen(takenBack - fen)}），用户流水会写明。
+        </p>
+      )}
       <Form layout="vertical">
         <Form.Item label="退款金额（元）" validateStatus={wrongAmount ? 'error' : undefined} help={wrongAmount ? `应在 0.01 到 ${(left / 100).toFixed(2)} 元之间` : undefined}>
           <InputNumber value={yuan} onChange={(v) => setYuan(typeof v === 'number' ? v : null)} step={0.01} precision={2} style={{ width: 160 }} data-testid="refund-amount" />
@@ -105,7 +113,7 @@ function OrdersBody() {
         </Space>
       }
     >
-      <p className="muted">“立即对账”向支付服务商查询所有待支付订单：通知丢失的付款会补记到账（只记一次），过期订单会关闭。后台每分钟也会自动对账。</p>
+      <p className="muted">“立即对账”向支付服务商查询所有待支付订单：通知丢失的付款会补记到账（只记一次），过期订单会关闭。后台每 30 秒也会对账：每笔待支付订单按下单时长逐渐放慢查询（1 分钟到 1 小时一次）。</p>
       <ResponsiveTable<OrderRow>
         rowKey="id"
         loading={isFetching && !data}

@@ -11,7 +11,7 @@ export default function PackagesPage() {
   return (
     <div className="page">
       <h2>优惠套餐</h2>
-      <div className="muted mb">购买后次数记入账户中心，到期未用完的次数自动失效。提交查重等任务时自动使用套餐次数的功能尚在接入，在此之前在线支付只在支付沙箱中开放。</div>
+      <div className="muted mb">购买后次数记入账户中心，提交查重、AIGC检测、降重等任务时优先使用套餐次数（确认支付时会写明由套餐抵扣），到期未用完的次数自动失效。</div>
       {purchase.notice}
       {purchase.picker && <div className="mb">支付方式：{purchase.picker}</div>}
       {packages.isLoading ? (

@@ -2,7 +2,7 @@ import { Alert, Button, Descriptions, Modal, Result, Spin } from 'antd'
 import { useQuery, useQueryClient } from '@tanstack/react-query'
 import { useEffect, useState } from 'react'
 import { useNavigate } from 'react-router'
-import { loadOrder, phonePayUrl } from './api'
+import { checkPaid, loadOrder, phonePayUrl } from './api'
 import { channelLabels, type Order } from './types'
 import { formatFen } from '../../utils/format'
 
@@ -73,6 +73,7 @@ export default function PayOrderModal({
   const left = useSecondsLeft(current?.expiresAt)
   const paid = current?.status === 'paid'
   const [handedOver, setHandedOver] = useState(false)
+  const [checking, setChecking] = useState(false)
   useEffect(() => {
     if (!paid) return
     void queryClient.invalidateQueries({ queryKey: ['account'] })
@@ -85,7 +86,7 @@ export default function PayOrderModal({
   const channel = channelLabels[current.channel]
   const expired = current.status === 'closed' || (current.status === 'pending' && left === 0)
   return (
-    <Modal open title={onPhone ? `${channel}支付` : `${channel}扫码支付`} onCancel={onClose} footer={null} destroyOnHidden width={420}>
+    <Modal open title={onPhone ? channel : `${channel}扫码支付`} onCancel={onClose} footer={null} destroyOnHidden width={420}>
       {current.sandbox && <Alert className="mb" type="warning" showIcon title="支付沙箱：模拟的微信支付 / 支付宝，不会产生真实扣款" data-testid="sandbox-banner" />}
       {paid ? (
         <Result
@@ -154,6 +155,20 @@ export default function PayOrderModal({
             </>
           )}
           <div className="muted mt">支付完成后本页面会自动更新，请勿重复支付。</div>
+          <Button
+            className="mt"
+            loading={checking}
+            onClick={() => {
+              setChecking(true)
+              void checkPaid(current.id)
+                .then(() => followed.refetch())
+                .catch(() => undefined)
+                .finally(() => setChecking(false))
+            }}
+            data-testid="order-check-paid"
+          >
+            我已支付，立即查询
+          </Button>
         </div>
       )}
     </Modal>

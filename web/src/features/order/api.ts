@@ -7,6 +7,9 @@ export const paymentOptions = () => post<PaymentOptions>('api/order/order_info_a
 
 export const createOrder = (order: NewOrder) => post<Order>('api/order/order_info_api/create_order', { data: order })
 
+/** 我已支付: the server asks the provider about the order now. */
+export const checkPaid = (id: number) => post<Order>('api/order/order_info_api/check_paid', { data: { id } })
+
 /** A fresh address of the provider's phone payment page (WeChat Pay's lasts five minutes). */
 export const phonePayUrl = (id: number, returnUrl: string, desktop = false) =>
   post<Order>('api/order/order_info_api/phone_pay_url', { data: { id, returnUrl, desktop } })

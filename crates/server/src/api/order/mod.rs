@@ -42,6 +42,10 @@ pub fn routes() -> Router<AppState> {
             "/api/order/order_info_api/phone_pay_url",
             post(order_info_api::phone_pay_url),
         )
+        .route(
+            "/api/order/order_info_api/check_paid",
+            post(order_info_api::check_paid),
+        )
         .route("/api/order/notify/wechat", post(notify::wechat))
         .route("/api/order/notify/alipay", post(notify::alipay))
         .route(

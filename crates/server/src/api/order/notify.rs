@@ -13,7 +13,7 @@ use pay::{PaidNotice, PayError, wechat};
 use store::{PaymentNotice, PaymentOutcome};
 
 /// What a verified notice did, logged; `Err` when it must be sent again (the store failed).
-async fn record(
+pub(crate) async fn record(
     state: &AppState,
     provider: &str,
     notice: &PaidNotice,
@@ -337,6 +337,10 @@ const RECONCILE_MAX: usize = 5_000;
 
 /// Orders younger than this are left to their notification.
 pub const RECONCILE_AFTER_MS: i64 = 60_000;
+
+/// How often the reconciler looks for orders and refunds whose turn has come (each order is
+/// asked about on its own schedule, `next_query_delay`).
+pub const RECONCILE_EVERY: std::time::Duration = std::time::Duration::from_secs(30);
 
 /// Reconciles every `every` until `shutdown` turns true (in `wenjian serve`).
 pub fn spawn_reconciler(

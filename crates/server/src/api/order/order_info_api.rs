@@ -494,6 +494,49 @@ pub async fn phone_pay_url(
     Ok(Success(view(&state, order)))
 }
 
+/// 我已支付: asks the provider about the user's pending order now, instead of waiting for its
+/// notification or the reconciler's next turn; a payment found is recorded like a
+/// notification (once). One ask every 5 seconds per order.
+#[utoipa::path(post, path = "/api/order/order_info_api/check_paid", tag = "order_info_api", security(("bearer" = [])),
+    request_body = IdForm,
+    responses(
+        (status = 200, body = inline(crate::envelope::Envelope<OrderView>)),
+        (status = 404, description = "order_not_found (also another user's)", body = crate::envelope::ErrorBody),
+        (status = 429, description = "too_many_checks", body = crate::envelope::ErrorBody),
+        (status = 502, description = "payment_provider_error: the provider could not be asked", body = crate::envelope::ErrorBody),
+    ))]
+pub async fn check_paid(
+    State(state): State<AppState>,
+    AuthUser(session): AuthUser,
+    Params(form): Params<IdForm>,
+) -> ApiResult<OrderView> {
+    let order = match state.store.order(form.id, session.user.id).await {
+        Err(store::StoreError::NotFound) => {
+            return Err(ApiError::not_found("order_not_found", "订单不存在"));
+        }
+        other => other?,
+    };
+    if order.status == store::OrderStatus::Pending && state.payments.unavailable().is_none() {
+        crate::rate_limit::check_paid_query(&state.store, order.id).await?;
+        match state.payments.query(&order).await {
+            Ok(crate::payments::OrderAtProvider::Paid(notice)) => {
+                super::notify::record(&state, &order.channel, &notice).await?;
+            }
+            Ok(_) => {}
+            Err(e) => {
+                return Err(ApiError::new(
+                    StatusCode::BAD_GATEWAY,
+                    "payment_provider_error",
+                    format!("暂时无法向支付服务商查询：{}", e.0),
+                ));
+            }
+        }
+    }
+    let order = state.store.order(order.id, session.user.id).await?;
+    let views = with_pending_refunds(&state, vec![view(&state, order)]).await?;
+    Ok(Success(views.into_iter().next().expect("one order")))
+}
+
 /// The user's task that a scan may pay for: not queued or running now.
 async fn payable_task(
     state: &AppState,

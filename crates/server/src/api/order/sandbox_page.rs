@@ -39,10 +39,18 @@ fn not_served() -> Response {
     (StatusCode::NOT_FOUND, "支付沙箱未开启").into_response()
 }
 
+/// The scheme, host and port of a web address.
+fn origin(url: &str) -> Option<String> {
+    let parsed = reqwest::Url::parse(url).ok()?;
+    matches!(parsed.scheme(), "http" | "https").then(|| parsed.origin().ascii_serialization())
+}
+
 /// Where the phone goes back after paying: the order's Alipay `return_url` or WeChat H5's
-/// `redirect_url`, web addresses only.
-fn back_link(url: Option<&str>) -> String {
-    match url.filter(|u| u.starts_with("https://") || u.starts_with("http://")) {
+/// `redirect_url` — only to the merchant's own site (the origin of its notify URL), as the
+/// providers only send payers back to a merchant's registered domain.
+fn back_link(url: Option<&str>, merchant: Option<&str>) -> String {
+    let merchant = merchant.and_then(origin);
+    match url.filter(|u| merchant.is_some() && origin(u) == merchant) {
         Some(url) => format!(
             r#"<p><a href="{}" data-testid="sandbox-return">返回商户页面</a></p>"#,
             escape(url)
@@ -131,8 +139,9 @@ pub async fn pay(
         delay_ms: form.delay_ms.unwrap_or(0),
         forged: form.forged.as_deref() == Some("true"),
     };
-    let return_url = sandbox
-        .describe(&no)
+    let described = sandbox.describe(&no);
+    let merchant = described.as_ref().map(|o| o.notify_url.clone());
+    let return_url = described
         .and_then(|o| o.return_url)
         .or(form.redirect_url.filter(|u| !u.is_empty()));
     let text = match sandbox.pay(&no, switches).await {
@@ -152,7 +161,7 @@ pub async fn pay(
             };
             format!(
                 r#"<div class="card"><div class="amount">支付成功</div><p class="muted">{sent}</p>{}</div>"#,
-                back_link(return_url.as_deref())
+                back_link(return_url.as_deref(), merchant.as_deref())
             )
         }
         PaidOnPhone::Closed => r#"<div class="card">订单已关闭，无法支付。</div>"#.to_string(),

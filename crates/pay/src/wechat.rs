@@ -335,45 +335,26 @@ pub fn read_any_notification(
         .map(Notice::Paid))
 }
 
+/// What an order at WeChat Pay says: what is bought, our number, the amount, where its
+/// notification goes and when it expires.
+#[derive(Debug, Clone, Copy)]
+pub struct OrderTerms<'a> {
+    pub description: &'a str,
+    pub out_trade_no: &'a str,
+    pub amount_fen: i64,
+    pub notify_url: &'a str,
+    pub time_expire_rfc3339: &'a str,
+}
+
 /// The body of a Native order (`POST /v3/pay/transactions/native`).
-pub fn native_order_body(
-    merchant: &Merchant,
-    description: &str,
-    out_trade_no: &str,
-    amount_fen: i64,
-    notify_url: &str,
-    time_expire_rfc3339: &str,
-) -> String {
-    order_body(
-        merchant,
-        description,
-        out_trade_no,
-        amount_fen,
-        notify_url,
-        time_expire_rfc3339,
-    )
-    .to_string()
+pub fn native_order_body(merchant: &Merchant, terms: &OrderTerms) -> String {
+    order_body(merchant, terms).to_string()
 }
 
 /// The body of an H5 order (`POST /v3/pay/transactions/h5`), paid in a phone's browser:
 /// WeChat Pay wants the payer's IP address and the kind of page.
-pub fn h5_order_body(
-    merchant: &Merchant,
-    description: &str,
-    out_trade_no: &str,
-    amount_fen: i64,
-    notify_url: &str,
-    time_expire_rfc3339: &str,
-    payer_ip: &str,
-) -> String {
-    let mut body = order_body(
-        merchant,
-        description,
-        out_trade_no,
-        amount_fen,
-        notify_url,
-        time_expire_rfc3339,
-    );
+pub fn h5_order_body(merchant: &Merchant, terms: &OrderTerms, payer_ip: &str) -> String {
+    let mut body = order_body(merchant, terms);
     body["scene_info"] = serde_json::json!({
         "payer_client_ip": payer_ip,
         "h5_info": {"type": "Wap"},
@@ -381,21 +362,14 @@ pub fn h5_order_body(
     body.to_string()
 }
 
-fn order_body(
-    merchant: &Merchant,
-    description: &str,
-    out_trade_no: &str,
-    amount_fen: i64,
-    notify_url: &str,
-    time_expire_rfc3339: &str,
-) -> serde_json::Value {
+fn order_body(merchant: &Merchant, terms: &OrderTerms) -> serde_json::Value {
     serde_json::json!({
         "appid": merchant.appid,
         "mchid": merchant.mchid,
-        "description": description.chars().take(127).collect::<String>(),
-        "out_trade_no": out_trade_no,
-        "time_expire": time_expire_rfc3339,
-        "notify_url": notify_url,
-        "amount": {"total": amount_fen, "currency": "CNY"},
+        "description": terms.description.chars().take(127).collect::<String>(),
+        "out_trade_no": terms.out_trade_no,
+        "time_expire": terms.time_expire_rfc3339,
+        "notify_url": terms.notify_url,
+        "amount": {"total": terms.amount_fen, "currency": "CNY"},
     })
 }

@@ -203,11 +203,13 @@ fn our_wechat_requests_carry_a_signature_the_merchant_key_verifies() {
     let m = merchant();
     let body = wechat::native_order_body(
         &m,
-        "文鉴 查重 3 次",
-        "WJ1",
-        9900,
-        "https://example.cn/notify",
-        "2026-11-25T21:00:00+08:00",
+        &wechat::OrderTerms {
+            description: "文鉴 查重 3 次",
+            out_trade_no: "WJ1",
+            amount_fen: 9900,
+            notify_url: "https://example.cn/notify",
+            time_expire_rfc3339: "2026-11-25T21:00:00+08:00",
+        },
     );
     let header = wechat::authorization(
         &m,
@@ -424,11 +426,13 @@ fn a_platform_certificate_is_known_by_its_serial_number() {
 fn an_h5_order_names_the_payer_address_and_the_page_kind() {
     let body = wechat::h5_order_body(
         &merchant(),
-        "账户充值",
-        "WJ3",
-        3000,
-        "https://example.cn/api/order/notify/wechat",
-        "2026-11-25T21:00:00+08:00",
+        &wechat::OrderTerms {
+            description: "账户充值",
+            out_trade_no: "WJ3",
+            amount_fen: 3000,
+            notify_url: "https://example.cn/api/order/notify/wechat",
+            time_expire_rfc3339: "2026-11-25T21:00:00+08:00",
+        },
         "203.0.113.7",
     );
     let body: serde_json::Value = serde_json::from_str(&body).unwrap();

@@ -34,6 +34,28 @@ async fn pay_on_phone(s: &TestServer, pay_url: &str, switches: &[(&str, &str)]) 
     res.text().await.unwrap()
 }
 
+/// An operator and a buyer who paid a ¥30 top-up by `channel`: (operator's token, buyer's
+/// token, the order as created).
+async fn paid_top_up(
+    s: &TestServer,
+    ops: &str,
+    buyer: &str,
+    channel: &str,
+) -> (String, String, Value) {
+    let ops = operator(s, ops).await;
+    let token = s.register(buyer, "password-1").await;
+    let (status, created) = s
+        .post(
+            "/api/order/order_info_api/create_order",
+            Some(&token),
+            json!({"kind": "top_up", "amountFen": 3000, "channel": channel}),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK, "{created}");
+    pay_on_phone(s, created["result"]["payUrl"].as_str().unwrap(), &[]).await;
+    (ops, token, created["result"].clone())
+}
+
 /// The `result` of a POST of `{"id": id}` to `path`, which must answer 200.
 async fn load(s: &TestServer, token: &str, path: &str, id: i64) -> Value {
     let (status, body) = s.post(path, Some(token), json!({"id": id})).await;
@@ -788,23 +810,14 @@ api_test!(
     a_refund_the_provider_refuses_stays_pending_and_is_asked_again_under_its_number,
     sandbox_config(),
     async |s: &TestServer| {
-        let ops = operator(s, "ops_refund2").await;
-        let token = s.register("buyer_refund2", "password-1").await;
-        let (_, created) = s
-            .post(
-                "/api/order/order_info_api/create_order",
-                Some(&token),
-                json!({"kind": "top_up", "amountFen": 3000, "channel": "wechat"}),
-            )
-            .await;
-        let order_id = created["result"]["id"].as_i64().unwrap();
-        pay_on_phone(s, created["result"]["payUrl"].as_str().unwrap(), &[]).await;
+        let (ops, token, created) = paid_top_up(s, "ops_refund2", "buyer_refund2", "wechat").await;
+        let order_id = created["id"].as_i64().unwrap();
         // The provider forgets the order (a sandbox restarted): it refuses the refund.
         s.state
             .payments
             .sandbox()
             .unwrap()
-            .forget_for_tests(created["result"]["outTradeNo"].as_str().unwrap());
+            .forget_for_tests(created["outTradeNo"].as_str().unwrap());
         let (status, row) = s
             .post(
                 "/api/admin/orders/refund",
@@ -897,22 +910,13 @@ api_test!(
     a_refund_the_provider_made_cannot_be_abandoned,
     sandbox_config(),
     async |s: &TestServer| {
-        let ops = operator(s, "ops_refund3").await;
-        let token = s.register("buyer_refund3", "password-1").await;
-        let (_, created) = s
-            .post(
-                "/api/order/order_info_api/create_order",
-                Some(&token),
-                json!({"kind": "top_up", "amountFen": 3000, "channel": "alipay"}),
-            )
-            .await;
-        let order_id = created["result"]["id"].as_i64().unwrap();
-        pay_on_phone(s, created["result"]["payUrl"].as_str().unwrap(), &[]).await;
+        let (ops, token, created) = paid_top_up(s, "ops_refund3", "buyer_refund3", "alipay").await;
+        let order_id = created["id"].as_i64().unwrap();
         // Written here, then made at the provider, and the process died before writing the
         // provider's answer: the refund looks unconfirmed.
         let operator_user = s.store().user_by_login("ops_refund3").await.unwrap();
         // The sandbox's memory is shared by the tests: a number of this order's own.
-        let refund_no = &format!("RF-{}", created["result"]["outTradeNo"].as_str().unwrap());
+        let refund_no = &format!("RF-{}", created["outTradeNo"].as_str().unwrap());
         let written = s
             .store()
             .operator_refund_order(
@@ -1062,17 +1066,8 @@ api_test!(
     a_refund_still_processing_is_confirmed_by_wechat_pays_refund_notification,
     sandbox_config(),
     async |s: &TestServer| {
-        let ops = operator(s, "ops_refund4").await;
-        let token = s.register("buyer_refund4", "password-1").await;
-        let (_, created) = s
-            .post(
-                "/api/order/order_info_api/create_order",
-                Some(&token),
-                json!({"kind": "top_up", "amountFen": 3000, "channel": "wechat"}),
-            )
-            .await;
-        let order_id = created["result"]["id"].as_i64().unwrap();
-        pay_on_phone(s, created["result"]["payUrl"].as_str().unwrap(), &[]).await;
+        let (ops, token, created) = paid_top_up(s, "ops_refund4", "buyer_refund4", "wechat").await;
+        let order_id = created["id"].as_i64().unwrap();
         // The bank takes its time: WeChat Pay answers PROCESSING and notifies the outcome.
         s.state.payments.sandbox().unwrap().set_refunds_later(true);
         let (status, row) = s

@@ -357,6 +357,16 @@ impl Payments {
         })
     }
 
+    /// The gateway our requests go to; why online payment is unavailable when there is none.
+    fn gateway(&self) -> Result<&Gateway, ProviderError> {
+        self.gateway.as_ref().ok_or_else(|| {
+            ProviderError(
+                self.unavailable()
+                    .unwrap_or_else(|| "未配置在线支付".to_string()),
+            )
+        })
+    }
+
     /// Our WeChat Pay merchant and the keys its answers are checked with.
     fn wechat_side(&self) -> Result<&(wechat::Merchant, wechat::Verifiers), ProviderError> {
         self.wechat
@@ -387,20 +397,14 @@ impl Payments {
         notify_base: &str,
         expires_rfc3339: &str,
     ) -> Result<String, ProviderError> {
-        let gateway = self
-            .gateway
-            .as_ref()
-            .ok_or_else(|| ProviderError(self.unavailable().unwrap_or_default()))?;
+        let gateway = self.gateway()?;
         match channel {
             Channel::Wechat => {
                 let (merchant, verifiers) = self.wechat_side()?;
+                let notify_url = format!("{notify_base}/api/order/notify/wechat");
                 let body = wechat::native_order_body(
                     merchant,
-                    &order.title,
-                    &order.out_trade_no,
-                    order.amount_fen,
-                    &format!("{notify_base}/api/order/notify/wechat"),
-                    expires_rfc3339,
+                    &wechat_terms(order, &notify_url, expires_rfc3339),
                 );
                 let path = "/v3/pay/transactions/native";
                 let answer = wechat_call(gateway, merchant, verifiers, "POST", path, &body).await?;
@@ -446,20 +450,15 @@ impl Payments {
         return_url: &str,
         payer_ip: &str,
     ) -> Result<String, ProviderError> {
-        let gateway = self
-            .gateway
-            .as_ref()
-            .ok_or_else(|| ProviderError(self.unavailable().unwrap_or_default()))?;
+        let gateway = self.gateway()?;
         match channel {
             Channel::Wechat => {
                 let (merchant, verifiers) = self.wechat_side()?;
+                let notify_url = format!("{notify_base}/api/order/notify/wechat");
+                let expires = rfc3339_china(order.expires_at);
                 let body = wechat::h5_order_body(
                     merchant,
-                    &order.title,
-                    &order.out_trade_no,
-                    order.amount_fen,
-                    &format!("{notify_base}/api/order/notify/wechat"),
-                    &rfc3339_china(order.expires_at),
+                    &wechat_terms(order, &notify_url, &expires),
                     payer_ip,
                 );
                 let path = "/v3/pay/transactions/h5";
@@ -486,10 +485,7 @@ impl Payments {
         return_url: &str,
         desktop: bool,
     ) -> Result<String, ProviderError> {
-        let gateway = self
-            .gateway
-            .as_ref()
-            .ok_or_else(|| ProviderError(self.unavailable().unwrap_or_default()))?;
+        let gateway = self.gateway()?;
         let app = self.alipay_side()?;
         let mut biz = serde_json::json!({
             "out_trade_no": order.out_trade_no,
@@ -523,10 +519,7 @@ impl Payments {
 
     /// Asks the provider whether `order` was paid (an order whose notification never came).
     pub async fn query(&self, order: &Order) -> Result<OrderAtProvider, ProviderError> {
-        let gateway = self
-            .gateway
-            .as_ref()
-            .ok_or_else(|| ProviderError("未配置在线支付".into()))?;
+        let gateway = self.gateway()?;
         let not_this = || ProviderError("服务商的查询结果不是这笔订单的".into());
         match Channel::parse(&order.channel) {
             Some(Channel::Wechat) => {
@@ -599,10 +592,7 @@ impl Payments {
         reason: &str,
         notify_base: Option<&str>,
     ) -> Result<Option<String>, ProviderError> {
-        let gateway = self
-            .gateway
-            .as_ref()
-            .ok_or_else(|| ProviderError("未配置在线支付，无法原路退款".into()))?;
+        let gateway = self.gateway()?;
         match Channel::parse(&order.channel) {
             Some(Channel::Wechat) => {
                 let (merchant, verifiers) = self.wechat_side()?;
@@ -656,10 +646,7 @@ impl Payments {
         order: &Order,
         refund_no: &str,
     ) -> Result<RefundState, ProviderError> {
-        let gateway = self
-            .gateway
-            .as_ref()
-            .ok_or_else(|| ProviderError("未配置在线支付，无法向服务商核实退款".into()))?;
+        let gateway = self.gateway()?;
         match Channel::parse(&order.channel) {
             Some(Channel::Wechat) => {
                 let (merchant, verifiers) = self.wechat_side()?;
@@ -732,10 +719,7 @@ impl Payments {
 
     /// Closes `order` at the provider, so it can no longer be paid.
     pub async fn close(&self, order: &Order) -> Result<(), ProviderError> {
-        let gateway = self
-            .gateway
-            .as_ref()
-            .ok_or_else(|| ProviderError("未配置在线支付".into()))?;
+        let gateway = self.gateway()?;
         match Channel::parse(&order.channel) {
             Some(Channel::Wechat) => {
                 let (merchant, verifiers) = self.wechat_side()?;
@@ -812,6 +796,21 @@ pub async fn seed_packages(store: &store::Store, config: &crate::Config) -> anyh
             .await?;
     }
     Ok(())
+}
+
+/// An order's terms as WeChat Pay reads them.
+fn wechat_terms<'a>(
+    order: &'a Order,
+    notify_url: &'a str,
+    expires_rfc3339: &'a str,
+) -> wechat::OrderTerms<'a> {
+    wechat::OrderTerms {
+        description: &order.title,
+        out_trade_no: &order.out_trade_no,
+        amount_fen: order.amount_fen,
+        notify_url,
+        time_expire_rfc3339: expires_rfc3339,
+    }
 }
 
 fn now_s() -> i64 {

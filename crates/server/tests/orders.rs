@@ -1084,7 +1084,7 @@ api_test!(
             .unwrap()
             .to_string();
         let mut confirmed = String::new();
-        for _ in 0..100 {
+        for _ in 0..400 {
             confirmed = s.store().refund_by_no(&refund_no).await.unwrap().status;
             if confirmed == "succeeded" {
                 break;
@@ -1151,7 +1151,7 @@ api_test!(
         // The phone pays; nobody is on the page any more. The server submits the check.
         pay_on_phone(s, created["result"]["payUrl"].as_str().unwrap(), &[]).await;
         let mut status = String::new();
-        for _ in 0..100 {
+        for _ in 0..400 {
             let (_, list) = s
                 .post("/api/base/check_api/query_list", Some(&token), json!({}))
                 .await;

@@ -221,7 +221,7 @@ async fn import_list_search_and_remove(s: &TestServer, config: &Config) {
     }
     // The worker says it is alive within moments of starting (it may not have yet).
     let mut alive = summary["workers"].clone();
-    for _ in 0..100 {
+    for _ in 0..400 {
         if alive == 1 {
             break;
         }

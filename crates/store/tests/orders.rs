@@ -549,3 +549,115 @@ store_test!(
         );
     }
 );
+
+store_test!(
+    a_refund_attempt_and_a_paid_tasks_submission_are_taken_once_under_concurrency,
+    |store: Store| async move {
+        let ops = store
+            .create_user("ops_once", "password-1", true)
+            .await
+            .unwrap();
+        let u = user(&store, "payer_once").await;
+        let order = top_up(&store, u, 3_000, 3_000).await;
+        store
+            .record_payment(&notice(&order, "once-1", 3_000))
+            .await
+            .unwrap();
+        store
+            .operator_refund_order(
+                store::Actor::from(&ops),
+                order.id,
+                "RF-once",
+                1_000,
+                "用户申请",
+            )
+            .await
+            .unwrap();
+        store
+            .settle_refund("RF-once", false, None, Some("拒绝"))
+            .await
+            .unwrap();
+        // Ten retries on ten nodes, and an operator giving it up, at the same moment: one wins.
+        let mut calls = Vec::new();
+        for _ in 0..10 {
+            let store = store.clone();
+            calls.push(tokio::spawn(async move {
+                store.claim_refund_attempt("RF-once").await.unwrap()
+            }));
+        }
+        let giving_up = {
+            let store = store.clone();
+            tokio::spawn(async move { store.begin_abandon("RF-once", 0).await.is_ok() })
+        };
+        let mut winners = 0;
+        for call in calls {
+            winners += usize::from(call.await.unwrap());
+        }
+        winners += usize::from(giving_up.await.unwrap());
+        assert_eq!(winners, 1, "one attempt at a time");
+
+        // A paid task order's submission: ten takers, one gets it.
+        let task = store
+            .create_task(u, "check", "扫码支付的论文", "{}")
+            .await
+            .unwrap();
+        let paid_for_task = store
+            .create_order(&NewOrder {
+                user_id: u,
+                kind: OrderKind::Task,
+                channel: "wechat",
+                title: "任务支付：扫码支付的论文",
+                amount_fen: 300,
+                credit_fen: 300,
+                product: None,
+                task_id: Some(task.id),
+                ttl_ms: HOUR_MS,
+            })
+            .await
+            .unwrap();
+        store
+            .set_order_submission(
+                paid_for_task.id,
+                r#"{"path":"/x","body":{},"priceFen":300}"#,
+            )
+            .await
+            .unwrap();
+        assert_eq!(
+            store.take_order_submission(paid_for_task.id).await.unwrap(),
+            None,
+            "not before it is paid"
+        );
+        store
+            .record_payment(&notice(&paid_for_task, "once-2", 300))
+            .await
+            .unwrap();
+        assert_eq!(
+            store
+                .paid_orders_to_submit(i64::MAX, 10)
+                .await
+                .unwrap()
+                .len(),
+            1
+        );
+        let mut takers = Vec::new();
+        for _ in 0..10 {
+            let store = store.clone();
+            let id = paid_for_task.id;
+            takers.push(tokio::spawn(async move {
+                store.take_order_submission(id).await.unwrap()
+            }));
+        }
+        let mut taken = 0;
+        for taker in takers {
+            taken += usize::from(taker.await.unwrap().is_some());
+        }
+        assert_eq!(taken, 1, "made once");
+        assert!(
+            store
+                .paid_orders_to_submit(i64::MAX, 10)
+                .await
+                .unwrap()
+                .is_empty()
+        );
+    }
+);

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict'
 import { existsSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { execFileSync } from 'node:child_process'
-import { DESKTOP, PHONE, eventually } from '../lib.mjs'
+import { DESKTOP, PHONE, decodeQr, eventually } from '../lib.mjs'
 import { useServerAndBrowser, registerViaApi } from '../server.mjs'
 
 // The local model and sentence encoder fetched by `wenjian models fetch` (scripts/test.sh fetches them).
@@ -44,7 +44,8 @@ const env = useServerAndBrowser(
     e.token = await registerViaApi(e.server.base, 'rewrite_user', 'rewrite-password-1')
     e.server.cli(['account', 'credit', 'rewrite_user', '--yuan', '40'])
   },
-  { WENJIAN_MODELS_DIR: MODELS, WENJIAN_AIGC_OBSERVER: 'false' },
+  // The payment sandbox too: a 对话改写 message the balance cannot pay is paid by scanning.
+  { WENJIAN_MODELS_DIR: MODELS, WENJIAN_AIGC_OBSERVER: 'false', WENJIAN_PAYMENT: 'sandbox' },
 )
 
 /** The text of a .docx, paragraph by paragraph (python's zipfile; no library of ours). */
@@ -343,5 +344,33 @@ test('chat-style rewriting: the answer streams in, a follow-up adjusts it, both 
   await page.goto(`${env.server.base}/machine/list?tab=chat`)
   await page.getByRole('button', { name: '继续对话' }).nth(1).waitFor()
   await page.screenshot({ path: 'artifacts/chat-records.png' }).catch(() => {})
+  await context.close()
+})
+
+test('a 对话改写 message the balance cannot pay: 扫码充值 the shortfall, then the message goes', { skip: missing }, async () => {
+  const token = await registerViaApi(env.server.base, 'chat_short_e2e', 'chat-pass-1')
+  const context = await env.browser.newContext(DESKTOP)
+  await context.addInitScript((t) => {
+    if (location.protocol.startsWith('http')) localStorage.setItem('Admin-Token', t)
+  }, token)
+  const page = await context.newPage()
+  await page.goto(`${env.server.base}/nlp/machine?tab=chat`)
+  await page.getByTestId('chat-input').fill('本文讨论县域医共体绩效考核的指标体系与实施效果。')
+  await page.getByTestId('chat-send').click()
+  const short = page.getByTestId('chat-short')
+  // The message costs ¥2.00 (a started thousand characters); the balance is empty.
+  await short.getByText('余额还差 ¥2.00').waitFor()
+  await page.screenshot({ path: 'artifacts/chat-short.png' })
+  await short.getByTestId('scan-top-up-button').click()
+  assert.equal(await page.getByTestId('order-amount').innerText(), '¥2.00')
+  const phone = await (await env.browser.newContext(PHONE)).newPage()
+  await phone.goto((await decodeQr(page, 'order-qr')).text)
+  await phone.getByRole('button', { name: '确认支付' }).click()
+  await phone.getByText('支付成功').waitFor()
+  await phone.close()
+  // Paid: the message goes at once and the model starts answering.
+  await page.getByTestId('chat-user').first().waitFor({ timeout: 15_000 })
+  await page.getByTestId('chat-assistant').first().waitFor()
+  await page.screenshot({ path: 'artifacts/chat-short-sent.png' })
   await context.close()
 })

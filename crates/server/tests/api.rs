@@ -411,6 +411,7 @@ api_test!(
             "/api/base/chat_gpt_api/query_list",
             "/api/base/chat_gpt_api/load_by_id",
             "/api/base/chat_gpt_api/delete",
+            "/api/base/chat_gpt_api/engine",
             "/api/base/paper_info_api/paper_submit",
             "/api/base/paper_info_api/paper_xueshu_submit",
             "/api/base/paper_info_api/load_other_by_id",

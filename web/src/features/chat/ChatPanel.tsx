@@ -3,7 +3,7 @@ import { Alert, App, Button, Empty, Input, Select, Space, Tag, Typography } from
 import { useSearchParams } from 'react-router'
 import { useQuery } from '@tanstack/react-query'
 import { getAccount } from '../../api/user'
-import { chatComplete, chatLoad, MODES, modeLabel, type ChatTurn } from './api'
+import { chatComplete, chatEngine, chatLoad, MODES, modeLabel, type ChatTurn } from './api'
 import { useUserStore } from '../../stores/user'
 import { useLoginDialogStore } from '../../stores/loginDialog'
 import { formatFen } from '../../utils/format'
@@ -33,6 +33,9 @@ interface Bubble extends ChatTurn {
 export default function ChatPanel() {
   const token = useUserStore((s) => s.token)
   const account = useQuery({ queryKey: ['account'], queryFn: getAccount, enabled: !!token })
+  // Said before anyone pays for a message nothing here can answer.
+  const engine = useQuery({ queryKey: ['chat-engine'], queryFn: chatEngine, retry: false })
+  const noModel = engine.data?.source === 'none' ? (engine.data.unavailable ?? '本站尚未配置对话改写所需的模型') : null
   const openLogin = useLoginDialogStore((s) => s.open)
   const [params] = useSearchParams()
   const resume = Number(params.get('chat')) || null
@@ -186,6 +189,7 @@ export default function ChatPanel() {
         )}
         <div ref={bottom} />
       </div>
+      {noModel && <Alert className="mt" type="warning" showIcon title="对话改写暂不可用" description={noModel} data-testid="chat-no-model" />}
       {error && <Alert className="mt" type="error" showIcon title={error} />}
       {shortFen > 0 && (
         <Alert
@@ -223,7 +227,7 @@ export default function ChatPanel() {
             本条约 {formatFen(messagePriceFen(message, fenPerThousand))}
           </Typography.Text>
         )}
-        <Button type="primary" loading={sending} disabled={!message.trim()} onClick={confirmAndSend} data-testid="chat-send">
+        <Button type="primary" loading={sending} disabled={!message.trim() || !!noModel} onClick={confirmAndSend} data-testid="chat-send">
           {token ? '发送（Ctrl+Enter）' : '登录后发送'}
         </Button>
       </div>

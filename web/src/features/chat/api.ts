@@ -1,4 +1,5 @@
-import { ApiError, post } from '../../api/client'
+import { ApiError, get, post } from '../../api/client'
+import type { RewriteEngine } from '../rewrite/types'
 import { getToken } from '../../utils/auth'
 
 // Shapes of chat_gpt_api (see /api/docs/openapi.json).
@@ -41,6 +42,9 @@ export type StreamEvent =
   | { type: 'error'; code: string; message: string }
 
 const BASE = 'api/base/chat_gpt_api'
+
+/** Which model answers 对话改写 here, or why none can. */
+export const chatEngine = () => get<RewriteEngine>(`${BASE}/engine`, { silent: true })
 
 export const MODES: { value: string; label: string }[] = [
   { value: 'free', label: '自由对话' },

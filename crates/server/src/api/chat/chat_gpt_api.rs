@@ -389,6 +389,14 @@ fn relay(
 /// Answers one message of a chat-style rewrite: charged (per started 1,000 characters of the
 /// message), queued, and streamed back as server-sent events (`text/event-stream`, see
 /// `StreamEvent`) unless `stream` is false.
+/// Which model answers 对话改写 here (`endpoint`, `local`, or `none` with why), so the page says
+/// it before anyone pays for a message nothing can answer.
+#[utoipa::path(get, path = "/api/base/chat_gpt_api/engine", tag = "chat_gpt_api",
+    responses((status = 200, body = inline(crate::envelope::Envelope<crate::models::RewriteEngine>))))]
+pub async fn engine(State(state): State<AppState>) -> ApiResult<crate::models::RewriteEngine> {
+    Ok(Success(state.models.engine(Feature::Chat)))
+}
+
 #[utoipa::path(post, path = "/api/base/chat_gpt_api/completions", tag = "chat_gpt_api", security(("bearer" = [])),
     params(CompletionForm, ("X-Confirmed-Price" = Option<i64>, Header, description = "The price in fen the page showed for this message; when the balance would pay another (an operator changed prices), nothing is charged (412 payment_changed)")), request_body = CompletionForm,
     responses(

@@ -5,7 +5,7 @@ pub mod task;
 
 use crate::state::AppState;
 use axum::Router;
-use axum::routing::post;
+use axum::routing::{get, post};
 
 pub fn routes() -> Router<AppState> {
     Router::new()
@@ -22,4 +22,5 @@ pub fn routes() -> Router<AppState> {
             post(chat_gpt_api::load_by_id),
         )
         .route("/api/base/chat_gpt_api/delete", post(chat_gpt_api::delete))
+        .route("/api/base/chat_gpt_api/engine", get(chat_gpt_api::engine))
 }

@@ -32,6 +32,23 @@ async fn top_up(store: &Store, user_id: i64, amount_fen: i64, credit_fen: i64) -
         .unwrap()
 }
 
+async fn package_order(store: &Store, user_id: i64, product: &store::Product) -> Order {
+    store
+        .create_order(&NewOrder {
+            user_id,
+            kind: OrderKind::Package,
+            channel: "alipay",
+            title: &product.name,
+            amount_fen: product.price_fen,
+            credit_fen: 0,
+            product: Some(product),
+            task_id: None,
+            ttl_ms: HOUR_MS,
+        })
+        .await
+        .unwrap()
+}
+
 fn notice<'a>(order: &'a Order, event_id: &'a str, amount_fen: i64) -> PaymentNotice<'a> {
     PaymentNotice {
         provider: "wechat",
@@ -221,20 +238,7 @@ store_test!(
     |store: Store| async move {
         let u = user(&store, "payer_6").await;
         let product = checks_package(&store).await;
-        let order = store
-            .create_order(&NewOrder {
-                user_id: u,
-                kind: OrderKind::Package,
-                channel: "alipay",
-                title: &product.name,
-                amount_fen: product.price_fen,
-                credit_fen: 0,
-                product: Some(&product),
-                task_id: None,
-                ttl_ms: HOUR_MS,
-            })
-            .await
-            .unwrap();
+        let order = package_order(&store, u, &product).await;
         // Withdrawn from sale after the order: what was bought is unchanged.
         store.set_product_active(product.id, false).await.unwrap();
         assert!(store.products(true).await.unwrap().is_empty());
@@ -500,20 +504,7 @@ store_test!(
 
         // A package refunded in full, then abandoned: paid again with its uses back.
         let product = checks_package(&store).await;
-        let bought = store
-            .create_order(&NewOrder {
-                user_id: u,
-                kind: OrderKind::Package,
-                channel: "alipay",
-                title: &product.name,
-                amount_fen: product.price_fen,
-                credit_fen: 0,
-                product: Some(&product),
-                task_id: None,
-                ttl_ms: HOUR_MS,
-            })
-            .await
-            .unwrap();
+        let bought = package_order(&store, u, &product).await;
         store
             .record_payment(&notice(&bought, "ab-2", 9_900))
             .await

@@ -120,27 +120,37 @@ function OrdersBody() {
         error={error as Error | null}
         onRetry={() => refetch()}
         dataSource={data?.records ?? []}
-        scroll={{ x: 1270 }}
+        scroll={{ x: 1060 }}
         locale={{ emptyText: '没有符合条件的订单' }}
         pagination={{ current: query.page, pageSize: PAGE_SIZE, total: data?.total ?? 0, onChange: (page) => setQuery((q) => ({ ...q, page })), showSizeChanger: false }}
         columns={[
-          { title: '订单号', dataIndex: 'outTradeNo', width: 230 },
-          { title: '用户', dataIndex: 'loginName', width: 150 },
-          { title: '类型', dataIndex: 'kind', width: 90, render: (k: string) => KIND_NAMES[k] ?? k },
-          { title: '内容', dataIndex: 'title', width: 180, ellipsis: true },
+          { title: '订单号', dataIndex: 'outTradeNo', width: 210 },
+          { title: '用户', dataIndex: 'loginName', width: 100, ellipsis: true },
+          {
+            title: '内容',
+            key: 'title',
+            width: 150,
+            ellipsis: true,
+            render: (_: unknown, o) => (
+              <>
+                <div>{o.title}</div>
+                <div className="muted">{KIND_NAMES[o.kind] ?? o.kind}</div>
+              </>
+            ),
+          },
           { title: '渠道', dataIndex: 'channel', width: 90, render: (c: Channel) => channelLabels[c] ?? c },
-          { title: '金额', dataIndex: 'amountFen', width: 90, align: 'right', render: formatFen },
-          { title: '状态', key: 'status', width: 90, render: (_: unknown, o) => status(o) },
+          { title: '金额', dataIndex: 'amountFen', width: 80, align: 'right', render: formatFen },
+          { title: '状态', key: 'status', width: 80, render: (_: unknown, o) => status(o) },
           {
             title: '退款',
             key: 'refunds',
-            width: 170,
+            width: 190,
             render: (_: unknown, o) => <RefundCell order={o} onRefund={() => setRefunding(o)} />,
           },
           {
             title: '时间',
             key: 'times',
-            width: 190,
+            width: 160,
             render: (_: unknown, o) => (
               <>
                 <div>下单 {formatDateTime(o.createdAt)}</div>

@@ -504,7 +504,14 @@ async fn deliver(conn: &mut AnyConnection, order: &Order, now: i64) -> Result<()
                     yuan(order.credit_fen - order.amount_fen)
                 ),
                 OrderKind::TopUp => format!("充值 {}", yuan(order.credit_fen)),
-                _ => format!("扫码支付：{}", order.title),
+                // "任务支付：<task>": the money is in the balance for that task.
+                _ => format!(
+                    "扫码补足余额，用于{}",
+                    order
+                        .title
+                        .strip_prefix("任务支付：")
+                        .map_or_else(|| order.title.clone(), |task| format!("任务「{task}」"))
+                ),
             };
             apply_movement(
                 conn,

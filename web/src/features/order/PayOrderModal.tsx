@@ -37,6 +37,7 @@ function useSecondsLeft(until: number | undefined) {
 
 function granted(order: Order): string {
   if (order.kind === 'package') return `${order.grantLabel ?? order.title}（${order.grantDays} 天内有效）`
+  if (order.kind === 'task') return `补足余额 ${formatFen(order.creditFen)}，用于支付该任务`
   if (order.creditFen > order.amountFen) return `余额 ${formatFen(order.creditFen)}（含赠送 ${formatFen(order.creditFen - order.amountFen)}）`
   return `余额 ${formatFen(order.creditFen)}`
 }
@@ -92,7 +93,7 @@ export default function PayOrderModal({
         <Result
           status="success"
           title="支付成功"
-          subTitle={current.kind === 'task' ? `已到账：${granted(current)}。任务随即用余额提交；若提交未成功，关闭本窗口后再点一次提交即可` : `已到账：${granted(current)}`}
+          subTitle={current.kind === 'task' ? `已到账：${granted(current)}。任务随即用余额提交；即使关闭了页面，也会在付款后自动开始` : `已到账：${granted(current)}`}
           extra={[
             <Button key="account" type="primary" onClick={() => navigate('/order/account')} data-testid="order-go-account">
               查看账户

@@ -50,6 +50,27 @@ struct SandboxOrder {
     return_url: Option<String>,
 }
 
+impl SandboxOrder {
+    /// An order just opened, not paid.
+    fn unpaid(
+        channel: super::Channel,
+        amount_fen: i64,
+        description: &str,
+        notify_url: String,
+        return_url: Option<String>,
+    ) -> Self {
+        SandboxOrder {
+            channel,
+            amount_fen,
+            description: description.to_string(),
+            notify_url,
+            transaction_id: None,
+            closed: false,
+            return_url,
+        }
+    }
+}
+
 /// What the phone page shows of an order.
 pub struct OnPhone {
     pub channel: super::Channel,
@@ -316,18 +337,13 @@ impl Sandbox {
             }
             orders.insert(
                 no.to_string(),
-                SandboxOrder {
-                    channel: super::Channel::Wechat,
-                    amount_fen: total,
-                    description: order["description"]
-                        .as_str()
-                        .unwrap_or_default()
-                        .to_string(),
-                    notify_url: notify.to_string(),
-                    transaction_id: None,
-                    closed: false,
-                    return_url: None,
-                },
+                SandboxOrder::unpaid(
+                    super::Channel::Wechat,
+                    total,
+                    order["description"].as_str().unwrap_or_default(),
+                    notify.to_string(),
+                    None,
+                ),
             );
             self.persist(&orders);
             let page = format!("{}/sandbox/pay/{no}", phone_page_base(phone_base, notify));
@@ -510,15 +526,13 @@ impl Sandbox {
                 let base = phone_page_base(phone_base, &notify);
                 orders.insert(
                     no.clone(),
-                    SandboxOrder {
-                        channel: super::Channel::Alipay,
-                        amount_fen: fen,
-                        description: biz["subject"].as_str().unwrap_or_default().to_string(),
-                        notify_url: notify,
-                        transaction_id: None,
-                        closed: false,
-                        return_url: None,
-                    },
+                    SandboxOrder::unpaid(
+                        super::Channel::Alipay,
+                        fen,
+                        biz["subject"].as_str().unwrap_or_default(),
+                        notify,
+                        None,
+                    ),
                 );
                 self.persist(&orders);
                 answer(
@@ -651,15 +665,13 @@ impl Sandbox {
             None => {
                 orders.insert(
                     no.clone(),
-                    SandboxOrder {
-                        channel: super::Channel::Alipay,
-                        amount_fen: fen,
-                        description: biz["subject"].as_str().unwrap_or_default().to_string(),
-                        notify_url: get("notify_url"),
-                        transaction_id: None,
-                        closed: false,
-                        return_url: Some(get("return_url")).filter(|u| !u.is_empty()),
-                    },
+                    SandboxOrder::unpaid(
+                        super::Channel::Alipay,
+                        fen,
+                        biz["subject"].as_str().unwrap_or_default(),
+                        get("notify_url"),
+                        Some(get("return_url")).filter(|u| !u.is_empty()),
+                    ),
                 );
                 self.persist(&orders);
             }

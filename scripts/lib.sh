@@ -94,3 +94,57 @@ ensure_postgres() {
   fi
   pg_isready -h 127.0.0.1 -p 5432 -q || { echo "PostgreSQL 未能在 127.0.0.1:5432 启动" >&2; exit 1; }
 }
+
+# Garage (https://garagehq.deuxfleurs.fr), a real S3-compatible object store, for the tests of the
+# `s3` file backend. Built once per machine from crates.io into a cache outside the checkout (a
+# debug build: minutes instead of a quarter of an hour; its speed does not matter to the tests),
+# then run as a one-node cluster on 127.0.0.1:3900 with the test key and bucket that
+# `store::testing` uses. Nothing here is used by a deployment, which names its own store in [s3].
+GARAGE_VERSION=2.5.0
+GARAGE_HOME="${WENJIAN_CACHE_DIR:-$HOME/.cache/wenjian}/garage-$GARAGE_VERSION"
+GARAGE_TEST_KEY_ID=GK0000000000000000000000a1
+GARAGE_TEST_SECRET=5e3f0c8d2b7a41e69c0d1f2a3b4c5d6e7f8091a2b3c4d5e6f708192a3b4c5d6e
+
+ensure_garage() {
+  local bin="$GARAGE_HOME/bin/garage"
+  if [ ! -x "$bin" ]; then
+    log "building Garage $GARAGE_VERSION (the S3-compatible store of the file tests; once per machine)"
+    cargo install garage --version "$GARAGE_VERSION" --locked --debug --quiet \
+      --no-default-features --features bundled-libs,sqlite --root "$GARAGE_HOME"
+  fi
+  local node="$GARAGE_HOME/test-node"
+  local conf="$node/garage.toml"
+  mkdir -p "$node"
+  if [ ! -f "$conf" ]; then
+    cat > "$conf" <<TOML
+metadata_dir = "$node/meta"
+data_dir = "$node/data"
+db_engine = "sqlite"
+replication_factor = 1
+rpc_bind_addr = "127.0.0.1:3901"
+rpc_public_addr = "127.0.0.1:3901"
+rpc_secret = "$(head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n')"
+
+[s3_api]
+s3_region = "garage"
+api_bind_addr = "127.0.0.1:3900"
+TOML
+  fi
+  local garage=("$bin" -c "$conf")
+  if ! curl -s -o /dev/null "http://127.0.0.1:3900/"; then
+    log "starting Garage on 127.0.0.1:3900"
+    nohup "${garage[@]}" server >> "$node/garage.log" 2>&1 &
+    for _ in $(seq 1 60); do curl -s -o /dev/null "http://127.0.0.1:3900/" && break; sleep 0.5; done
+    curl -s -o /dev/null "http://127.0.0.1:3900/" || { echo "Garage 未能在 127.0.0.1:3900 启动，见 $node/garage.log" >&2; exit 1; }
+  fi
+  if "${garage[@]}" layout show 2>/dev/null | grep -q "No nodes currently have a role"; then
+    local id
+    id="$("${garage[@]}" node id -q | cut -d@ -f1)"
+    "${garage[@]}" layout assign -z test -c 1G "$id" >/dev/null
+    "${garage[@]}" layout apply --version 1 >/dev/null
+  fi
+  "${garage[@]}" key info "$GARAGE_TEST_KEY_ID" >/dev/null 2>&1 ||
+    "${garage[@]}" key import --yes -n wenjian-test "$GARAGE_TEST_KEY_ID" "$GARAGE_TEST_SECRET" >/dev/null
+  "${garage[@]}" bucket info wenjian-test >/dev/null 2>&1 || "${garage[@]}" bucket create wenjian-test >/dev/null
+  "${garage[@]}" bucket allow --read --write --owner wenjian-test --key "$GARAGE_TEST_KEY_ID" >/dev/null
+}

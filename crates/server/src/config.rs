@@ -109,9 +109,12 @@ pub struct Config {
     pub database_url: Option<String>,
     /// Where uploaded and generated files live; defaults to `<data_dir>/files`.
     pub files_dir: Option<PathBuf>,
-    /// `folder` (files under `files_dir`, the embedded default) or `database` (the `files`
-    /// table of the configured database, which every node of a deployment reaches).
+    /// `folder` (files under `files_dir`, the embedded default), `database` (the `files`
+    /// table of the configured database, which every node of a deployment reaches) or `s3`
+    /// (a bucket of an S3-compatible object store, `[s3]`).
     pub files_backend: String,
+    /// The bucket of `files_backend = "s3"`.
+    pub s3: Option<store::BucketSettings>,
     /// When set, `/api/metrics` answers only `Authorization: Bearer <metrics_token>`; when not,
     /// it is open (keep the path off the public proxy).
     pub metrics_token: Option<String>,
@@ -287,6 +290,7 @@ impl Default for Config {
             database_url: None,
             files_dir: None,
             files_backend: "folder".into(),
+            s3: None,
             metrics_token: None,
             library_dir: None,
             library_backend: "embedded".into(),
@@ -433,13 +437,26 @@ impl Config {
             None => figment = figment.merge(Toml::file("wenjian.toml")),
         }
         let config: Config = figment
-            .merge(Env::prefixed("WENJIAN_").ignore(&["config", "log"]))
+            // `WENJIAN_S3__SECRET_ACCESS_KEY` sets `[s3] secret_access_key` (secrets kept out of files).
+            .merge(
+                Env::prefixed("WENJIAN_")
+                    .ignore(&["config", "log"])
+                    .split("__"),
+            )
             .extract()?;
         config.clock().map_err(anyhow::Error::msg)?;
         anyhow::ensure!(
-            matches!(config.files_backend.as_str(), "folder" | "database"),
-            "files_backend 只能是 folder（本机文件夹）或 database（存入数据库，多机部署用）"
+            matches!(config.files_backend.as_str(), "folder" | "database" | "s3"),
+            "files_backend 只能是 folder（本机文件夹）、database（存入数据库）或 s3（S3 兼容对象存储，见 [s3]）"
         );
+        if config.files_backend == "s3" {
+            let settings = config.s3.as_ref().ok_or_else(|| {
+                anyhow::anyhow!(
+                    "files_backend = \"s3\" 需要配置 [s3]（endpoint、bucket、region、access_key_id、secret_access_key），见 docs/deploy.md"
+                )
+            })?;
+            store::Bucket::open(settings).map_err(|e| anyhow::anyhow!("{e}"))?;
+        }
         anyhow::ensure!(
             matches!(config.payment.as_str(), "off" | "sandbox" | "live"),
             "payment 只能是 off（不开通在线支付）、sandbox（支付沙箱）或 live（真实商户号）"
@@ -479,10 +496,15 @@ impl Config {
             .unwrap_or_else(|| self.data_dir.join("files"))
     }
 
-    /// Where this deployment's files live (`files_backend`).
+    /// Where this deployment's files live (`files_backend`). `Config::load` has already opened
+    /// the `[s3]` bucket once, so a loaded configuration never fails here.
     pub fn file_store(&self, store: &store::Store) -> store::FileStore {
         match self.files_backend.as_str() {
             "database" => store::FileStore::Database(store.clone()),
+            "s3" => store::FileStore::Object(
+                store::Bucket::open(self.s3.as_ref().expect("files_backend = s3 without [s3]"))
+                    .expect("[s3] checked when the configuration loaded"),
+            ),
             _ => store::FileStore::Folder(self.files_dir()),
         }
     }

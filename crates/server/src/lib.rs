@@ -20,6 +20,7 @@ pub mod prices;
 pub mod prompts;
 pub mod qr_provider;
 pub mod rate_limit;
+pub mod shared_sentences;
 pub mod state;
 pub mod sweeper;
 pub mod web_assets;
@@ -163,6 +164,7 @@ pub fn task_handlers(
             store,
             with_sentence_index(
                 config,
+                Some(store),
                 store::SqlLibrary::new(store.clone(), params),
                 encoder.clone(),
             )?,
@@ -174,6 +176,7 @@ pub fn task_handlers(
             store,
             with_sentence_index(
                 config,
+                None,
                 simcheck::EmbeddedLibrary::open(config.library_dir(), params)?,
                 encoder.clone(),
             )?,
@@ -196,18 +199,21 @@ pub fn task_handlers(
 }
 
 /// The library with its sentence index (`<library_dir>/sentences`), kept by every import and
-/// removal when the sentence encoder is installed; without it, the library alone.
+/// removal when the sentence encoder is installed; without it, the library alone. With the
+/// library in the database and files in a shared store, the index is shared by every node
+/// (`shared_sentences`); `store` is the deployment's database for that.
 pub fn with_sentence_index<L: simcheck::Library>(
     config: &Config,
+    store: Option<&store::Store>,
     library: L,
     encoder: Option<Arc<embed::UseEncoder>>,
-) -> anyhow::Result<simcheck::SemanticLibrary<L>> {
+) -> anyhow::Result<shared_sentences::SharedSentences<L>> {
     let embedder = encoder.map(|e| e as Arc<dyn simcheck::SentenceEmbedder>);
-    Ok(simcheck::SemanticLibrary::open(
-        library,
-        config.library_dir().join("sentences"),
-        embedder,
-    )?)
+    let semantic =
+        simcheck::SemanticLibrary::open(library, config.library_dir().join("sentences"), embedder)?;
+    Ok(shared_sentences::SharedSentences::new(
+        config, store, semantic,
+    ))
 }
 
 /// A channel that turns true on Ctrl-C or SIGTERM.

@@ -144,6 +144,7 @@ async fn import_records(config: &Config, models: &std::path::Path) -> Vec<u64> {
     );
     let library = server::with_sentence_index(
         config,
+        None,
         EmbeddedLibrary::open(config.library_dir(), FingerprintParams::default()).unwrap(),
         encoder,
     )

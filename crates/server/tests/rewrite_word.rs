@@ -218,12 +218,14 @@ async fn download(s: &TestServer, token: &str, id: i64) -> Download {
     }
 }
 
-/// The journey with files kept under `files_backend` (`folder` or `database`).
+/// The journey with files kept under `files_backend` (`folder`, `database` or `s3`, a folder of
+/// its own in the test bucket).
 async fn journey(db: TestDb, files_backend: &str) {
     let dir = tempfile::tempdir().unwrap();
     let config = Config {
         files_dir: Some(dir.path().join("files")),
         files_backend: files_backend.into(),
+        s3: (files_backend == "s3").then(store::testing::test_bucket_settings),
         // Rewriting is offered when a model is configured; none is called here.
         llm_base_url: Some("http://127.0.0.1:9/v1".into()),
         llm_model: Some("stub".into()),
@@ -480,4 +482,10 @@ async fn postgres_with_files_in_the_database() {
 #[tokio::test]
 async fn sqlite_with_files_in_the_database() {
     journey(TestDb::sqlite().await, "database").await;
+}
+
+#[tokio::test]
+async fn postgres_with_files_in_an_object_store() {
+    store::testing::test_bucket().await;
+    journey(TestDb::postgres().await, "s3").await;
 }

@@ -64,8 +64,8 @@ impl SentenceIndex {
         })
     }
 
-    fn read(dir: &Path, dimensions: usize) -> LibraryResult<Index> {
-        let options = IndexOptions {
+    fn options(dimensions: usize) -> IndexOptions {
+        IndexOptions {
             dimensions,
             metric: MetricKind::Cos,
             quantization: ScalarKind::I8,
@@ -73,8 +73,11 @@ impl SentenceIndex {
             expansion_add: 128,
             expansion_search: 64,
             multi: false,
-        };
-        let index = Index::new(&options).map_err(backend)?;
+        }
+    }
+
+    fn read(dir: &Path, dimensions: usize) -> LibraryResult<Index> {
+        let index = Index::new(&Self::options(dimensions)).map_err(backend)?;
         let path = dir.join(FILE);
         if path.exists() {
             index.load(&path.to_string_lossy()).map_err(corrupt)?;
@@ -240,6 +243,35 @@ impl SentenceIndex {
 
     pub fn is_empty(&self) -> bool {
         self.len() == 0
+    }
+
+    /// The index file, for copying it elsewhere (a reader of it sees one whole version: every
+    /// change writes a new file and renames it into place).
+    pub fn file_path(&self) -> PathBuf {
+        self.dir.join(FILE)
+    }
+
+    /// Puts the index file `from` (e.g. a copy fetched from another node) in place of this
+    /// one, under the same locks as a change, and reads it: a file that does not load as an
+    /// index of this encoder's dimensions is refused and the current one kept.
+    pub fn replace_file(&self, from: &Path) -> LibraryResult<()> {
+        let _guard = self.writer.lock().unwrap_or_else(|e| e.into_inner());
+        let lock = File::options()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(self.dir.join("sentences.lock"))?;
+        lock.lock()?;
+        let probe = Index::new(&Self::options(self.dimensions)).map_err(backend)?;
+        probe.load(&from.to_string_lossy()).map_err(corrupt)?;
+        if probe.dimensions() != self.dimensions {
+            return Err(corrupt("the replacement has other dimensions"));
+        }
+        let path = self.dir.join(FILE);
+        fs::rename(from, &path)?;
+        *self.index.write().unwrap_or_else(|e| e.into_inner()) = probe;
+        *self.loaded.lock().unwrap_or_else(|e| e.into_inner()) = stamp(&path);
+        Ok(())
     }
 
     /// Bytes of the index file on disk.

@@ -1,6 +1,7 @@
-//! Where uploaded and generated files live. One interface, two backends: a folder on this
-//! machine (the embedded default) and the database (the `files` table), which every API node and
-//! worker of a multi-machine deployment reaches through the same URL as the rest of the data.
+//! Where uploaded and generated files live. One interface, three backends: a folder on this
+//! machine (the embedded default), the database (the `files` table), which every API node and
+//! worker of a multi-machine deployment reaches through the same URL as the rest of the data,
+//! and a bucket of an S3-compatible object store (`objects`), which they reach over HTTP.
 //!
 //! Keys are relative paths such as `check/42/论文.docx`: segments of any characters but `/`,
 //! `\` and NUL, none empty, `.` or `..`, so a key never leaves its folder.
@@ -17,6 +18,8 @@ pub enum FileStore {
     Folder(PathBuf),
     /// Files as rows of the database's `files` table.
     Database(Store),
+    /// Files as objects in a bucket of an S3-compatible store.
+    Object(crate::objects::Bucket),
 }
 
 /// A stored file's key and size, as `FileStore::list` gives them.
@@ -27,7 +30,7 @@ pub struct StoredFile {
 }
 
 /// Checks a key (see the module comment).
-fn checked_key(key: &str) -> Result<&str> {
+pub(crate) fn checked_key(key: &str) -> Result<&str> {
     let fine = !key.is_empty()
         && key.len() <= MAX_KEY_BYTES
         && !key.contains(['\\', '\0'])
@@ -61,11 +64,12 @@ fn under_pattern(prefix: &str) -> String {
 }
 
 impl FileStore {
-    /// `folder` (the default) or `database`, as the configuration names them.
+    /// `folder` (the default), `database` or `s3`, as the configuration names them.
     pub fn backend_name(&self) -> &'static str {
         match self {
             FileStore::Folder(_) => "folder",
             FileStore::Database(_) => "database",
+            FileStore::Object(_) => "s3",
         }
     }
 
@@ -93,6 +97,7 @@ impl FileStore {
                 .await?;
                 Ok(())
             }
+            FileStore::Object(bucket) => bucket.put(key, bytes).await,
         }
     }
 
@@ -137,6 +142,7 @@ impl FileStore {
                         .await?),
                 }
             }
+            FileStore::Object(bucket) => bucket.get(key, max_bytes).await,
         }
     }
 
@@ -164,6 +170,7 @@ impl FileStore {
             .execute(&store.pool)
             .await?
             .rows_affected()),
+            FileStore::Object(bucket) => bucket.remove_under(prefix).await,
         }
     }
 
@@ -192,11 +199,12 @@ impl FileStore {
                     })
                     .collect())
             }
+            FileStore::Object(bucket) => bucket.list(prefix).await,
         }
     }
 
-    /// Whether the backend answers: the folder exists and takes a file, or the database
-    /// answers a query on the table.
+    /// Whether the backend answers: the folder exists and takes a file, the database
+    /// answers a query on the table, or the bucket takes and gives back a probe object.
     pub async fn ping(&self) -> Result<()> {
         match self {
             FileStore::Folder(root) => {
@@ -215,6 +223,7 @@ impl FileStore {
                     .await?;
                 Ok(())
             }
+            FileStore::Object(bucket) => bucket.ping().await,
         }
     }
 }
@@ -234,7 +243,7 @@ fn io_error(path: &Path, e: std::io::Error) -> StoreError {
 /// Writes to a temporary file beside `path`, flushes it and renames it into place.
 /// Unique across processes (the pid) and across concurrent writers in this one (a counter), so
 /// two writes in flight never share a temporary file.
-fn unique_suffix() -> String {
+pub(crate) fn unique_suffix() -> String {
     use std::sync::atomic::{AtomicU64, Ordering};
     static NEXT: AtomicU64 = AtomicU64::new(0);
     format!(

@@ -10,6 +10,7 @@ mod error;
 mod files;
 mod library;
 mod moving;
+mod objects;
 mod ops;
 mod orders;
 mod prompts;
@@ -34,6 +35,7 @@ pub use error::StoreError;
 pub use files::{FileStore, StoredFile};
 pub use library::SqlLibrary;
 pub use moving::CopiedTable;
+pub use objects::{Bucket, BucketSettings};
 pub use ops::{QueueDepth, TaskLatency, WorkerPresence};
 pub use orders::{
     Grant, GrantKind, GrantUse, NewOrder, NewProduct, Order, OrderKind, OrderStatus, PaymentNotice,

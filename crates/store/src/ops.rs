@@ -165,3 +165,34 @@ impl Store {
             .collect())
     }
 }
+
+impl Store {
+    /// Takes (or renews) the lease `name` for `holder` until `ttl_ms` from now, when nobody else
+    /// holds it; true when `holder` holds it afterwards.
+    pub async fn take_named_lease(&self, name: &str, holder: &str, ttl_ms: i64) -> Result<bool> {
+        let now = now_ms();
+        let taken = sqlx::query(
+            "INSERT INTO named_leases (name, holder, until_ms) VALUES ($1, $2, $3) \
+             ON CONFLICT (name) DO UPDATE SET holder = excluded.holder, until_ms = excluded.until_ms \
+             WHERE named_leases.holder = excluded.holder OR named_leases.until_ms < $4",
+        )
+        .bind(name)
+        .bind(holder)
+        .bind(now + ttl_ms)
+        .bind(now)
+        .execute(&self.pool)
+        .await?
+        .rows_affected();
+        Ok(taken == 1)
+    }
+
+    /// Gives the lease `name` back, if `holder` still holds it.
+    pub async fn release_named_lease(&self, name: &str, holder: &str) -> Result<()> {
+        sqlx::query("DELETE FROM named_leases WHERE name = $1 AND holder = $2")
+            .bind(name)
+            .bind(holder)
+            .execute(&self.pool)
+            .await?;
+        Ok(())
+    }
+}

@@ -162,3 +162,40 @@ pub async fn finish_next_job(store: &Store, kind: &str, result: &str) -> i64 {
     );
     job.task_id
 }
+
+/// The S3-compatible test server's address (`WENJIAN_TEST_S3_ENDPOINT`; default: the Garage that
+/// `scripts/lib.sh ensure_garage` starts on this machine).
+const DEFAULT_S3_ENDPOINT: &str = "http://127.0.0.1:3900";
+/// The test key `ensure_garage` imports (test-only credentials of a server on loopback).
+pub const TEST_S3_KEY_ID: &str = "GK0000000000000000000000a1";
+pub const TEST_S3_SECRET: &str = "5e3f0c8d2b7a41e69c0d1f2a3b4c5d6e7f8091a2b3c4d5e6f708192a3b4c5d6e";
+pub const TEST_S3_BUCKET: &str = "wenjian-test";
+pub const TEST_S3_REGION: &str = "garage";
+
+/// Settings for a folder of its own in the test bucket: tests never see each other's files.
+pub fn test_bucket_settings() -> crate::BucketSettings {
+    crate::BucketSettings {
+        endpoint: std::env::var("WENJIAN_TEST_S3_ENDPOINT")
+            .unwrap_or_else(|_| DEFAULT_S3_ENDPOINT.into()),
+        bucket: TEST_S3_BUCKET.into(),
+        region: TEST_S3_REGION.into(),
+        access_key_id: TEST_S3_KEY_ID.into(),
+        secret_access_key: TEST_S3_SECRET.into(),
+        prefix: format!("t/{}", unique_name()),
+        virtual_hosted_style: false,
+    }
+}
+
+/// A bucket folder of its own on the test object store, checked to answer.
+pub async fn test_bucket() -> crate::Bucket {
+    let settings = test_bucket_settings();
+    let bucket = crate::Bucket::open(&settings).expect("test bucket settings");
+    bucket.ping().await.unwrap_or_else(|e| {
+        panic!(
+            "an S3-compatible store is needed at {} for file tests: {e} \
+             (scripts/test.sh starts one: bash -c 'source scripts/lib.sh; ensure_garage')",
+            settings.endpoint
+        )
+    });
+    bucket
+}

@@ -1,5 +1,5 @@
-//! The file store behaves the same on every backend: a folder, and the database on SQLite and
-//! on PostgreSQL.
+//! The file store behaves the same on every backend: a folder, the database on SQLite and on
+//! PostgreSQL, and a bucket of an S3-compatible store (the Garage server the scripts start).
 
 use store::{FileStore, StoreError, StoredFile, store_test};
 
@@ -93,6 +93,22 @@ async fn behaves_like_a_file_store(files: FileStore) {
         .map(|f| f.key)
         .collect();
     let mut expected = vec!["check/12/a.pdf", "check/1_/a.pdf", "paper/1/refs.bib"];
+    // Characters object paths cannot carry as they are come back the same (names of uploads).
+    let odd = "check/7/第#1%稿 [终] ?~.docx";
+    files.put(odd, b"odd").await.unwrap();
+    assert_eq!(
+        files.get(odd, 10).await.unwrap().as_deref(),
+        Some(&b"odd"[..])
+    );
+    assert!(
+        files
+            .list("check/7")
+            .await
+            .unwrap()
+            .iter()
+            .any(|f| f.key == odd)
+    );
+    assert_eq!(files.remove_under("check/7").await.unwrap(), 1);
     let mut left_sorted = left.clone();
     left_sorted.sort();
     expected.sort();
@@ -121,4 +137,46 @@ async fn a_folder_store_on_a_missing_folder_lists_nothing() {
     let files = FileStore::Folder(dir.path().join("not-yet"));
     assert!(files.list("").await.unwrap().is_empty());
     assert_eq!(files.remove_under("check/1").await.unwrap(), 0);
+}
+
+#[tokio::test]
+async fn object_store_backend() {
+    let bucket = store::testing::test_bucket().await;
+    behaves_like_a_file_store(FileStore::Object(bucket.clone())).await;
+    // Another deployment's folder in the same bucket is neither listed nor removed.
+    let mut neighbour_settings = store::testing::test_bucket_settings();
+    neighbour_settings.prefix = format!("{}-neighbour", neighbour_settings.prefix);
+    let neighbour = FileStore::Object(store::Bucket::open(&neighbour_settings).unwrap());
+    neighbour.put("check/12/a.pdf", b"theirs").await.unwrap();
+    let ours = FileStore::Object(bucket);
+    assert_eq!(ours.list("").await.unwrap().len(), 3);
+    assert_eq!(ours.remove_under("check/12").await.unwrap(), 1);
+    assert_eq!(
+        neighbour
+            .get("check/12/a.pdf", 10)
+            .await
+            .unwrap()
+            .as_deref(),
+        Some(&b"theirs"[..])
+    );
+    neighbour.remove_under("check").await.unwrap();
+}
+
+#[tokio::test]
+async fn an_object_store_that_does_not_answer_or_refuses_the_key_is_an_error() {
+    let mut settings = store::testing::test_bucket_settings();
+    // A port nothing listens on (connection refused at once).
+    settings.endpoint = "http://127.0.0.1:9".into();
+    let files = FileStore::Object(store::Bucket::open(&settings).unwrap());
+    assert!(files.ping().await.is_err());
+    assert!(files.get("check/1/a.pdf", 10).await.is_err());
+
+    let mut wrong_key = store::testing::test_bucket_settings();
+    wrong_key.secret_access_key = "0".repeat(64);
+    let files = FileStore::Object(store::Bucket::open(&wrong_key).unwrap());
+    assert!(files.ping().await.is_err(), "a wrong secret must not pass");
+
+    let mut incomplete = store::testing::test_bucket_settings();
+    incomplete.bucket.clear();
+    assert!(store::Bucket::open(&incomplete).is_err());
 }

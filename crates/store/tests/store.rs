@@ -1342,3 +1342,39 @@ store_test!(
         assert!(summary.user.is_operator && !summary.user.disabled);
     }
 );
+
+store_test!(
+    a_named_lease_has_one_holder_until_it_runs_out,
+    async |store: Store| {
+        assert!(store.take_named_lease("index", "a", 60_000).await.unwrap());
+        // Renewed by its holder, refused to anyone else.
+        assert!(store.take_named_lease("index", "a", 60_000).await.unwrap());
+        assert!(!store.take_named_lease("index", "b", 60_000).await.unwrap());
+        // Other names are other leases.
+        assert!(store.take_named_lease("other", "b", 60_000).await.unwrap());
+        // Given back only by its holder.
+        store.release_named_lease("index", "b").await.unwrap();
+        assert!(!store.take_named_lease("index", "b", 60_000).await.unwrap());
+        store.release_named_lease("index", "a").await.unwrap();
+        assert!(store.take_named_lease("index", "b", 60_000).await.unwrap());
+        // A holder that died lets it run out: a lease already past its time is taken.
+        assert!(store.take_named_lease("dying", "c", -1).await.unwrap());
+        assert!(store.take_named_lease("dying", "d", 60_000).await.unwrap());
+        // Ten at once: exactly one takes it.
+        let mut racing = tokio::task::JoinSet::new();
+        for n in 0..10 {
+            let store = store.clone();
+            racing.spawn(async move {
+                store
+                    .take_named_lease("race", &format!("holder-{n}"), 60_000)
+                    .await
+                    .unwrap()
+            });
+        }
+        let mut taken = 0;
+        while let Some(won) = racing.join_next().await {
+            taken += usize::from(won.unwrap());
+        }
+        assert_eq!(taken, 1);
+    }
+);

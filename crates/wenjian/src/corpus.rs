@@ -149,7 +149,7 @@ pub async fn import(
 
 /// Indexes the sentences of every document not in the sentence index yet.
 pub async fn index_sentences<L: Library>(
-    library: &simcheck::SemanticLibrary<L>,
+    library: &server::shared_sentences::SharedSentences<L>,
 ) -> anyhow::Result<()> {
     if library.sentence_index().is_none() {
         bail!("未找到句向量模型，无法建立句向量索引（运行 wenjian models fetch usem3）");

@@ -40,6 +40,10 @@ enum Command {
         /// A new, empty PostgreSQL database (postgres://…) to move everything into.
         #[arg(long)]
         to: Option<String>,
+        /// Where the kept files go: `database` (the new database's files table) or `s3` (the
+        /// bucket configured in `[s3]`).
+        #[arg(long, default_value = "database", value_parser = ["database", "s3"])]
+        files_to: String,
     },
     /// Ask a running server's `/api/health` and print the answer; exit status 0 only when it
     /// serves (for container health checks and monitoring scripts).
@@ -316,7 +320,7 @@ async fn corpus_command<L: simcheck::Library>(
     };
     // The catalogue the console lists follows every import and removal made here too.
     let library = &store::Catalogued::new(
-        server::with_sentence_index(config, library, encoder)?,
+        server::with_sentence_index(config, Some(&store), library, encoder)?,
         store,
     );
     match command {
@@ -435,14 +439,17 @@ async fn run() -> anyhow::Result<()> {
             match config.library_backend.as_str() {
                 "database" => {
                     let store = store::Store::open(&config.database_url()).await?;
+                    let library = store::SqlLibrary::new(
+                        store.clone(),
+                        simcheck::FingerprintParams::default(),
+                    );
                     let library =
-                        store::SqlLibrary::new(store, simcheck::FingerprintParams::default());
-                    let library = server::with_sentence_index(&config, library, shared)?;
+                        server::with_sentence_index(&config, Some(&store), library, shared)?;
                     corpus::check(&library, &file, json, options, encoder).await
                 }
                 _ => {
                     let library = corpus::open_library(&config.library_dir())?;
-                    let library = server::with_sentence_index(&config, library, shared)?;
+                    let library = server::with_sentence_index(&config, None, library, shared)?;
                     corpus::check(&library, &file, json, options, encoder).await
                 }
             }
@@ -474,14 +481,17 @@ async fn run() -> anyhow::Result<()> {
             match config.library_backend.as_str() {
                 "database" => {
                     let store = store::Store::open(&config.database_url()).await?;
+                    let library = store::SqlLibrary::new(
+                        store.clone(),
+                        simcheck::FingerprintParams::default(),
+                    );
                     let library =
-                        store::SqlLibrary::new(store, simcheck::FingerprintParams::default());
-                    let library = server::with_sentence_index(&config, library, encoder)?;
+                        server::with_sentence_index(&config, Some(&store), library, encoder)?;
                     paper_cmd::run(&config, std::sync::Arc::new(library), args).await
                 }
                 _ => {
                     let library = corpus::open_library(&config.library_dir())?;
-                    let library = server::with_sentence_index(&config, library, encoder)?;
+                    let library = server::with_sentence_index(&config, None, library, encoder)?;
                     paper_cmd::run(&config, std::sync::Arc::new(library), args).await
                 }
             }
@@ -576,8 +586,11 @@ async fn run() -> anyhow::Result<()> {
             anyhow::ensure!(status.is_success(), "服务不健康（HTTP {status}）");
             Ok(())
         }
-        Command::Migrate { to: Some(url) } => move_cmd::run(&config, &url).await,
-        Command::Migrate { to: None } => {
+        Command::Migrate {
+            to: Some(url),
+            files_to,
+        } => move_cmd::run(&config, &url, &files_to).await,
+        Command::Migrate { to: None, .. } => {
             let store = store::Store::open(&config.database_url()).await?;
             println!("数据库已是最新结构（{:?}）", store.backend());
             Ok(())

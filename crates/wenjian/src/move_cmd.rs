@@ -1,7 +1,7 @@
-//! `wenjian migrate --to postgres://…`: moves an embedded deployment (SQLite, files in a folder,
-//! the memory-mapped library) into PostgreSQL — every table with its ids, every kept file into
-//! the database's file store, every library document under its id — then checks the move by
-//! counting both sides and comparing balances.
+//! `wenjian migrate --to postgres://… [--files-to s3]`: moves an embedded deployment (SQLite,
+//! files in a folder, the memory-mapped library) into PostgreSQL — every table with its ids, every
+//! kept file into the database's file store or the `[s3]` bucket, every library document under its
+//! id — then checks the move by counting both sides and comparing balances.
 
 use anyhow::Context;
 use server::Config;
@@ -10,7 +10,7 @@ use simcheck::{Library, NewDoc};
 /// Library documents moved per transaction.
 const DOCS_PER_BATCH: usize = 200;
 
-pub async fn run(config: &Config, target_url: &str) -> anyhow::Result<()> {
+pub async fn run(config: &Config, target_url: &str, files_to: &str) -> anyhow::Result<()> {
     anyhow::ensure!(
         store::Backend::from_url(target_url)? == store::Backend::Postgres,
         "迁移目标须是 PostgreSQL 地址（postgres://…）"
@@ -31,7 +31,23 @@ pub async fn run(config: &Config, target_url: &str) -> anyhow::Result<()> {
     }
 
     let files_from = config.file_store(&source);
-    let files_to = store::FileStore::Database(target.clone());
+    let files_to = match files_to {
+        "s3" => {
+            let settings = config
+                .s3
+                .as_ref()
+                .context("--files-to s3 需要在配置中写明 [s3]（endpoint、bucket、region、密钥），见 docs/deploy.md")?;
+            let bucket = store::FileStore::Object(
+                store::Bucket::open(settings).map_err(|e| anyhow::anyhow!("{e}"))?,
+            );
+            bucket
+                .ping()
+                .await
+                .map_err(|e| anyhow::anyhow!("对象存储不可用：{e}"))?;
+            bucket
+        }
+        _ => store::FileStore::Database(target.clone()),
+    };
     let mut files = 0usize;
     let mut file_bytes = 0u64;
     if files_from.backend_name() == "folder" {
@@ -45,8 +61,19 @@ pub async fn run(config: &Config, target_url: &str) -> anyhow::Result<()> {
             file_bytes += bytes.len() as u64;
         }
     }
+    let (files_in_table, files_where) = match &files_to {
+        store::FileStore::Object(bucket) => (0, format!("存入对象存储 {}", bucket.label())),
+        _ => (files, "存入数据库".to_string()),
+    };
+    if let store::FileStore::Object(_) = &files_to {
+        // Every copied file is in the bucket with its size.
+        let listed = files_to.list("").await?;
+        for file in files_from.list("").await? {
+            anyhow::ensure!(listed.contains(&file), "文件未进入对象存储：{}", file.key);
+        }
+    }
     println!(
-        "文件：{files} 个，{} KB（存入数据库）",
+        "文件：{files} 个，{} KB（{files_where}）",
         file_bytes.div_ceil(1024)
     );
 
@@ -89,7 +116,7 @@ pub async fn run(config: &Config, target_url: &str) -> anyhow::Result<()> {
             .find(|a| a.table == t.table)
             .map_or(0, |a| a.rows);
         let expected = if t.table == "files" {
-            t.rows + files as u64
+            t.rows + files_in_table as u64
         } else if t.table == "library_docs" {
             t.rows + docs as u64
         } else {
@@ -117,7 +144,8 @@ pub async fn run(config: &Config, target_url: &str) -> anyhow::Result<()> {
         money_before.1
     );
     println!(
-        "改用新部署：WENJIAN_DATABASE_URL={target_url} WENJIAN_FILES_BACKEND=database WENJIAN_LIBRARY_BACKEND=database"
+        "改用新部署：WENJIAN_DATABASE_URL={target_url} WENJIAN_FILES_BACKEND={} WENJIAN_LIBRARY_BACKEND=database",
+        files_to.backend_name()
     );
     println!(
         "（句子索引仍在 {}，多机部署时在每台工作机上运行 wenjian corpus index）",

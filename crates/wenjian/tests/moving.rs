@@ -1,7 +1,8 @@
-//! Moving house: `wenjian migrate --to postgres://…` moves an embedded deployment — users,
-//! ledgers, tasks with their reports, kept files, the library — into an empty PostgreSQL
-//! database; counts, balances, a report's figures, a file's bytes and the library's ids match,
-//! and a check against the moved library still finds its source.
+//! Moving house: `wenjian migrate --to postgres://… [--files-to s3]` moves an embedded
+//! deployment — users, ledgers, tasks with their reports, kept files, the library — into an
+//! empty PostgreSQL database (and the files into the database or an S3 bucket); counts,
+//! balances, a report's figures, a file's bytes and the library's ids match, and a check
+//! against the moved library still finds its source.
 
 use simcheck::Library;
 use std::process::Command;
@@ -16,7 +17,7 @@ fn wenjian(data: &std::path::Path, env: &[(&str, &str)], args: &[&str]) -> (bool
         .env_remove("WENJIAN_DATABASE_URL")
         .env_remove("WENJIAN_LIBRARY_BACKEND")
         .env_remove("WENJIAN_FILES_BACKEND")
-        .envs(env.iter().copied())
+        .envs(env.iter().map(|(k, v)| (k.to_string(), v.to_string())))
         .output()
         .expect("run wenjian");
     (
@@ -31,6 +32,36 @@ fn wenjian(data: &std::path::Path, env: &[(&str, &str)], args: &[&str]) -> (bool
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_embedded_deployment_moves_into_postgres() {
+    moves(None).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_embedded_deployment_moves_into_postgres_and_an_object_store() {
+    store::testing::test_bucket().await;
+    moves(Some(store::testing::test_bucket_settings())).await;
+}
+
+/// The `[s3]` settings as `WENJIAN_S3__…` variables (how a deployment keeps the secret out of
+/// its configuration file).
+fn bucket_env(bucket: &store::BucketSettings) -> Vec<(&'static str, String)> {
+    vec![
+        ("WENJIAN_S3__ENDPOINT", bucket.endpoint.clone()),
+        ("WENJIAN_S3__BUCKET", bucket.bucket.clone()),
+        ("WENJIAN_S3__REGION", bucket.region.clone()),
+        ("WENJIAN_S3__ACCESS_KEY_ID", bucket.access_key_id.clone()),
+        (
+            "WENJIAN_S3__SECRET_ACCESS_KEY",
+            bucket.secret_access_key.clone(),
+        ),
+        ("WENJIAN_S3__PREFIX", bucket.prefix.clone()),
+    ]
+}
+
+/// Moves a deployment; files into the database, or into `bucket` when given.
+async fn moves(bucket: Option<store::BucketSettings>) {
+    let s3_env = bucket.as_ref().map(bucket_env).unwrap_or_default();
+    let s3_env: Vec<(&str, &str)> = s3_env.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    let files_to = if bucket.is_some() { "s3" } else { "database" };
     let dir = tempfile::tempdir().unwrap();
     let data = dir.path();
 
@@ -88,9 +119,17 @@ async fn an_embedded_deployment_moves_into_postgres() {
 
     // Move into a new PostgreSQL database.
     let target = store::testing::TestDb::postgres().await;
-    let (ok, out) = wenjian(data, &[], &["migrate", "--to", &target.url]);
+    let (ok, out) = wenjian(
+        data,
+        &s3_env,
+        &["migrate", "--to", &target.url, "--files-to", files_to],
+    );
     assert!(ok, "{out}");
     assert!(out.contains("核对通过"), "{out}");
+    assert!(
+        out.contains(&format!("WENJIAN_FILES_BACKEND={files_to}")),
+        "{out}"
+    );
 
     let moved = &target.store;
     let moved_user = moved.user_by_login("movinguser").await.unwrap();
@@ -103,13 +142,21 @@ async fn an_embedded_deployment_moves_into_postgres() {
     );
     let moved_task = moved.task(task.id, user).await.unwrap();
     assert_eq!(moved_task.result.as_deref(), Some(report));
-    assert_eq!(
-        store::FileStore::Database(moved.clone())
-            .get(&key, 1 << 20)
-            .await
-            .unwrap(),
-        Some(upload)
-    );
+    let moved_files = match &bucket {
+        Some(settings) => store::FileStore::Object(store::Bucket::open(settings).unwrap()),
+        None => store::FileStore::Database(moved.clone()),
+    };
+    assert_eq!(moved_files.get(&key, 1 << 20).await.unwrap(), Some(upload));
+    if bucket.is_some() {
+        // The files went to the bucket only.
+        assert!(
+            store::FileStore::Database(moved.clone())
+                .list("")
+                .await
+                .unwrap()
+                .is_empty()
+        );
+    }
     let library = store::SqlLibrary::new(moved.clone(), simcheck::FingerprintParams::default());
     let titles: Vec<(u64, String)> = library
         .list()
@@ -142,13 +189,15 @@ async fn an_embedded_deployment_moves_into_postgres() {
     // The moved deployment checks against the moved library.
     let paper = data.join("paper.txt");
     std::fs::write(&paper, format!("引言部分是作者自己写的内容。\n{SOURCE}\n")).unwrap();
+    let mut moved_env = vec![
+        ("WENJIAN_DATABASE_URL", target.url.as_str()),
+        ("WENJIAN_LIBRARY_BACKEND", "database"),
+        ("WENJIAN_FILES_BACKEND", files_to),
+    ];
+    moved_env.extend(s3_env.iter().copied());
     let (ok, out) = wenjian(
         data,
-        &[
-            ("WENJIAN_DATABASE_URL", &target.url),
-            ("WENJIAN_LIBRARY_BACKEND", "database"),
-            ("WENJIAN_FILES_BACKEND", "database"),
-        ],
+        &moved_env,
         &[
             "check",
             paper.to_str().unwrap(),

@@ -131,20 +131,23 @@ api_bind_addr = "127.0.0.1:3900"
 TOML
   fi
   local garage=("$bin" -c "$conf")
-  if ! curl -s -o /dev/null "http://127.0.0.1:3900/"; then
-    log "starting Garage on 127.0.0.1:3900"
-    nohup "${garage[@]}" server >> "$node/garage.log" 2>&1 &
-    for _ in $(seq 1 60); do curl -s -o /dev/null "http://127.0.0.1:3900/" && break; sleep 0.5; done
-    curl -s -o /dev/null "http://127.0.0.1:3900/" || { echo "Garage 未能在 127.0.0.1:3900 启动，见 $node/garage.log" >&2; exit 1; }
-  fi
-  if "${garage[@]}" layout show 2>/dev/null | grep -q "No nodes currently have a role"; then
-    local id
-    id="$("${garage[@]}" node id -q | cut -d@ -f1)"
-    "${garage[@]}" layout assign -z test -c 1G "$id" >/dev/null
-    "${garage[@]}" layout apply --version 1 >/dev/null
-  fi
-  "${garage[@]}" key info "$GARAGE_TEST_KEY_ID" >/dev/null 2>&1 ||
-    "${garage[@]}" key import --yes -n wenjian-test "$GARAGE_TEST_KEY_ID" "$GARAGE_TEST_SECRET" >/dev/null
-  "${garage[@]}" bucket info wenjian-test >/dev/null 2>&1 || "${garage[@]}" bucket create wenjian-test >/dev/null
+  # A fresh cluster for every test run: the tests leave their folders in the bucket.
+  pkill -f -- "$conf server" 2>/dev/null || true
+  for _ in $(seq 1 40); do curl -s -o /dev/null "http://127.0.0.1:3900/" || break; sleep 0.25; done
+  rm -rf "$node/meta" "$node/data"
+  log "starting Garage on 127.0.0.1:3900"
+  nohup "${garage[@]}" server >> "$node/garage.log" 2>&1 &
+  local status=""
+  for _ in $(seq 1 60); do
+    status="$("${garage[@]}" status 2>/dev/null)" && curl -s -o /dev/null "http://127.0.0.1:3900/" && break
+    sleep 0.5
+  done
+  [ -n "$status" ] || { echo "Garage 未能在 127.0.0.1:3900 启动，见 $node/garage.log" >&2; exit 1; }
+  local id
+  id="$("${garage[@]}" node id -q 2>/dev/null)"
+  "${garage[@]}" layout assign -z test -c 1G "${id%%@*}" >/dev/null
+  "${garage[@]}" layout apply --version 1 >/dev/null
+  "${garage[@]}" key import --yes -n wenjian-test "$GARAGE_TEST_KEY_ID" "$GARAGE_TEST_SECRET" >/dev/null
+  "${garage[@]}" bucket create wenjian-test >/dev/null
   "${garage[@]}" bucket allow --read --write --owner wenjian-test --key "$GARAGE_TEST_KEY_ID" >/dev/null
 }

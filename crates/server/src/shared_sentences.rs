@@ -9,11 +9,19 @@
 //! - `library/sentences/v<version>/part-<n>` — 32 MiB each (a PostgreSQL value holds at most
 //!   1 GiB, and no node ever holds more than a part in memory).
 //!
-//! A change (import, removal, `wenjian corpus index`) takes the `sentence-index` lease in the
-//! database, so changes from different nodes never overlap; fetches the newest published copy;
-//! makes the change on it; publishes the result as the next version; and gives the lease back.
-//! Before every sentence search a node reads the manifest and fetches a newer version when
-//! there is one. The version before the newest is kept for nodes still fetching it.
+//! A change (import, removal, `wenjian corpus index`) embeds its documents first, then takes
+//! the `sentence-index` lease in the database, so changes from different nodes never overlap;
+//! fetches the newest published copy; makes the change on it; publishes the result as the next
+//! version, in a folder of its own, and writes the manifest only if it still holds the lease; and
+//! gives the lease back. Before every sentence search a node reads the manifest and fetches the
+//! published copy when it differs from its own (a failed fetch leaves the search on the local
+//! copy). The version before the newest is kept for nodes still fetching it.
+//!
+//! The first publication indexes every library document the local copy lacks, so it is whole
+//! whichever node makes it; a publication that fails is repaired the same way at the next change.
+//! Sharing needs PostgreSQL (several machines); an embedded SQLite deployment is one machine and
+//! keeps its own copy. Every change republishes the whole file — imports are operator batches;
+//! one process per host should change the library at a time.
 
 use crate::Config;
 use serde::{Deserialize, Serialize};
@@ -23,6 +31,8 @@ use simcheck::library::{
 };
 use simcheck::{FingerprintParams, SemanticLibrary, SentenceIndex};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
@@ -30,17 +40,31 @@ const ROOT: &str = "library/sentences";
 const PART_BYTES: usize = 32 << 20;
 const LEASE: &str = "sentence-index";
 /// A change holds the lease this long past its last renewal (renewed every third of it), so a
-/// node killed mid-change blocks the others for at most this long.
-const LEASE_TTL: Duration = Duration::from_secs(120);
+/// node killed mid-change blocks the others for at most this long. Generous, because a busy
+/// runtime may renew late; the manifest is written only after the lease is confirmed.
+const LEASE_TTL: Duration = Duration::from_secs(600);
 /// How long a change waits for another node's to finish.
 const LEASE_WAIT: Duration = Duration::from_secs(30 * 60);
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 struct Manifest {
+    /// Chosen at the first publication and kept: a store emptied or changed starts another
+    /// lineage, whose version 1 is not mistaken for an old version of the first.
+    lineage: String,
     version: u64,
+    /// The folder of this version's parts (`v<version>-<nonce>`: two publishers that both
+    /// believe they hold the lease never write into each other's parts).
+    folder: String,
     bytes: u64,
     parts: u32,
     sha256: String,
+}
+
+impl Manifest {
+    /// What the local copy records of the version it holds.
+    fn stamp(&self) -> String {
+        format!("{} {} {}", self.lineage, self.version, self.sha256)
+    }
 }
 
 /// Distinct across processes on one host and across calls in one (the clock's nanoseconds).
@@ -50,8 +74,8 @@ fn unique_suffix() -> u64 {
         .map_or(0, |d| d.as_nanos() as u64)
 }
 
-fn part_key(version: u64, part: u32) -> String {
-    format!("{ROOT}/v{version}/part-{part:05}")
+fn part_key(folder: &str, part: u32) -> String {
+    format!("{ROOT}/{folder}/part-{part:05}")
 }
 
 fn manifest_key() -> String {
@@ -72,11 +96,17 @@ pub struct SharedSentences<L> {
 struct Sharing {
     files: store::FileStore,
     store: store::Store,
-    /// The version of the local copy (`<dir>/shared-version`).
+    /// The stamp of the version the local copy holds (`<dir>/shared-version`).
     version_file: PathBuf,
+    /// This process's name for its leases (a counter is added per change).
     holder: String,
+    changes_made: std::sync::atomic::AtomicU64,
     /// One fetch at a time in this process.
     fetching: tokio::sync::Mutex<()>,
+    /// One change at a time in this process (its handlers share this library).
+    changing: tokio::sync::Mutex<()>,
+    /// A change whose publication failed: the next change indexes what the copy lacks.
+    unpublished: std::sync::atomic::AtomicBool,
 }
 
 impl<L: Library> SharedSentences<L> {
@@ -87,6 +117,7 @@ impl<L: Library> SharedSentences<L> {
             Some(store)
                 if config.library_backend == "database"
                     && config.files_backend != "folder"
+                    && store.backend() == store::Backend::Postgres
                     && library.sentence_index().is_some() =>
             {
                 Some(Sharing {
@@ -102,7 +133,10 @@ impl<L: Library> SharedSentences<L> {
                         std::process::id(),
                         unique_suffix()
                     ),
+                    changes_made: std::sync::atomic::AtomicU64::new(0),
                     fetching: tokio::sync::Mutex::new(()),
+                    changing: tokio::sync::Mutex::new(()),
+                    unpublished: std::sync::atomic::AtomicBool::new(false),
                 })
             }
             _ => None,
@@ -118,32 +152,46 @@ impl<L: Library> SharedSentences<L> {
         self.library.sentence_index()
     }
 
-    /// Brings the local copy up to the newest published version (nothing when not shared).
+    /// Brings the local copy to the published version (nothing when not shared).
     pub async fn follow(&self) -> LibraryResult<()> {
         match (&self.sharing, self.library.sentence_index()) {
-            (Some(sharing), Some(index)) => sharing.fetch_newer(index).await,
+            (Some(sharing), Some(index)) => sharing.fetch_published(index).await,
             _ => Ok(()),
         }
     }
 
-    /// Runs a change of the index under the lease, on the newest version, and publishes it.
+    /// Runs a change of the index under the lease, on the published version, and publishes
+    /// the result. The change itself (the database's rows) stands once made: a publication that
+    /// fails is logged and made good at the next change.
     async fn changing<T>(
         &self,
         change: impl std::future::Future<Output = LibraryResult<T>>,
     ) -> LibraryResult<T> {
+        use std::sync::atomic::Ordering;
         let (Some(sharing), Some(index)) = (&self.sharing, self.library.sentence_index()) else {
             return change.await;
         };
+        let _one = sharing.changing.lock().await;
         let lease = sharing.lease().await?;
-        let outcome = async {
-            sharing.fetch_newer(index).await?;
-            let value = change.await?;
-            sharing.publish(index).await?;
-            Ok(value)
+        sharing.fetch_published(index).await?;
+        let first = sharing.manifest().await?.is_none();
+        let value = change.await?;
+        let publication = async {
+            if first || sharing.unpublished.load(Ordering::SeqCst) {
+                self.library.index_missing(|_, _| {}).await?;
+            }
+            sharing.publish(index, &lease).await
         }
         .await;
+        match publication {
+            Ok(()) => sharing.unpublished.store(false, Ordering::SeqCst),
+            Err(e) => {
+                sharing.unpublished.store(true, Ordering::SeqCst);
+                tracing::error!(error = %e, "sentence index changed here but not published; the next change publishes it");
+            }
+        }
         lease.release().await;
-        outcome
+        Ok(value)
     }
 
     /// `SemanticLibrary::index_missing`, as a change of the shared index.
@@ -167,19 +215,22 @@ impl Sharing {
             .map_err(|e| shared_error(format!("清单无法读取：{e}")))
     }
 
-    fn local_version(&self) -> u64 {
+    /// The stamp of the version the local copy holds; none when the copy is missing.
+    fn local_stamp(&self, index: &SentenceIndex) -> Option<String> {
+        if !index.file_path().exists() {
+            return None;
+        }
         std::fs::read_to_string(&self.version_file)
             .ok()
-            .and_then(|s| s.trim().parse().ok())
-            .unwrap_or(0)
+            .map(|s| s.trim().to_string())
     }
 
-    fn set_local_version(&self, version: u64) -> LibraryResult<()> {
-        std::fs::write(&self.version_file, version.to_string())?;
+    fn set_local_stamp(&self, manifest: &Manifest) -> LibraryResult<()> {
+        std::fs::write(&self.version_file, manifest.stamp())?;
         Ok(())
     }
 
-    async fn fetch_newer(&self, index: &SentenceIndex) -> LibraryResult<()> {
+    async fn fetch_published(&self, index: &SentenceIndex) -> LibraryResult<()> {
         let _one = self.fetching.lock().await;
         // A version removed while it was being fetched (two newer ones published meanwhile) is
         // fetched again at the newest.
@@ -187,11 +238,11 @@ impl Sharing {
             let Some(manifest) = self.manifest().await? else {
                 return Ok(());
             };
-            if manifest.version <= self.local_version() {
+            if self.local_stamp(index).as_deref() == Some(manifest.stamp().as_str()) {
                 return Ok(());
             }
             match self.fetch(index, &manifest).await {
-                Ok(()) => return self.set_local_version(manifest.version),
+                Ok(()) => return self.set_local_stamp(&manifest),
                 Err(FetchError::Gone) => continue,
                 Err(FetchError::Failed(e)) => return Err(e),
             }
@@ -216,7 +267,7 @@ impl Sharing {
             for part in 0..manifest.parts {
                 let bytes = self
                     .files
-                    .get(&part_key(manifest.version, part), PART_BYTES)
+                    .get(&part_key(&manifest.folder, part), PART_BYTES)
                     .await
                     .map_err(shared_error)?
                     .ok_or(FetchError::Gone)?;
@@ -238,11 +289,13 @@ impl Sharing {
         outcome
     }
 
-    /// Publishes the local index file as the version after the newest, then removes versions
-    /// older than the one it replaces.
-    async fn publish(&self, index: &SentenceIndex) -> LibraryResult<()> {
-        let previous = self.manifest().await?.map_or(0, |m| m.version);
-        let version = previous + 1;
+    /// Publishes the local index file as the version after the published one, in a folder of its
+    /// own; the manifest is written only while `lease` is still held. Then removes the parts of
+    /// versions older than the one it replaces.
+    async fn publish(&self, index: &SentenceIndex, lease: &Lease) -> LibraryResult<()> {
+        let previous = self.manifest().await?;
+        let version = previous.as_ref().map_or(1, |m| m.version + 1);
+        let folder = format!("v{version}-{:x}", unique_suffix());
         let mut file = tokio::fs::File::open(index.file_path()).await?;
         let mut hasher = Sha256::new();
         let mut bytes = 0u64;
@@ -259,7 +312,7 @@ impl Sharing {
             hasher.update(&part);
             bytes += part.len() as u64;
             self.files
-                .put(&part_key(version, parts), &part)
+                .put(&part_key(&folder, parts), &part)
                 .await
                 .map_err(shared_error)?;
             parts += 1;
@@ -268,11 +321,19 @@ impl Sharing {
             }
         }
         let manifest = Manifest {
+            lineage: previous
+                .as_ref()
+                .map_or_else(|| format!("{:x}", unique_suffix()), |m| m.lineage.clone()),
             version,
+            folder: folder.clone(),
             bytes,
             parts,
             sha256: hex::encode(hasher.finalize()),
         };
+        if !lease.confirm().await {
+            let _ = self.files.remove_under(&format!("{ROOT}/{folder}")).await;
+            return Err(shared_error("修改期间租约已失效，本次修改未发布"));
+        }
         self.files
             .put(
                 &manifest_key(),
@@ -280,45 +341,55 @@ impl Sharing {
             )
             .await
             .map_err(shared_error)?;
-        self.set_local_version(version)?;
-        for stale in self.versions().await? {
-            if stale < previous {
-                self.files
-                    .remove_under(&format!("{ROOT}/v{stale}"))
-                    .await
-                    .map_err(shared_error)?;
+        self.set_local_stamp(&manifest)?;
+        // Clearing old parts is housekeeping: a failure is logged, the next publication retries.
+        let keep = [Some(folder), previous.map(|m| m.folder)];
+        match self.folders().await {
+            Ok(folders) => {
+                for stale in folders
+                    .iter()
+                    .filter(|f| !keep.contains(&Some((*f).clone())))
+                {
+                    if let Err(e) = self.files.remove_under(&format!("{ROOT}/{stale}")).await {
+                        tracing::warn!(error = %e, folder = %stale, "old sentence index parts not removed");
+                    }
+                }
             }
+            Err(e) => tracing::warn!(error = %e, "old sentence index parts not listed"),
         }
         Ok(())
     }
 
-    /// The versions whose parts are in the store.
-    async fn versions(&self) -> LibraryResult<Vec<u64>> {
-        let mut versions: Vec<u64> = self
+    /// The version folders whose parts are in the store.
+    async fn folders(&self) -> LibraryResult<Vec<String>> {
+        let mut folders: Vec<String> = self
             .files
             .list(ROOT)
             .await
             .map_err(shared_error)?
             .into_iter()
             .filter_map(|f| {
-                f.key
-                    .strip_prefix(&format!("{ROOT}/v"))?
-                    .split('/')
-                    .next()?
-                    .parse()
-                    .ok()
+                let rest = f.key.strip_prefix(&format!("{ROOT}/"))?;
+                let (folder, _) = rest.split_once('/')?;
+                Some(folder.to_string())
             })
             .collect();
-        versions.dedup();
-        Ok(versions)
+        folders.dedup();
+        Ok(folders)
     }
 
     async fn lease(&self) -> LibraryResult<Lease> {
         let ttl_ms = LEASE_TTL.as_millis() as i64;
         let waited = std::time::Instant::now();
+        let holder = format!(
+            "{}:{}",
+            self.holder,
+            self.changes_made
+                .fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+        );
         while !self
             .store
-            .take_named_lease(LEASE, &self.holder, ttl_ms)
+            .take_named_lease(LEASE, &holder, ttl_ms)
             .await
             .map_err(shared_error)?
         {
@@ -327,19 +398,29 @@ impl Sharing {
             }
             tokio::time::sleep(Duration::from_millis(500)).await;
         }
-        let (store, holder) = (self.store.clone(), self.holder.clone());
-        let renewing = tokio::spawn(async move {
-            loop {
-                tokio::time::sleep(LEASE_TTL / 3).await;
-                if let Err(e) = store.take_named_lease(LEASE, &holder, ttl_ms).await {
-                    tracing::warn!(error = %e, "sentence index lease not renewed");
+        let lost = Arc::new(AtomicBool::new(false));
+        let renewing = {
+            let (store, holder, lost) = (self.store.clone(), holder.clone(), lost.clone());
+            tokio::spawn(async move {
+                loop {
+                    tokio::time::sleep(LEASE_TTL / 3).await;
+                    match store.take_named_lease(LEASE, &holder, ttl_ms).await {
+                        Ok(true) => {}
+                        Ok(false) => {
+                            lost.store(true, Ordering::SeqCst);
+                            tracing::error!("sentence index lease lost to another node");
+                            return;
+                        }
+                        Err(e) => tracing::warn!(error = %e, "sentence index lease not renewed"),
+                    }
                 }
-            }
-        });
+            })
+        };
         Ok(Lease {
             store: self.store.clone(),
-            holder: self.holder.clone(),
-            renewing,
+            holder,
+            lost,
+            renewing: Some(renewing),
         })
     }
 }
@@ -356,18 +437,50 @@ impl From<LibraryError> for FetchError {
     }
 }
 
+/// The `sentence-index` lease while a change holds it; renewed in the background, given back
+/// when released or dropped (a cancelled job included).
 struct Lease {
     store: store::Store,
     holder: String,
-    renewing: tokio::task::JoinHandle<()>,
+    lost: Arc<AtomicBool>,
+    renewing: Option<tokio::task::JoinHandle<()>>,
 }
 
 impl Lease {
-    async fn release(self) {
-        self.renewing.abort();
+    /// Renews the lease now: true only if it was never lost and is still this change's.
+    async fn confirm(&self) -> bool {
+        let ttl_ms = LEASE_TTL.as_millis() as i64;
+        !self.lost.load(Ordering::SeqCst)
+            && matches!(
+                self.store
+                    .take_named_lease(LEASE, &self.holder, ttl_ms)
+                    .await,
+                Ok(true)
+            )
+    }
+
+    async fn release(mut self) {
+        if let Some(renewing) = self.renewing.take() {
+            renewing.abort();
+        }
         if let Err(e) = self.store.release_named_lease(LEASE, &self.holder).await {
             // It runs out by itself.
             tracing::warn!(error = %e, "sentence index lease not given back");
+        }
+    }
+}
+
+impl Drop for Lease {
+    fn drop(&mut self) {
+        let Some(renewing) = self.renewing.take() else {
+            return;
+        };
+        renewing.abort();
+        let (store, holder) = (self.store.clone(), std::mem::take(&mut self.holder));
+        if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+            runtime.spawn(async move {
+                let _ = store.release_named_lease(LEASE, &holder).await;
+            });
         }
     }
 }
@@ -378,7 +491,21 @@ impl<L: Library> Library for SharedSentences<L> {
     }
 
     async fn add(&self, docs: Vec<NewDoc>) -> LibraryResult<Vec<DocId>> {
-        self.changing(self.library.add(docs)).await
+        let (Some(_), Some(embedder)) = (&self.sharing, self.library.embedder()) else {
+            return self.library.add(docs).await;
+        };
+        // The encoder's work is done before the lease is taken, off the async runtime.
+        let texts: Vec<String> = docs.iter().map(|d| d.text.clone()).collect();
+        let vectors = tokio::task::spawn_blocking(move || {
+            texts
+                .iter()
+                .map(|text| simcheck::sentence_vectors(embedder.as_ref(), text))
+                .collect::<Vec<_>>()
+        })
+        .await
+        .map_err(shared_error)?;
+        self.changing(self.library.add_embedded(docs, vectors))
+            .await
     }
 
     async fn remove(&self, id: DocId) -> LibraryResult<bool> {
@@ -414,7 +541,10 @@ impl<L: Library> Library for SharedSentences<L> {
         queries: &[Vec<f32>],
         k: usize,
     ) -> LibraryResult<Option<Vec<Vec<SentenceHit>>>> {
-        self.follow().await?;
+        // A store that does not answer leaves the search on the copy this node has.
+        if let Err(e) = self.follow().await {
+            tracing::warn!(error = %e, "shared sentence index not followed; searching the local copy");
+        }
         self.library.similar_sentences(queries, k).await
     }
 

@@ -1,6 +1,6 @@
 //! The sentence index every node shares (`server::shared_sentences`): nodes with library folders
-//! of their own over one database and one shared file store — the database's `files` table on
-//! SQLite and PostgreSQL, and a bucket of the S3-compatible test store — see each other's
+//! of their own over one PostgreSQL database and one shared file store — the database's `files`
+//! table, and a bucket of the S3-compatible test store — see each other's
 //! imports and removals, changes made at the same moment on two nodes both survive, and a node
 //! that joins later starts from the published index.
 
@@ -144,11 +144,6 @@ async fn nodes_share_one_index(db: TestDb, files_backend: &str, s3: Option<store
 }
 
 #[tokio::test]
-async fn in_the_database_on_sqlite() {
-    nodes_share_one_index(TestDb::sqlite().await, "database", None).await;
-}
-
-#[tokio::test]
 async fn in_the_database_on_postgres() {
     nodes_share_one_index(TestDb::postgres().await, "database", None).await;
 }
@@ -166,10 +161,13 @@ async fn in_an_object_store() {
 
 #[tokio::test]
 async fn one_machine_keeps_its_own_index() {
-    // Files in a folder: nothing to share through, so nothing is published.
-    let db = TestDb::sqlite().await;
     let encoder = server::api::check::task::load_encoder(&models()).unwrap();
+    // An embedded database is one machine: nothing is published, even with files in it.
+    let db = TestDb::sqlite().await;
     let dir = tempfile::tempdir().unwrap();
+    assert!(!node(&db.store, dir.path(), "database", None, &encoder).is_shared());
+    // Files in a folder: nothing to share through.
+    let db = TestDb::postgres().await;
     let alone = node(&db.store, dir.path(), "folder", None, &encoder);
     assert!(!alone.is_shared());
     let id = alone

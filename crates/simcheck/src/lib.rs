@@ -25,7 +25,7 @@ pub use library::{
 };
 pub use paraphrase::SentenceEmbedder;
 pub use report::{Report, SourceShare, Span};
-pub use sentence_index::{SemanticLibrary, SentenceIndex};
+pub use sentence_index::{SemanticLibrary, SentenceIndex, sentence_vectors};
 
 use align::AlignParams;
 use fingerprint::kgram_hashes;

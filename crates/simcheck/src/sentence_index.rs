@@ -280,6 +280,18 @@ impl SentenceIndex {
     }
 }
 
+/// The vectors of a document's indexed sentences, in order (what `SemanticLibrary::add` stores
+/// for it).
+pub fn sentence_vectors(embedder: &dyn SentenceEmbedder, text: &str) -> Vec<Vec<f32>> {
+    let chars: Vec<char> = text.chars().collect();
+    let sentences: Vec<String> = library_sentences(text)
+        .into_iter()
+        .take(MAX_SENTENCES_PER_DOC)
+        .map(|(s, e)| chars[s..e].iter().collect())
+        .collect();
+    embed_all(embedder, &sentences)
+}
+
 /// A library whose imports and removals also keep a sentence index, so checks find reworded
 /// and translated passages in every document (see the module documentation).
 pub struct SemanticLibrary<L> {
@@ -314,14 +326,32 @@ impl<L: Library> SemanticLibrary<L> {
         self.semantic.as_ref().map(|(index, _)| index)
     }
 
+    /// The encoder that fills the index, if any.
+    pub fn embedder(&self) -> Option<Arc<dyn SentenceEmbedder>> {
+        self.semantic.as_ref().map(|(_, embedder)| embedder.clone())
+    }
+
     fn vectors(embedder: &dyn SentenceEmbedder, text: &str) -> Vec<Vec<f32>> {
-        let chars: Vec<char> = text.chars().collect();
-        let sentences: Vec<String> = library_sentences(text)
-            .into_iter()
-            .take(MAX_SENTENCES_PER_DOC)
-            .map(|(s, e)| chars[s..e].iter().collect())
-            .collect();
-        embed_all(embedder, &sentences)
+        sentence_vectors(embedder, text)
+    }
+
+    /// Adds documents whose sentence vectors were computed beforehand (`vectors[i]` for
+    /// `docs[i]`, by `sentence_vectors` with this library's encoder), e.g. off the async runtime.
+    pub async fn add_embedded(
+        &self,
+        docs: Vec<NewDoc>,
+        vectors: Vec<Vec<Vec<f32>>>,
+    ) -> LibraryResult<Vec<DocId>> {
+        let Some((index, _)) = &self.semantic else {
+            return self.inner.add(docs).await;
+        };
+        if vectors.len() != docs.len() {
+            return Err(backend("one list of vectors per document"));
+        }
+        let ids = self.inner.add(docs).await?;
+        let indexed: Vec<(DocId, Vec<Vec<f32>>)> = ids.iter().copied().zip(vectors).collect();
+        index.add(&indexed)?;
+        Ok(ids)
     }
 
     /// Indexes the sentences of every live document not indexed yet (a library imported before
@@ -367,17 +397,14 @@ impl<L: Library> Library for SemanticLibrary<L> {
     }
 
     async fn add(&self, docs: Vec<NewDoc>) -> LibraryResult<Vec<DocId>> {
-        let Some((index, embedder)) = &self.semantic else {
+        let Some((_, embedder)) = &self.semantic else {
             return self.inner.add(docs).await;
         };
         let vectors: Vec<Vec<Vec<f32>>> = docs
             .iter()
             .map(|d| Self::vectors(embedder.as_ref(), &d.text))
             .collect();
-        let ids = self.inner.add(docs).await?;
-        let indexed: Vec<(DocId, Vec<Vec<f32>>)> = ids.iter().copied().zip(vectors).collect();
-        index.add(&indexed)?;
-        Ok(ids)
+        self.add_embedded(docs, vectors).await
     }
 
     async fn remove(&self, id: DocId) -> LibraryResult<bool> {

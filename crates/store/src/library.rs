@@ -144,7 +144,43 @@ impl SqlLibrary {
             .map_err(backend)?;
         }
         tx.commit().await.map_err(backend)?;
+        self.analyze_after_growth().await;
         Ok(ids)
+    }
+
+    /// PostgreSQL plans a check's postings lookups from its statistics: on tables that grew
+    /// since they were last analysed it walks every document instead of the hash index (a
+    /// 10,000-document library: 1.5 s a check against 28 ms; p95 79 s). Autovacuum analyses
+    /// the partitions only after a pause and never the partitioned parent, so an import brings
+    /// them up to date itself once a tenth more documents (at least 500) have come in.
+    async fn analyze_after_growth(&self) {
+        if self.store.backend != crate::Backend::Postgres {
+            return;
+        }
+        // Rows now (ids are dense: documents are marked deleted, never removed) against rows at
+        // the last analysis; both read without scanning the table.
+        let grown: Result<Option<(i64, i64)>, sqlx::Error> = sqlx::query_as(
+            "SELECT (SELECT COALESCE(MAX(id), 0) FROM library_docs) - GREATEST(c.reltuples, 0)::bigint, \
+             GREATEST(c.reltuples, 0)::bigint FROM pg_class c WHERE c.relname = 'library_docs' \
+             AND c.relnamespace = 'public'::regnamespace",
+        )
+        .fetch_optional(&self.store.pool)
+        .await;
+        let due = match grown {
+            Ok(Some((changed, rows))) => changed >= (rows / 10).max(500),
+            Ok(None) => false,
+            Err(e) => {
+                tracing::warn!(error = %e, "library statistics not read");
+                false
+            }
+        };
+        if due
+            && let Err(e) = sqlx::query("ANALYZE library_docs, library_postings")
+                .execute(&self.store.pool)
+                .await
+        {
+            tracing::warn!(error = %e, "library not analysed");
+        }
     }
 }
 

@@ -16,7 +16,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 /// How to reach the bucket (`[s3]` in the configuration).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct BucketSettings {
     /// The store's address, e.g. `https://s3.example.edu.cn` or `http://10.0.0.5:3900`.
@@ -44,6 +44,21 @@ impl Default for BucketSettings {
             prefix: String::new(),
             virtual_hosted_style: false,
         }
+    }
+}
+
+/// Everything but the secret, so a configuration printed for debugging never shows it.
+impl std::fmt::Debug for BucketSettings {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("BucketSettings")
+            .field("endpoint", &self.endpoint)
+            .field("bucket", &self.bucket)
+            .field("region", &self.region)
+            .field("access_key_id", &self.access_key_id)
+            .field("secret_access_key", &"…")
+            .field("prefix", &self.prefix)
+            .field("virtual_hosted_style", &self.virtual_hosted_style)
+            .finish()
     }
 }
 
@@ -81,6 +96,10 @@ pub struct Bucket {
     prefix: Vec<String>,
     label: String,
 }
+
+/// The name of `ping`'s probe objects, at the deployment's root (callers' keys always start
+/// with a family folder such as `check/`).
+const PROBE: &str = ".probe-";
 
 fn object_error(e: object_store::Error) -> StoreError {
     StoreError::Io(format!("对象存储：{e}"))
@@ -143,7 +162,8 @@ impl Bucket {
             .collect()
     }
 
-    /// The key of a listed object, or `None` for one outside the prefix or a probe.
+    /// The key of a listed object, or `None` for one outside the prefix, a probe, or a name no
+    /// caller could have stored (another program's object in a shared bucket).
     fn key_of(&self, path: &ObjectPath) -> Option<String> {
         let parts: Vec<PathPart> = path.parts().collect();
         if parts.len() <= self.prefix.len()
@@ -161,10 +181,12 @@ impl Bucket {
                 .ok()?;
             segments.push(decoded.into_owned());
         }
-        if segments.last().is_some_and(|name| name.starts_with('.')) {
+        if segments.len() == 1 && segments[0].starts_with(PROBE) {
             return None;
         }
-        Some(segments.join("/"))
+        let key = segments.join("/");
+        crate::files::checked_key(&key).ok()?;
+        Some(key)
     }
 
     pub async fn put(&self, key: &str, bytes: &[u8]) -> Result<()> {
@@ -244,7 +266,7 @@ impl Bucket {
     /// Writes and removes a probe object of its own: the store answers and the credentials
     /// may write to the bucket.
     pub async fn ping(&self) -> Result<()> {
-        let probe = self.path(&format!(".probe-{}", crate::files::unique_suffix()));
+        let probe = self.path(&format!("{PROBE}{}", crate::files::unique_suffix()));
         self.client
             .put(&probe, PutPayload::from_static(b"ok"))
             .await

@@ -109,6 +109,18 @@ async fn behaves_like_a_file_store(files: FileStore) {
             .any(|f| f.key == odd)
     );
     assert_eq!(files.remove_under("check/7").await.unwrap(), 1);
+    // A name that starts with a dot (an upload called ".docx") is removed with its folder.
+    files.put("check/8/..论文.docx", b"dot").await.unwrap();
+    assert_eq!(
+        files
+            .get("check/8/..论文.docx", 10)
+            .await
+            .unwrap()
+            .as_deref(),
+        Some(&b"dot"[..])
+    );
+    files.remove_under("check/8").await.unwrap();
+    assert_eq!(files.get("check/8/..论文.docx", 10).await.unwrap(), None);
     let mut left_sorted = left.clone();
     left_sorted.sort();
     expected.sort();

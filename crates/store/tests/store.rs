@@ -287,6 +287,47 @@ mod library {
             c::sentence_index_follows_import_and_removal(&semantic, encoder.as_ref()).await
         }
     );
+
+    /// PostgreSQL's statistics follow the library's growth (its plans depend on them): the
+    /// first 500 documents get the tables analysed, a batch too small to matter does not.
+    #[tokio::test]
+    async fn postgres_statistics_follow_imports() {
+        use simcheck::{Library, NewDoc};
+        let db = store::testing::TestDb::postgres().await;
+        let library = lib(db.store.clone());
+        let pool = sqlx::AnyPool::connect(&db.url).await.unwrap();
+        // Only the library's own analyses count here.
+        sqlx::query("ALTER TABLE library_docs SET (autovacuum_enabled = false)")
+            .execute(&pool)
+            .await
+            .unwrap();
+        let rows = || async {
+            sqlx::query_scalar::<_, f64>(
+                "SELECT reltuples::float8 FROM pg_class WHERE relname = 'library_docs'",
+            )
+            .fetch_one(&pool)
+            .await
+            .unwrap()
+        };
+        let docs = |from: usize, n: usize| -> Vec<NewDoc> {
+            (from..from + n)
+                .map(|i| {
+                    NewDoc::public(
+                        format!("文档{i}"),
+                        format!("第{i}篇文档的正文，用于统计信息的测试。"),
+                    )
+                })
+                .collect()
+        };
+        library.add(docs(0, 100)).await.unwrap();
+        assert!(rows().await < 1.0, "analysed after 100 documents");
+        library.add(docs(100, 500)).await.unwrap();
+        assert_eq!(rows().await, 600.0);
+        library.add(docs(600, 50)).await.unwrap();
+        assert_eq!(rows().await, 600.0, "50 more are not a tenth of 600");
+        pool.close().await;
+        db.cleanup().await;
+    }
 }
 
 mod tasks {

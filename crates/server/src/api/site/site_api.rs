@@ -110,9 +110,13 @@ async fn probe(
     Dependency {
         name: name.into(),
         ok: outcome.is_ok(),
+        // The answer is public: the cause (addresses, a store's error body) goes to the log only.
         detail: match outcome {
             Ok(()) => ok.into(),
-            Err(e) => format!("{failed}：{e}"),
+            Err(e) => {
+                tracing::warn!(dependency = name, error = %e, "health probe failed");
+                format!("{failed}（原因见服务日志）")
+            }
         },
         millis: began.elapsed().as_millis() as u64,
     }

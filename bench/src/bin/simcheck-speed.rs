@@ -172,6 +172,42 @@ async fn fingerprint_checks<L: Library>(paper: &str, library: &L, runs: usize) -
     )
 }
 
+/// What every library row prints.
+struct Row<'a> {
+    backend: &'static str,
+    docs: usize,
+    library_chars: usize,
+    build_secs: f64,
+    index_bytes: u64,
+    paper: &'a str,
+    copied: usize,
+    runs: usize,
+    /// p50 and p95 in ms, and the last report's ratio.
+    checks: (f64, f64, f64),
+}
+
+impl Row<'_> {
+    fn json(&self) -> serde_json::Value {
+        let (p50, p95, ratio) = self.checks;
+        serde_json::json!({
+            "bench": "simcheck-speed",
+            "backend": self.backend,
+            "library_docs": self.docs,
+            "library_chars": self.library_chars,
+            "build_seconds": self.build_secs,
+            "build_chars_per_second": self.library_chars as f64 / self.build_secs,
+            "index_bytes": self.index_bytes,
+            "index_bytes_per_char": self.index_bytes as f64 / self.library_chars as f64,
+            "paper_chars": self.paper.chars().count(),
+            "check_runs": self.runs,
+            "check_ms_p50": p50,
+            "check_ms_p95": p95,
+            "paper_ratio_total": ratio,
+            "paper_copied_chars_planted": self.copied,
+        })
+    }
+}
+
 /// The PostgreSQL library's figures for `docs` documents, in a database of its own.
 async fn postgres_row(docs: usize, runs: usize) -> serde_json::Value {
     let db = store::testing::TestDb::postgres().await;
@@ -181,23 +217,20 @@ async fn postgres_row(docs: usize, runs: usize) -> serde_json::Value {
     let (paper, copied) = paper_with_copies(docs);
     // The first check reads cold pages; it is timed with the rest.
     let (p50, p95, ratio) = fingerprint_checks(&paper, &library, runs).await;
-    serde_json::json!({
-        "bench": "simcheck-speed",
-        "backend": "postgres",
-        "library_docs": docs,
-        "library_chars": library_chars,
-        "build_seconds": build_secs,
-        "build_chars_per_second": library_chars as f64 / build_secs,
-        "index_bytes": index_bytes,
-        "index_bytes_per_char": index_bytes as f64 / library_chars as f64,
-        "paper_chars": paper.chars().count(),
-        "check_runs": runs,
-        "check_ms_p50": p50,
-        "check_ms_p95": p95,
-        "paper_ratio_total": ratio,
-        "paper_copied_chars_planted": copied,
-        "bench_peak_rss_bytes": peak_rss_bytes(),
-    })
+    let mut row = Row {
+        backend: "postgres",
+        docs,
+        library_chars,
+        build_secs,
+        index_bytes,
+        paper: &paper,
+        copied,
+        runs,
+        checks: (p50, p95, ratio),
+    }
+    .json();
+    row["bench_peak_rss_bytes"] = peak_rss_bytes().into();
+    row
 }
 
 #[tokio::main(flavor = "current_thread")]
@@ -274,25 +307,21 @@ async fn main() {
             }
             None => serde_json::Value::Null,
         };
-        let out = serde_json::json!({
-            "bench": "simcheck-speed",
-            "backend": "embedded",
-            "library_docs": docs,
-            "library_chars": library_chars,
-            "segments": segments,
-            "build_seconds": build_secs,
-            "build_chars_per_second": library_chars as f64 / build_secs,
-            "index_bytes": index_bytes,
-            "index_bytes_per_char": index_bytes as f64 / library_chars as f64,
-            "paper_chars": paper.chars().count(),
-            "check_runs": runs,
-            "check_ms_p50": p50,
-            "check_ms_p95": p95,
-            "paper_ratio_total": ratio,
-            "paper_copied_chars_planted": copied,
-            "sentence_layer": sentence_layer,
-            "peak_rss_bytes": peak_rss_bytes(),
-        });
+        let mut out = Row {
+            backend: "embedded",
+            docs,
+            library_chars,
+            build_secs,
+            index_bytes,
+            paper: &paper,
+            copied,
+            runs,
+            checks: (p50, p95, ratio),
+        }
+        .json();
+        out["segments"] = segments.into();
+        out["sentence_layer"] = sentence_layer;
+        out["peak_rss_bytes"] = peak_rss_bytes().into();
         println!("{out}");
     }
 }

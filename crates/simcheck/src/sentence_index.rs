@@ -103,16 +103,22 @@ impl SentenceIndex {
         Ok(())
     }
 
-    /// Runs a change to the index under the in-process and cross-process write locks, on the
-    /// newest index on disk, and writes the result back atomically.
-    fn change(&self, edit: impl FnOnce(&Index) -> LibraryResult<()>) -> LibraryResult<()> {
-        let _guard = self.writer.lock().unwrap_or_else(|e| e.into_inner());
+    /// The in-process and cross-process write locks, held while the guard and the file live.
+    fn writing(&self) -> LibraryResult<(std::sync::MutexGuard<'_, ()>, File)> {
+        let guard = self.writer.lock().unwrap_or_else(|e| e.into_inner());
         let lock = File::options()
             .create(true)
             .truncate(false)
             .write(true)
             .open(self.dir.join("sentences.lock"))?;
         lock.lock()?;
+        Ok((guard, lock))
+    }
+
+    /// Runs a change to the index under the in-process and cross-process write locks, on the
+    /// newest index on disk, and writes the result back atomically.
+    fn change(&self, edit: impl FnOnce(&Index) -> LibraryResult<()>) -> LibraryResult<()> {
+        let (_guard, _lock) = self.writing()?;
         self.refresh()?;
         let index = self.index.write().unwrap_or_else(|e| e.into_inner());
         edit(&index)?;
@@ -255,13 +261,7 @@ impl SentenceIndex {
     /// one, under the same locks as a change, and reads it: a file that does not load as an
     /// index of this encoder's dimensions is refused and the current one kept.
     pub fn replace_file(&self, from: &Path) -> LibraryResult<()> {
-        let _guard = self.writer.lock().unwrap_or_else(|e| e.into_inner());
-        let lock = File::options()
-            .create(true)
-            .truncate(false)
-            .write(true)
-            .open(self.dir.join("sentences.lock"))?;
-        lock.lock()?;
+        let (_guard, _lock) = self.writing()?;
         let probe = Index::new(&Self::options(self.dimensions)).map_err(backend)?;
         probe.load(&from.to_string_lossy()).map_err(corrupt)?;
         if probe.dimensions() != self.dimensions {

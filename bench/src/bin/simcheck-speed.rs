@@ -230,6 +230,10 @@ async fn postgres_row(docs: usize, runs: usize) -> serde_json::Value {
     }
     .json();
     row["bench_peak_rss_bytes"] = peak_rss_bytes().into();
+    // The documents' own rows (texts and metadata), beside the postings' index_bytes.
+    let document_bytes = library.document_bytes().await.expect("size");
+    row["document_bytes"] = document_bytes.into();
+    row["document_bytes_per_char"] = (document_bytes as f64 / library_chars as f64).into();
     row
 }
 

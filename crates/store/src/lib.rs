@@ -13,6 +13,7 @@ mod moving;
 mod objects;
 mod ops;
 mod orders;
+mod postings;
 mod prompts;
 mod qr;
 mod reports;

@@ -43,14 +43,16 @@ impl Store {
     pub async fn table_counts(&self) -> Result<Vec<CopiedTable>> {
         let tables = match self.backend {
             Backend::Sqlite => self.sqlite_tables().await?,
-            Backend::Postgres => sqlx::query_scalar(
-                "SELECT table_name::text FROM information_schema.tables \
+            Backend::Postgres => {
+                sqlx::query_scalar(
+                    "SELECT table_name::text FROM information_schema.tables \
                  WHERE table_schema = 'public' AND table_type = 'BASE TABLE' \
-                 AND table_name NOT LIKE '\\_sqlx\\_%' AND table_name NOT LIKE 'library\\_postings\\_p%' \
+                 AND table_name NOT LIKE '\\_sqlx\\_%' \
                  ORDER BY table_name",
-            )
-            .fetch_all(&self.pool)
-            .await?,
+                )
+                .fetch_all(&self.pool)
+                .await?
+            }
         };
         let mut out = Vec::with_capacity(tables.len());
         for table in tables {

@@ -168,10 +168,9 @@ async fn moves(bucket: Option<store::BucketSettings>) {
     assert_eq!(titles.len(), 2, "{titles:?}");
     assert!(titles.iter().any(|(_, t)| t == "阅读习惯研究"));
     let counts_after = moved.table_counts().await.unwrap();
-    for before in counts_before
-        .iter()
-        .filter(|t| !["files", "library_docs", "library_postings"].contains(&t.table.as_str()))
-    {
+    for before in counts_before.iter().filter(|t| {
+        !["files", "library_docs", "library_runs", "library_blocks"].contains(&t.table.as_str())
+    }) {
         let after = counts_after
             .iter()
             .find(|a| a.table == before.table)

@@ -1,0 +1,20 @@
+-- The library's postings as runs of packed blocks instead of a row per posting; see the
+-- PostgreSQL migration of the same number. Existing postings are rebuilt from the documents'
+-- texts on first use (`SqlLibrary`).
+DROP TABLE library_postings;
+
+CREATE TABLE library_runs (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    bucket_bits INTEGER NOT NULL,
+    postings BIGINT NOT NULL,
+    created_at BIGINT NOT NULL,
+    ready_at BIGINT,
+    retired_at BIGINT
+);
+
+CREATE TABLE library_blocks (
+    run_id BIGINT NOT NULL,
+    bucket BIGINT NOT NULL,
+    entries BLOB NOT NULL,
+    PRIMARY KEY (run_id, bucket)
+) WITHOUT ROWID;

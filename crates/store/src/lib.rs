@@ -9,6 +9,7 @@ mod console;
 mod error;
 mod files;
 mod library;
+mod library_runs;
 mod moving;
 mod objects;
 mod ops;

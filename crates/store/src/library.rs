@@ -13,75 +13,44 @@
 //! written as literals (sqlx's `Any` driver binds no arrays); nothing a user typed is ever put
 //! into SQL text.
 
-use crate::postings::{
-    Posting, blocks, bucket_base, bucket_bits_for, bucket_of, decode_block, hash_key,
-};
+use crate::library_runs::{Run, id_list, postings_of, write_run};
+use crate::postings::{Posting, bucket_base, bucket_of, decode_block, hash_key};
 use crate::{Store, now_ms};
 use futures_util::{StreamExt, TryStreamExt};
-use simcheck::fingerprint::{FingerprintParams, fingerprints};
+use simcheck::fingerprint::FingerprintParams;
 use simcheck::library::{
     DocId, DocMeta, Library, LibraryError, LibraryResult, NewDoc, Scope, ScopeFilter, Seed,
 };
-use simcheck::normalize::{count_chars, normalize};
+use simcheck::normalize::count_chars;
+use sqlx::Row;
 use sqlx::any::AnyRow;
-use sqlx::{Any, AnyConnection, Row, Transaction};
 use std::collections::{HashMap, HashSet};
-use std::fmt::Write;
 use std::sync::Arc;
-use std::time::Duration;
 use tokio::sync::OnceCell;
 
-const BLOCKS_PER_INSERT: usize = 500;
 const BUCKETS_PER_QUERY: usize = 4_000;
 const DOCS_PER_QUERY: usize = 1_000;
-/// Runs a check reads at most (between merges); more and the smallest are merged.
-const MAX_RUNS: usize = 8;
-/// How many runs a merge takes at least: each posting is rewritten about log4 of the library's
-/// size in import batches.
-const MERGE_FAN_IN: usize = 4;
-/// How many of a run's blocks a merge reads at a time.
-const MERGE_READ_BLOCKS: usize = 1_000;
-const MERGE_LEASE: &str = "library_merge";
-const MERGE_LEASE_MS: i64 = 30 * 60 * 1000;
-/// Retired runs are kept this long for checks that listed them before the merge finished.
-const RETIRED_KEEP_MS: i64 = 10 * 60 * 1000;
-const REBUILD_LEASE: &str = "library_rebuild";
-const REBUILD_DOCS_PER_RUN: usize = 5_000;
-/// A hash with more raw postings than this many times the caller's cap is too common to look
-/// its documents up (only removed and other students' private documents could bring it under).
+/// Runs one check reads at once, each on a connection of its own.
+const RUNS_READ_AT_ONCE: usize = 2;
+/// A hash whose relevant postings (public, or the student's own) exceed this many times the
+/// caller's cap is too common to look its documents up: only removed documents not yet merged
+/// away could bring it under the cap.
 const RAW_POSTINGS_FACTOR: usize = 2;
+/// Document frequencies look a k-gram's documents up while it has at most this many times the
+/// cap in public postings (a k-gram repeats within a document, so postings outnumber documents).
+const DF_POSTINGS_FACTOR: usize = 8;
 
 #[derive(Clone)]
 pub struct SqlLibrary {
-    store: Store,
-    params: FingerprintParams,
+    pub(crate) store: Store,
+    pub(crate) params: FingerprintParams,
     /// Set once this process has seen postings exist for the documents (or built them).
     indexed: Arc<OnceCell<()>>,
+    /// Whether changes start merges in the background (tests merge when they choose).
+    pub(crate) background: bool,
 }
 
-/// A ready run: its id, bucket bits and postings.
-#[derive(Debug, Clone, Copy)]
-struct Run {
-    id: i64,
-    bits: u32,
-    postings: u64,
-}
-
-/// Who holds a lease: this process and a random number.
-fn lease_holder() -> String {
-    format!("{}-{:016x}", std::process::id(), rand::random::<u64>())
-}
-
-fn id_list(ids: impl IntoIterator<Item = u64>) -> String {
-    let mut out = String::new();
-    for (i, id) in ids.into_iter().enumerate() {
-        let sep = if i == 0 { "" } else { "," };
-        let _ = write!(out, "{sep}{}", id as i64);
-    }
-    out
-}
-
-fn backend(e: impl std::fmt::Display) -> LibraryError {
+pub(crate) fn backend(e: impl std::fmt::Display) -> LibraryError {
     LibraryError::Backend(e.to_string())
 }
 
@@ -125,6 +94,7 @@ impl SqlLibrary {
             store,
             params,
             indexed: Arc::new(OnceCell::new()),
+            background: true,
         }
     }
 
@@ -146,20 +116,12 @@ impl SqlLibrary {
     }
 
     /// Inserts documents and their run of postings in one transaction; an id and time given
-    /// (moving another library in) are kept.
+    /// (moving another library in) are kept. Merging runs follows in the background.
     async fn insert(&self, docs: Vec<(Option<(DocId, i64)>, NewDoc)>) -> LibraryResult<Vec<DocId>> {
+        if docs.is_empty() {
+            return Ok(Vec::new());
+        }
         self.ensure_indexed().await?;
-        let params = self.params;
-        // Fingerprinting thousands of documents takes seconds: off the async runtime.
-        let (docs, prints) = tokio::task::spawn_blocking(move || {
-            let prints: Vec<_> = docs
-                .iter()
-                .map(|(_, d)| fingerprints(&normalize(&d.text).chars, params))
-                .collect();
-            (docs, prints)
-        })
-        .await
-        .map_err(backend)?;
         let mut ids = Vec::with_capacity(docs.len());
         let mut tx = self.store.pool.begin().await.map_err(backend)?;
         let now = now_ms();
@@ -200,7 +162,22 @@ impl SqlLibrary {
                 .map_err(backend)?;
             ids.push(id as u64);
         }
-        let postings = sorted_postings(ids.clone(), prints).await?;
+        // Fingerprinting thousands of documents takes seconds: off the async runtime.
+        let params = self.params;
+        let batch: Vec<(DocId, bool, NewDoc)> = ids
+            .iter()
+            .zip(docs)
+            .map(|(&id, (_, doc))| (id, doc.scope == Scope::Public, doc))
+            .collect();
+        let postings = tokio::task::spawn_blocking(move || {
+            let docs: Vec<(DocId, bool, &str)> = batch
+                .iter()
+                .map(|(id, public, doc)| (*id, *public, doc.text.as_str()))
+                .collect();
+            postings_of(&docs, params)
+        })
+        .await
+        .map_err(backend)?;
         write_run(&mut tx, &postings, Some(now)).await?;
         if kept_any && self.store.backend == crate::Backend::Postgres {
             // Later imports take ids after the kept ones.
@@ -213,328 +190,77 @@ impl SqlLibrary {
             .map_err(backend)?;
         }
         tx.commit().await.map_err(backend)?;
-        // The documents are in; a merge that fails is tried again after the next import.
-        if let Err(e) = self.merge_if_due().await {
-            tracing::warn!(error = %e, "library runs not merged");
-        }
+        self.maintain_in_background();
         self.analyze_after_growth().await;
         Ok(ids)
     }
 
-    /// Builds the postings from the documents' texts when documents exist and no run does: a
-    /// database whose postings were kept a row each (before migration 0019). Once per process;
-    /// another node doing it is waited for, so no check runs on half an index.
+    /// Builds the postings from the documents' texts when documents exist and no run does (a
+    /// database from before migration 0019), once per process.
     async fn ensure_indexed(&self) -> LibraryResult<()> {
         self.indexed
-            .get_or_try_init(|| async {
-                let holder = lease_holder();
-                loop {
-                    if !self.needs_rebuild().await? {
-                        return Ok(());
-                    }
-                    let taken = self
-                        .store
-                        .take_named_lease(REBUILD_LEASE, &holder, MERGE_LEASE_MS)
-                        .await
-                        .map_err(backend)?;
-                    if taken {
-                        let built = self.rebuild().await;
-                        let _ = self.store.release_named_lease(REBUILD_LEASE, &holder).await;
-                        return built;
-                    }
-                    tokio::time::sleep(Duration::from_secs(1)).await;
-                }
-            })
+            .get_or_try_init(|| self.rebuild_if_needed())
             .await
             .map(|_| ())
     }
 
-    async fn needs_rebuild(&self) -> LibraryResult<bool> {
-        let (runs, docs): (i64, i64) = sqlx::query_as(
-            "SELECT (SELECT COUNT(*) FROM library_runs), \
-             (SELECT COUNT(*) FROM (SELECT 1 FROM library_docs WHERE deleted_at IS NULL LIMIT 1) d)",
-        )
-        .fetch_one(&self.store.pool)
-        .await
-        .map_err(backend)?;
-        Ok(runs == 0 && docs > 0)
-    }
-
-    /// Every live document's postings written again from its text, in one transaction.
-    async fn rebuild(&self) -> LibraryResult<()> {
-        let started = std::time::Instant::now();
-        let mut tx = self.store.pool.begin().await.map_err(backend)?;
-        let mut after = 0i64;
-        let mut docs = 0usize;
-        loop {
-            let rows: Vec<(i64, String)> = sqlx::query_as(
-                "SELECT id, body FROM library_docs WHERE deleted_at IS NULL AND id > $1 \
-                 ORDER BY id LIMIT $2",
-            )
-            .bind(after)
-            .bind(REBUILD_DOCS_PER_RUN as i64)
-            .fetch_all(&mut *tx)
-            .await
-            .map_err(backend)?;
-            let Some(&(last, _)) = rows.last() else { break };
-            after = last;
-            docs += rows.len();
-            let params = self.params;
-            let (ids, prints) = tokio::task::spawn_blocking(move || {
-                let ids: Vec<DocId> = rows.iter().map(|(id, _)| *id as u64).collect();
-                let prints = rows
-                    .iter()
-                    .map(|(_, body)| fingerprints(&normalize(body).chars, params))
-                    .collect();
-                (ids, prints)
-            })
-            .await
-            .map_err(backend)?;
-            let postings = sorted_postings(ids, prints).await?;
-            write_run(&mut tx, &postings, Some(now_ms())).await?;
-        }
-        tx.commit().await.map_err(backend)?;
-        tracing::info!(
-            docs,
-            seconds = started.elapsed().as_secs_f64(),
-            "library postings rebuilt from the documents"
-        );
-        if let Err(e) = self.merge_if_due().await {
-            tracing::warn!(error = %e, "library runs not merged");
-        }
-        Ok(())
-    }
-
-    async fn ready_runs(&self) -> LibraryResult<Vec<Run>> {
-        let rows: Vec<(i64, i64, i64)> = sqlx::query_as(
-            "SELECT id, CAST(bucket_bits AS BIGINT), postings FROM library_runs \
-             WHERE ready_at IS NOT NULL AND retired_at IS NULL ORDER BY id",
-        )
-        .fetch_all(&self.store.pool)
-        .await
-        .map_err(backend)?;
-        Ok(rows
-            .into_iter()
-            .map(|(id, bits, postings)| Run {
-                id,
-                bits: bits.clamp(0, 40) as u32,
-                postings: postings.max(0) as u64,
-            })
-            .collect())
-    }
-
-    /// When more than `MAX_RUNS` runs are ready, merges the smallest (at least `MERGE_FAN_IN`)
-    /// until they are not; one node at a time (a lease), others go on.
-    async fn merge_if_due(&self) -> LibraryResult<()> {
-        if self.ready_runs().await?.len() <= MAX_RUNS {
-            return Ok(());
-        }
-        let holder = lease_holder();
-        let taken = self
-            .store
-            .take_named_lease(MERGE_LEASE, &holder, MERGE_LEASE_MS)
-            .await
-            .map_err(backend)?;
-        if !taken {
-            return Ok(());
-        }
-        let merged = async {
-            self.drop_old_runs().await?;
-            loop {
-                let mut runs = self.ready_runs().await?;
-                if runs.len() <= MAX_RUNS {
-                    return Ok(());
-                }
-                runs.sort_by_key(|r| (r.postings, r.id));
-                let take = (runs.len() - MAX_RUNS + 1).max(MERGE_FAN_IN);
-                self.merge_runs(&runs[..take], &holder).await?;
-            }
-        }
-        .await;
-        let _ = self.store.release_named_lease(MERGE_LEASE, &holder).await;
-        merged
-    }
-
-    /// Removes runs retired a while ago and runs a merger left unfinished (it died, or its lease
-    /// ran out): only the lease holder calls this.
-    async fn drop_old_runs(&self) -> LibraryResult<()> {
-        let now = now_ms();
-        let old: Vec<i64> = sqlx::query_scalar(
-            "SELECT id FROM library_runs WHERE (retired_at IS NOT NULL AND retired_at < $1) \
-             OR (ready_at IS NULL AND created_at < $2)",
-        )
-        .bind(now - RETIRED_KEEP_MS)
-        .bind(now - MERGE_LEASE_MS)
-        .fetch_all(&self.store.pool)
-        .await
-        .map_err(backend)?;
-        for id in old {
-            self.drop_run(id).await?;
-        }
-        Ok(())
-    }
-
-    async fn drop_run(&self, id: i64) -> LibraryResult<()> {
-        let mut tx = self.store.pool.begin().await.map_err(backend)?;
-        for sql in [
-            "DELETE FROM library_blocks WHERE run_id = $1",
-            "DELETE FROM library_runs WHERE id = $1",
-        ] {
-            sqlx::query(sql)
-                .bind(id)
-                .execute(&mut *tx)
-                .await
-                .map_err(backend)?;
-        }
-        tx.commit().await.map_err(backend)
-    }
-
-    /// Merges `inputs` into one new run, streaming them in key order and leaving out removed
-    /// documents; the new run replaces them in one transaction, and only if none of them was
-    /// merged meanwhile.
-    async fn merge_runs(&self, inputs: &[Run], holder: &str) -> LibraryResult<()> {
-        let started = std::time::Instant::now();
-        let removed: HashSet<DocId> = sqlx::query_scalar::<_, i64>(
-            "SELECT id FROM library_docs WHERE deleted_at IS NOT NULL",
-        )
-        .fetch_all(&self.store.pool)
-        .await
-        .map_err(backend)?
-        .into_iter()
-        .map(|id| id as u64)
-        .collect();
-        let bits = bucket_bits_for(inputs.iter().map(|r| r.postings).sum());
-        let out: i64 = sqlx::query_scalar(
-            "INSERT INTO library_runs (bucket_bits, postings, created_at) VALUES ($1, 0, $2) RETURNING id",
-        )
-        .bind(bits as i32)
-        .bind(now_ms())
-        .fetch_one(&self.store.pool)
-        .await
-        .map_err(backend)?;
-        let written = match self.write_merged(inputs, &removed, out, bits, holder).await {
-            Ok(written) => written,
-            Err(e) => {
-                let _ = self.drop_run(out).await;
-                return Err(e);
-            }
-        };
-        let now = now_ms();
-        let mut tx = self.store.pool.begin().await.map_err(backend)?;
-        let retired = sqlx::query(&format!(
-            "UPDATE library_runs SET retired_at = $1 WHERE id IN ({}) \
-             AND ready_at IS NOT NULL AND retired_at IS NULL",
-            id_list(inputs.iter().map(|r| r.id as u64))
-        ))
-        .bind(now)
-        .execute(&mut *tx)
-        .await
-        .map_err(backend)?
-        .rows_affected();
-        let ready = sqlx::query(
-            "UPDATE library_runs SET ready_at = $1, postings = $2 WHERE id = $3 AND ready_at IS NULL",
-        )
-        .bind(now)
-        .bind(written as i64)
-        .bind(out)
-        .execute(&mut *tx)
-        .await
-        .map_err(backend)?
-        .rows_affected();
-        if retired != inputs.len() as u64 || ready != 1 {
-            // Another merger (this one's lease ran out) got there first.
-            drop(tx);
-            let _ = self.drop_run(out).await;
-            return Ok(());
-        }
-        tx.commit().await.map_err(backend)?;
-        tracing::info!(
-            runs = inputs.len(),
-            postings = written,
-            seconds = started.elapsed().as_secs_f64(),
-            "library runs merged"
-        );
-        Ok(())
-    }
-
-    /// Writes the merge of `inputs` as run `out`; returns how many postings it holds.
-    async fn write_merged(
+    /// The postings of `hashes`' keys that are `relevant`, in every ready run, by key; a key
+    /// with more than `limit` of them is reported apart, as too common, without its postings.
+    async fn relevant_postings(
         &self,
-        inputs: &[Run],
-        removed: &HashSet<DocId>,
-        out: i64,
-        bits: u32,
-        holder: &str,
-    ) -> LibraryResult<u64> {
-        let mut cursors: Vec<RunCursor> = inputs.iter().map(|r| RunCursor::new(*r)).collect();
-        let mut conn = self.store.pool.acquire().await.map_err(backend)?;
-        let mut block: Vec<Posting> = Vec::new();
-        let mut pending: Vec<(u64, Vec<u8>)> = Vec::new();
-        let mut written = 0u64;
-        loop {
-            for cursor in cursors.iter_mut() {
-                cursor.fill(&self.store).await?;
-            }
-            let Some((next, from)) = cursors
-                .iter()
-                .enumerate()
-                .filter_map(|(i, c)| c.head().map(|p| (p, i)))
-                .min()
-            else {
-                break;
-            };
-            cursors[from].at += 1;
-            if removed.contains(&next.doc) {
-                continue;
-            }
-            let bucket = bucket_of(next.key, bits);
-            if let Some(first) = block.first()
-                && bucket_of(first.key, bits) != bucket
-            {
-                pending.extend(blocks(&block, bits));
-                block.clear();
-                if pending.len() >= BLOCKS_PER_INSERT {
-                    write_blocks(&mut conn, out, &mut pending).await?;
-                    // A long merge keeps its lease.
-                    self.store
-                        .take_named_lease(MERGE_LEASE, holder, MERGE_LEASE_MS)
-                        .await
-                        .map_err(backend)?;
-                }
-            }
-            block.push(next);
-            written += 1;
-        }
-        pending.extend(blocks(&block, bits));
-        write_blocks(&mut conn, out, &mut pending).await?;
-        Ok(written)
-    }
-
-    /// The postings of `hashes`' keys in every ready run (live or not, any scope).
-    async fn raw_postings(&self, hashes: &[u64]) -> LibraryResult<Vec<Posting>> {
+        hashes: &[u64],
+        relevant: impl Fn(&Posting) -> bool + Sync,
+        limit: usize,
+    ) -> LibraryResult<(HashMap<u64, Vec<Posting>>, HashSet<u64>)> {
         self.ensure_indexed().await?;
         let mut keys: Vec<u64> = hashes.iter().map(|&h| hash_key(h)).collect();
         keys.sort_unstable();
         keys.dedup();
         if keys.is_empty() {
-            return Ok(Vec::new());
+            return Ok(Default::default());
         }
-        let runs = self.ready_runs().await?;
-        // A few runs at a time, each on a connection of its own.
-        let found: Vec<Vec<Posting>> = futures_util::stream::iter(runs)
-            .map(|run| self.run_postings(run, &keys))
-            .buffer_unordered(4)
-            .try_collect()
-            .await?;
-        Ok(found.into_iter().flatten().collect())
+        // A merge may retire and, minutes later, drop a run this check listed: read again then.
+        let mut attempts = 0;
+        let found = loop {
+            let runs = self.ready_runs().await?;
+            let found: Vec<Vec<Posting>> = futures_util::stream::iter(runs.iter().copied())
+                .map(|run| self.run_postings(run, &keys, &relevant, limit))
+                .buffer_unordered(RUNS_READ_AT_ONCE)
+                .try_collect()
+                .await?;
+            attempts += 1;
+            if attempts >= 3 || self.runs_exist(&runs).await? {
+                break found;
+            }
+        };
+        let mut by_key: HashMap<u64, Vec<Posting>> = HashMap::new();
+        for p in found.into_iter().flatten() {
+            by_key.entry(p.key).or_default().push(p);
+        }
+        let mut too_common = HashSet::new();
+        by_key.retain(|&key, hits| {
+            let keep = hits.len() <= limit;
+            if !keep {
+                too_common.insert(key);
+            }
+            keep
+        });
+        Ok((by_key, too_common))
     }
 
-    /// The postings of `keys` (sorted, distinct) in one run.
-    async fn run_postings(&self, run: Run, keys: &[u64]) -> LibraryResult<Vec<Posting>> {
+    /// The relevant postings of `keys` (sorted, distinct) in one run, at most `limit + 1` a key.
+    async fn run_postings(
+        &self,
+        run: Run,
+        keys: &[u64],
+        relevant: &(impl Fn(&Posting) -> bool + Sync),
+        limit: usize,
+    ) -> LibraryResult<Vec<Posting>> {
         let mut buckets: Vec<u64> = keys.iter().map(|&k| bucket_of(k, run.bits)).collect();
         buckets.dedup();
         let mut found = Vec::new();
         let mut decoded = Vec::new();
+        let mut per_key: HashMap<u64, usize> = HashMap::new();
         for chunk in buckets.chunks(BUCKETS_PER_QUERY) {
             let rows: Vec<(i64, Vec<u8>)> = sqlx::query_as(&format!(
                 "SELECT bucket, entries FROM library_blocks WHERE run_id = {} AND bucket IN ({})",
@@ -557,59 +283,75 @@ impl SqlLibrary {
                 let from = keys.partition_point(|&k| bucket_of(k, run.bits) < bucket);
                 let to = keys.partition_point(|&k| bucket_of(k, run.bits) <= bucket);
                 let wanted = &keys[from..to];
-                found.extend(
-                    decoded
-                        .iter()
-                        .filter(|p| wanted.binary_search(&p.key).is_ok()),
-                );
+                for p in &decoded {
+                    if wanted.binary_search(&p.key).is_err() || !relevant(p) {
+                        continue;
+                    }
+                    let seen = per_key.entry(p.key).or_default();
+                    if *seen <= limit {
+                        *seen += 1;
+                        found.push(*p);
+                    }
+                }
             }
         }
         Ok(found)
     }
 
-    /// The postings of `hashes`' keys whose documents are live and admitted by `admits`, by key;
-    /// and apart, the keys whose raw postings (any document) are `too_common`, not looked up.
-    async fn live_postings(
-        &self,
-        hashes: &[u64],
-        too_common: impl Fn(&[(DocId, u32)]) -> bool,
-        admits: impl Fn(Scope, Option<i64>) -> bool,
-    ) -> LibraryResult<(HashMap<u64, Vec<(DocId, u32)>>, HashSet<u64>)> {
-        let mut by_key: HashMap<u64, Vec<(DocId, u32)>> = HashMap::new();
-        for p in self.raw_postings(hashes).await? {
-            by_key.entry(p.key).or_default().push((p.doc, p.pos));
-        }
-        let mut left_out = HashSet::new();
-        by_key.retain(|&key, hits| {
-            let keep = !too_common(hits);
-            if !keep {
-                left_out.insert(key);
-            }
-            keep
-        });
-        let mut docs: Vec<DocId> = by_key.values().flatten().map(|&(doc, _)| doc).collect();
-        docs.sort_unstable();
-        docs.dedup();
-        let mut admitted: HashSet<DocId> = HashSet::new();
+    /// Which of `docs` have been removed.
+    async fn removed_among(&self, docs: &[DocId]) -> LibraryResult<HashSet<DocId>> {
+        let mut removed = HashSet::new();
         for chunk in docs.chunks(DOCS_PER_QUERY) {
-            let rows: Vec<(i64, String, Option<i64>)> = sqlx::query_as(&format!(
-                "SELECT id, scope, owner FROM library_docs WHERE deleted_at IS NULL AND id IN ({})",
+            let ids: Vec<i64> = sqlx::query_scalar(&format!(
+                "SELECT id FROM library_docs WHERE deleted_at IS NOT NULL AND id IN ({})",
                 id_list(chunk.iter().copied())
             ))
             .persistent(false)
             .fetch_all(&self.store.pool)
             .await
             .map_err(backend)?;
-            admitted.extend(
-                rows.into_iter()
-                    .filter(|(_, scope, owner)| admits(scope_from(scope), *owner))
-                    .map(|(id, _, _)| id as u64),
-            );
+            removed.extend(ids.into_iter().map(|id| id as u64));
         }
-        for hits in by_key.values_mut() {
-            hits.retain(|(doc, _)| admitted.contains(doc));
+        Ok(removed)
+    }
+
+    /// The live documents of `owner` outside the public library (their postings carry no
+    /// public mark): a student has a few.
+    async fn own_documents(&self, owner: Option<i64>) -> LibraryResult<HashSet<DocId>> {
+        let Some(owner) = owner else {
+            return Ok(HashSet::new());
+        };
+        let ids: Vec<i64> = sqlx::query_scalar(
+            "SELECT id FROM library_docs WHERE owner = $1 AND deleted_at IS NULL AND scope <> 'public'",
+        )
+        .bind(owner)
+        .fetch_all(&self.store.pool)
+        .await
+        .map_err(backend)?;
+        Ok(ids.into_iter().map(|id| id as u64).collect())
+    }
+
+    /// `by_key` without the postings of removed public documents (a student's own documents
+    /// are known live).
+    async fn without_removed(
+        &self,
+        mut by_key: HashMap<u64, Vec<Posting>>,
+    ) -> LibraryResult<HashMap<u64, Vec<Posting>>> {
+        let mut public: Vec<DocId> = by_key
+            .values()
+            .flatten()
+            .filter(|p| p.public)
+            .map(|p| p.doc)
+            .collect();
+        public.sort_unstable();
+        public.dedup();
+        let removed = self.removed_among(&public).await?;
+        if !removed.is_empty() {
+            for hits in by_key.values_mut() {
+                hits.retain(|p| !removed.contains(&p.doc));
+            }
         }
-        Ok((by_key, left_out))
+        Ok(by_key)
     }
 
     /// Bytes PostgreSQL or SQLite keeps for `tables` (a quoted, comma-separated list).
@@ -674,138 +416,6 @@ impl SqlLibrary {
     }
 }
 
-/// The batch's postings sorted by key, document and position (off the async runtime).
-async fn sorted_postings(
-    ids: Vec<DocId>,
-    prints: Vec<Vec<simcheck::fingerprint::Fingerprint>>,
-) -> LibraryResult<Vec<Posting>> {
-    tokio::task::spawn_blocking(move || {
-        let mut postings: Vec<Posting> = ids
-            .iter()
-            .zip(&prints)
-            .flat_map(|(&doc, prints)| {
-                prints.iter().map(move |fp| Posting {
-                    key: hash_key(fp.hash),
-                    doc,
-                    pos: fp.pos,
-                })
-            })
-            .collect();
-        postings.sort_unstable();
-        postings
-    })
-    .await
-    .map_err(backend)
-}
-
-/// Writes sorted postings as a new run (ready at `ready_at`, or not yet when `None`).
-async fn write_run(
-    tx: &mut Transaction<'_, Any>,
-    postings: &[Posting],
-    ready_at: Option<i64>,
-) -> LibraryResult<i64> {
-    let bits = bucket_bits_for(postings.len() as u64);
-    let run: i64 = sqlx::query_scalar(
-        "INSERT INTO library_runs (bucket_bits, postings, created_at, ready_at) \
-         VALUES ($1, $2, $3, $4) RETURNING id",
-    )
-    .bind(bits as i32)
-    .bind(postings.len() as i64)
-    .bind(now_ms())
-    .bind(ready_at)
-    .fetch_one(&mut **tx)
-    .await
-    .map_err(backend)?;
-    let mut pending = Vec::with_capacity(BLOCKS_PER_INSERT);
-    for block in blocks(postings, bits) {
-        pending.push(block);
-        if pending.len() >= BLOCKS_PER_INSERT {
-            write_blocks(tx, run, &mut pending).await?;
-        }
-    }
-    write_blocks(tx, run, &mut pending).await?;
-    Ok(run)
-}
-
-/// Inserts `pending` blocks of `run` in one statement and empties it.
-async fn write_blocks(
-    conn: &mut AnyConnection,
-    run: i64,
-    pending: &mut Vec<(u64, Vec<u8>)>,
-) -> LibraryResult<()> {
-    if pending.is_empty() {
-        return Ok(());
-    }
-    let mut sql = String::from("INSERT INTO library_blocks (run_id, bucket, entries) VALUES ");
-    for (i, (bucket, _)) in pending.iter().enumerate() {
-        let sep = if i == 0 { "" } else { "," };
-        let _ = write!(sql, "{sep}({run},{},${})", *bucket as i64, i + 1);
-    }
-    let mut query = sqlx::query(&sql).persistent(false);
-    for (_, entries) in pending.drain(..) {
-        query = query.bind(entries);
-    }
-    query.execute(&mut *conn).await.map_err(backend)?;
-    Ok(())
-}
-
-/// A merge's reading position in one run: blocks read a page at a time, in bucket order,
-/// which is key order.
-struct RunCursor {
-    run: Run,
-    /// The last bucket read; `None` before the first page.
-    last_bucket: Option<i64>,
-    buffer: Vec<Posting>,
-    at: usize,
-    done: bool,
-}
-
-impl RunCursor {
-    fn new(run: Run) -> Self {
-        RunCursor {
-            run,
-            last_bucket: None,
-            buffer: Vec::new(),
-            at: 0,
-            done: false,
-        }
-    }
-
-    fn head(&self) -> Option<Posting> {
-        self.buffer.get(self.at).copied()
-    }
-
-    /// Reads the next page when this one is used up.
-    async fn fill(&mut self, store: &Store) -> LibraryResult<()> {
-        while self.at >= self.buffer.len() && !self.done {
-            let rows: Vec<(i64, Vec<u8>)> = sqlx::query_as(
-                "SELECT bucket, entries FROM library_blocks WHERE run_id = $1 AND bucket > $2 \
-                 ORDER BY bucket LIMIT $3",
-            )
-            .bind(self.run.id)
-            .bind(self.last_bucket.unwrap_or(-1))
-            .bind(MERGE_READ_BLOCKS as i64)
-            .fetch_all(&store.pool)
-            .await
-            .map_err(backend)?;
-            self.buffer.clear();
-            self.at = 0;
-            self.done = rows.len() < MERGE_READ_BLOCKS;
-            for (bucket, entries) in rows {
-                self.last_bucket = Some(bucket);
-                let bucket = bucket as u64;
-                decode_block(
-                    &entries,
-                    bucket_base(bucket, self.run.bits),
-                    self.run.bits,
-                    &mut self.buffer,
-                )?;
-            }
-        }
-        Ok(())
-    }
-}
-
 impl Library for SqlLibrary {
     fn params(&self) -> FingerprintParams {
         self.params
@@ -816,8 +426,8 @@ impl Library for SqlLibrary {
             .await
     }
 
-    /// Marks the document removed: checks stop finding it at once, and its postings go at the
-    /// next merge of their run.
+    /// Marks the document removed: checks stop finding it at once, and its postings go when
+    /// their run is next merged.
     async fn remove(&self, id: DocId) -> LibraryResult<bool> {
         let marked = sqlx::query("UPDATE library_docs SET deleted_at = $1, body = '' WHERE id = $2 AND deleted_at IS NULL")
             .bind(now_ms())
@@ -876,26 +486,20 @@ impl Library for SqlLibrary {
     }
 
     async fn document_frequencies(&self, hashes: &[u64], cap: u32) -> LibraryResult<Vec<u32>> {
-        let max_raw = (cap as usize).saturating_mul(RAW_POSTINGS_FACTOR);
-        let raw_docs_over = |hits: &[(DocId, u32)]| {
-            let docs: HashSet<DocId> = hits.iter().map(|&(doc, _)| doc).collect();
-            docs.len() > max_raw
-        };
-        let (live, too_common) = self
-            .live_postings(hashes, raw_docs_over, |scope, _| scope == Scope::Public)
-            .await?;
+        let limit = (cap as usize).saturating_mul(DF_POSTINGS_FACTOR);
+        let (by_key, too_common) = self.relevant_postings(hashes, |p| p.public, limit).await?;
+        let live = self.without_removed(by_key).await?;
         let mut docs: HashSet<DocId> = HashSet::new();
         Ok(hashes
             .iter()
-            .map(|&h| match live.get(&hash_key(h)) {
-                Some(hits) => {
-                    docs.clear();
-                    docs.extend(hits.iter().map(|&(doc, _)| doc));
-                    (docs.len() as u32).min(cap)
+            .map(|&h| {
+                let key = hash_key(h);
+                if too_common.contains(&key) {
+                    return cap;
                 }
-                // Too common to look up: as common as the cap says.
-                None if too_common.contains(&hash_key(h)) => cap,
-                None => 0,
+                docs.clear();
+                docs.extend(live.get(&key).into_iter().flatten().map(|p| p.doc));
+                (docs.len() as u32).min(cap)
             })
             .collect())
     }
@@ -906,14 +510,12 @@ impl Library for SqlLibrary {
         filter: ScopeFilter,
         max_postings_per_hash: usize,
     ) -> LibraryResult<Vec<Seed>> {
-        let max_raw = max_postings_per_hash.saturating_mul(RAW_POSTINGS_FACTOR);
-        let (live, _too_common) = self
-            .live_postings(
-                query_hashes,
-                |hits| hits.len() > max_raw,
-                |scope, owner| filter.admits(scope, owner),
-            )
+        let own = self.own_documents(filter.owner).await?;
+        let limit = max_postings_per_hash.saturating_mul(RAW_POSTINGS_FACTOR);
+        let (by_key, _too_common) = self
+            .relevant_postings(query_hashes, |p| p.public || own.contains(&p.doc), limit)
             .await?;
+        let live = self.without_removed(by_key).await?;
         let mut seeds = Vec::new();
         for (query_pos, &hash) in query_hashes.iter().enumerate() {
             let Some(hits) = live.get(&hash_key(hash)) else {
@@ -922,9 +524,9 @@ impl Library for SqlLibrary {
             if hits.len() > max_postings_per_hash {
                 continue;
             }
-            seeds.extend(hits.iter().map(|&(doc, source_pos)| Seed {
-                doc,
-                source_pos,
+            seeds.extend(hits.iter().map(|p| Seed {
+                doc: p.doc,
+                source_pos: p.pos,
                 query_pos: query_pos as u32,
             }));
         }
@@ -936,9 +538,19 @@ impl Library for SqlLibrary {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::library_runs::MAX_RUNS;
     use crate::store_test;
+    use simcheck::fingerprint::fingerprints;
+    use simcheck::normalize::normalize;
 
     /// 300 characters of CJK drawn from a generator seeded by `i`: no two texts share k-grams.
+    fn quiet(store: Store) -> SqlLibrary {
+        SqlLibrary {
+            background: false,
+            ..SqlLibrary::new(store, FingerprintParams::default())
+        }
+    }
+
     fn doc_text(i: usize) -> String {
         let mut state = (i as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15);
         (0..300)
@@ -979,7 +591,7 @@ mod tests {
     store_test!(
         runs_are_merged_and_removed_documents_dropped,
         |store: Store| async move {
-            let library = SqlLibrary::new(store, FingerprintParams::default());
+            let library = quiet(store);
             let mut ids = Vec::new();
             for i in 0..20 {
                 let added = library
@@ -987,6 +599,7 @@ mod tests {
                     .await
                     .unwrap();
                 ids.extend(added);
+                library.maintain().await.unwrap();
                 assert!(library.ready_runs().await.unwrap().len() <= MAX_RUNS);
             }
             for &id in &ids[..3] {
@@ -1015,7 +628,7 @@ mod tests {
     );
 
     store_test!(a_stale_merge_changes_nothing, |store: Store| async move {
-        let library = SqlLibrary::new(store.clone(), FingerprintParams::default());
+        let library = quiet(store.clone());
         for i in 0..3 {
             library
                 .add(vec![NewDoc::public(format!("文档{i}"), doc_text(i))])
@@ -1024,7 +637,13 @@ mod tests {
         }
         let runs = library.ready_runs().await.unwrap();
         library.merge_runs(&runs[..2], "first").await.unwrap();
-        // A second merger with the same (now retired) inputs writes nothing that stays.
+        // A merger whose lease another took stops, and leaves nothing.
+        assert!(library.merge_runs(&runs[..2], "second").await.is_err());
+        // One holding the lease, with inputs merged meanwhile, writes nothing that stays.
+        store
+            .release_named_lease("library_merge", "first")
+            .await
+            .unwrap();
         library.merge_runs(&runs[..2], "second").await.unwrap();
         let after = library.ready_runs().await.unwrap();
         assert_eq!(after.len(), 2);
@@ -1061,7 +680,7 @@ mod tests {
     store_test!(
         postings_are_rebuilt_from_the_texts,
         |store: Store| async move {
-            let library = SqlLibrary::new(store.clone(), FingerprintParams::default());
+            let library = quiet(store.clone());
             let ids = library
                 .add(
                     (0..4)
@@ -1075,7 +694,7 @@ mod tests {
             for sql in ["DELETE FROM library_blocks", "DELETE FROM library_runs"] {
                 sqlx::query(sql).execute(&store.pool).await.unwrap();
             }
-            let reopened = SqlLibrary::new(store.clone(), FingerprintParams::default());
+            let reopened = quiet(store.clone());
             assert_eq!(
                 found_docs(&reopened, &doc_text(0)).await,
                 Vec::<DocId>::new()
@@ -1087,6 +706,40 @@ mod tests {
                 .map(|i| fingerprints(&normalize(&doc_text(i)).chars, reopened.params).len() as u64)
                 .sum();
             assert_eq!(ready_postings(&reopened).await, live);
+        }
+    );
+
+    store_test!(
+        other_students_copies_do_not_make_a_source_common,
+        |store: Store| async move {
+            let library = quiet(store);
+            let source = library
+                .add(vec![NewDoc::public("来源", doc_text(1))])
+                .await
+                .unwrap()[0];
+            // Five other students checked papers copying the same source.
+            for owner in 10..15 {
+                let mut copy = NewDoc::public(format!("学生{owner}的论文"), doc_text(1));
+                copy.scope = Scope::Private;
+                copy.owner = Some(owner);
+                library.add(vec![copy]).await.unwrap();
+            }
+            let chars = normalize(&doc_text(1)).chars;
+            let hashes = simcheck::fingerprint::kgram_hashes(&chars, library.params.k);
+            let filter = ScopeFilter { owner: Some(99) };
+            let seeds = library.seeds(&hashes, filter, 3).await.unwrap();
+            assert!(!seeds.is_empty());
+            assert!(seeds.iter().all(|s| s.doc == source));
+            // Their own copy is theirs to match, beside the source.
+            let theirs = library
+                .seeds(&hashes, ScopeFilter { owner: Some(10) }, 3)
+                .await
+                .unwrap();
+            let mut docs: Vec<DocId> = theirs.iter().map(|s| s.doc).collect();
+            docs.dedup();
+            docs.sort_unstable();
+            docs.dedup();
+            assert_eq!(docs.len(), 2);
         }
     );
 }

@@ -6,7 +6,9 @@
 //! `bits` bucket bits puts a key in bucket `key >> (48 - bits)`; `bits` is chosen so a block
 //! holds about `ENTRIES_PER_BLOCK` postings. A block's entries, sorted by (key, document,
 //! position), are each three varints: the key's gap from the previous key (the first from the
-//! bucket's first key), the document id and the stream position.
+//! bucket's first key), the document id shifted left by one with the low bit set for a public
+//! document (so a check counts a common k-gram's public postings without looking documents
+//! up), and the stream position.
 
 use simcheck::library::{DocId, LibraryError};
 
@@ -22,6 +24,8 @@ pub(crate) struct Posting {
     pub key: u64,
     pub doc: DocId,
     pub pos: u32,
+    /// The document is in the public library (not a student's own).
+    pub public: bool,
 }
 
 pub(crate) fn hash_key(hash: u64) -> u64 {
@@ -70,7 +74,7 @@ pub(crate) fn encode_block(entries: &[Posting], base: u64) -> Vec<u8> {
     let mut previous = base;
     for p in entries {
         put_varint(&mut out, p.key - previous);
-        put_varint(&mut out, p.doc);
+        put_varint(&mut out, p.doc << 1 | u64::from(p.public));
         put_varint(&mut out, u64::from(p.pos));
         previous = p.key;
     }
@@ -99,8 +103,9 @@ pub(crate) fn decode_block(
         }
         out.push(Posting {
             key,
-            doc,
+            doc: doc >> 1,
             pos: u32::try_from(pos).map_err(|_| corrupt())?,
+            public: doc & 1 == 1,
         });
     }
     Ok(())
@@ -125,7 +130,12 @@ mod tests {
     use proptest::prelude::*;
 
     fn posting(key: u64, doc: DocId, pos: u32) -> Posting {
-        Posting { key, doc, pos }
+        Posting {
+            key,
+            doc,
+            pos,
+            public: doc % 3 != 0,
+        }
     }
 
     #[test]
@@ -176,7 +186,7 @@ mod tests {
     proptest! {
         #[test]
         fn any_postings_round_trip(
-            raw in proptest::collection::vec((0u64..(1 << 48), 0u64..u64::MAX, any::<u32>()), 0..200),
+            raw in proptest::collection::vec((0u64..(1 << 48), 0u64..(1 << 62), any::<u32>()), 0..200),
             bits in 0u32..=40,
         ) {
             let mut postings: Vec<Posting> =

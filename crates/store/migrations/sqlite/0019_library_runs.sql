@@ -17,4 +17,8 @@ CREATE TABLE library_blocks (
     bucket BIGINT NOT NULL,
     entries BLOB NOT NULL,
     PRIMARY KEY (run_id, bucket)
-) WITHOUT ROWID;
+);
+
+-- A student's own documents are looked up by owner at every check; merges read the removed ids.
+CREATE INDEX library_docs_owner ON library_docs(owner) WHERE owner IS NOT NULL;
+CREATE INDEX library_docs_removed ON library_docs(id) WHERE deleted_at IS NOT NULL;

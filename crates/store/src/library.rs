@@ -14,7 +14,9 @@
 //! into SQL text.
 
 use crate::library_runs::{Run, id_list, postings_of, write_run};
-use crate::postings::{Posting, bucket_base, bucket_of, decode_block, hash_key};
+use crate::postings::{
+    Posting, block_key, bucket_base, bucket_of, bucket_of_block, decode_block, hash_key,
+};
 use crate::{Store, now_ms};
 use futures_util::{StreamExt, TryStreamExt};
 use simcheck::fingerprint::FingerprintParams;
@@ -263,16 +265,15 @@ impl SqlLibrary {
         let mut per_key: HashMap<u64, usize> = HashMap::new();
         for chunk in buckets.chunks(BUCKETS_PER_QUERY) {
             let rows: Vec<(i64, Vec<u8>)> = sqlx::query_as(&format!(
-                "SELECT bucket, entries FROM library_blocks WHERE run_id = {} AND bucket IN ({})",
-                run.id,
-                id_list(chunk.iter().copied())
+                "SELECT block, entries FROM library_blocks WHERE block IN ({})",
+                id_list(chunk.iter().map(|&b| block_key(run.id, b) as u64))
             ))
             .persistent(false)
             .fetch_all(&self.store.pool)
             .await
             .map_err(backend)?;
-            for (bucket, entries) in rows {
-                let bucket = bucket as u64;
+            for (block, entries) in rows {
+                let bucket = bucket_of_block(block);
                 decoded.clear();
                 decode_block(
                     &entries,
@@ -666,7 +667,7 @@ mod tests {
         library.drop_old_runs().await.unwrap();
         let (runs, blocks): (i64, i64) = sqlx::query_as(
             "SELECT (SELECT COUNT(*) FROM library_runs), \
-             (SELECT COUNT(*) FROM library_blocks WHERE run_id NOT IN (SELECT id FROM library_runs))",
+             (SELECT COUNT(*) FROM library_blocks WHERE block / 1099511627776 NOT IN (SELECT id FROM library_runs))",
         )
         .fetch_one(&store.pool)
         .await

@@ -4,7 +4,10 @@
 //! they go, and a run becomes visible only in the short transaction that makes it ready.
 
 use crate::library::{SqlLibrary, backend};
-use crate::postings::{Posting, blocks, bucket_base, bucket_bits_for, bucket_of, decode_block};
+use crate::postings::{
+    MAX_RUN_ID, Posting, block_key, blocks, bucket_base, bucket_bits_for, bucket_of,
+    bucket_of_block, decode_block,
+};
 use crate::{Store, now_ms};
 use simcheck::fingerprint::fingerprints;
 use simcheck::library::{DocId, LibraryError, LibraryResult};
@@ -55,6 +58,22 @@ pub(crate) fn id_list(ids: impl IntoIterator<Item = u64>) -> String {
     out
 }
 
+/// The block keys of a run: from the first, up to (not including) the next run's first.
+fn block_range(run: i64) -> (i64, i64) {
+    (block_key(run, 0), block_key(run + 1, 0))
+}
+
+/// Refuses a run id its blocks cannot be keyed under (eight million imports and merges).
+fn check_run_id(run: i64) -> LibraryResult<i64> {
+    if (1..MAX_RUN_ID).contains(&run) {
+        Ok(run)
+    } else {
+        Err(LibraryError::Backend(format!(
+            "相似库的批次编号 {run} 超出范围"
+        )))
+    }
+}
+
 fn lease_lost() -> LibraryError {
     LibraryError::Backend("相似库维护的租约已失效（其他节点接手）".into())
 }
@@ -98,7 +117,8 @@ pub(crate) async fn write_run(
     .bind(ready_at)
     .fetch_one(&mut **tx)
     .await
-    .map_err(backend)?;
+    .map_err(backend)
+    .and_then(check_run_id)?;
     let mut pending = Vec::with_capacity(BLOCKS_PER_INSERT);
     for block in blocks(postings, bits) {
         pending.push(block);
@@ -119,10 +139,10 @@ async fn write_blocks(
     if pending.is_empty() {
         return Ok(());
     }
-    let mut sql = String::from("INSERT INTO library_blocks (run_id, bucket, entries) VALUES ");
+    let mut sql = String::from("INSERT INTO library_blocks (block, entries) VALUES ");
     for (i, (bucket, _)) in pending.iter().enumerate() {
         let sep = if i == 0 { "" } else { "," };
-        let _ = write!(sql, "{sep}({run},{},${})", *bucket as i64, i + 1);
+        let _ = write!(sql, "{sep}({},${})", block_key(run, *bucket), i + 1);
     }
     let mut query = sqlx::query(&sql).persistent(false);
     for (_, entries) in pending.drain(..) {
@@ -136,8 +156,8 @@ async fn write_blocks(
 /// which is key order.
 struct RunCursor {
     run: Run,
-    /// The last bucket read; `None` before the first page.
-    last_bucket: Option<i64>,
+    /// The last block read; `None` before the first page.
+    last_block: Option<i64>,
     buffer: Vec<Posting>,
     at: usize,
     done: bool,
@@ -147,7 +167,7 @@ impl RunCursor {
     fn new(run: Run) -> Self {
         RunCursor {
             run,
-            last_bucket: None,
+            last_block: None,
             buffer: Vec::new(),
             at: 0,
             done: false,
@@ -157,12 +177,13 @@ impl RunCursor {
     /// The next posting, reading the next page when this one is used up.
     async fn next(&mut self, store: &Store) -> LibraryResult<Option<Posting>> {
         while self.at >= self.buffer.len() && !self.done {
+            let (from, to) = block_range(self.run.id);
             let rows: Vec<(i64, Vec<u8>)> = sqlx::query_as(
-                "SELECT bucket, entries FROM library_blocks WHERE run_id = $1 AND bucket > $2 \
-                 ORDER BY bucket LIMIT $3",
+                "SELECT block, entries FROM library_blocks WHERE block >= $1 AND block < $2 \
+                 ORDER BY block LIMIT $3",
             )
-            .bind(self.run.id)
-            .bind(self.last_bucket.unwrap_or(-1))
+            .bind(self.last_block.map_or(from, |b| b + 1))
+            .bind(to)
             .bind(MERGE_READ_BLOCKS as i64)
             .fetch_all(&store.pool)
             .await
@@ -170,9 +191,9 @@ impl RunCursor {
             self.buffer.clear();
             self.at = 0;
             self.done = rows.len() < MERGE_READ_BLOCKS;
-            for (bucket, entries) in rows {
-                self.last_bucket = Some(bucket);
-                let bucket = bucket as u64;
+            for (block, entries) in rows {
+                self.last_block = Some(block);
+                let bucket = bucket_of_block(block);
                 decode_block(
                     &entries,
                     bucket_base(bucket, self.run.bits),
@@ -336,16 +357,18 @@ impl SqlLibrary {
 
     pub(crate) async fn drop_run(&self, id: i64) -> LibraryResult<()> {
         let mut tx = self.store.pool.begin().await.map_err(backend)?;
-        for sql in [
-            "DELETE FROM library_blocks WHERE run_id = $1",
-            "DELETE FROM library_runs WHERE id = $1",
-        ] {
-            sqlx::query(sql)
-                .bind(id)
-                .execute(&mut *tx)
-                .await
-                .map_err(backend)?;
-        }
+        let (from, to) = block_range(id);
+        sqlx::query("DELETE FROM library_blocks WHERE block >= $1 AND block < $2")
+            .bind(from)
+            .bind(to)
+            .execute(&mut *tx)
+            .await
+            .map_err(backend)?;
+        sqlx::query("DELETE FROM library_runs WHERE id = $1")
+            .bind(id)
+            .execute(&mut *tx)
+            .await
+            .map_err(backend)?;
         tx.commit().await.map_err(backend)
     }
 
@@ -362,7 +385,8 @@ impl SqlLibrary {
         .bind(now_ms())
         .fetch_one(&self.store.pool)
         .await
-        .map_err(backend)?;
+        .map_err(backend)
+        .and_then(check_run_id)?;
         let swapped = async {
             let written = self.write_merged(inputs, out, bits, holder).await?;
             self.renew(MERGE_LEASE, holder).await?;

@@ -18,6 +18,18 @@ pub(crate) const KEY_BITS: u32 = 48;
 /// small part of the block's 8 bytes per posting.
 const ENTRIES_PER_BLOCK: u64 = 32;
 const MAX_BUCKET_BITS: u32 = 40;
+/// Runs are numbered below this: a block's key is `run << 40 | bucket`.
+pub(crate) const MAX_RUN_ID: i64 = (1 << (63 - MAX_BUCKET_BITS)) - 1;
+
+/// The key of a run's block (`library_blocks.block`).
+pub(crate) fn block_key(run: i64, bucket: u64) -> i64 {
+    run << MAX_BUCKET_BITS | bucket as i64
+}
+
+/// The bucket of a block key.
+pub(crate) fn bucket_of_block(block: i64) -> u64 {
+    (block as u64) & ((1 << MAX_BUCKET_BITS) - 1)
+}
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub(crate) struct Posting {

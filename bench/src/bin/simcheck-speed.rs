@@ -238,6 +238,13 @@ async fn postgres_row(docs: usize, runs: usize) -> serde_json::Value {
     let document_bytes = library.document_bytes().await.expect("size");
     row["document_bytes"] = document_bytes.into();
     row["document_bytes_per_char"] = (document_bytes as f64 / library_chars as f64).into();
+    // Runs a merge retired stay on disk for checks still reading them (10 minutes).
+    let (live, waiting) = library.postings_on_disk().await.expect("runs");
+    let live_share = live as f64 / (live + waiting).max(1) as f64;
+    row["postings_live"] = live.into();
+    row["postings_awaiting_removal"] = waiting.into();
+    row["index_bytes_per_char_live_estimate"] =
+        (index_bytes as f64 * live_share / library_chars as f64).into();
     row
 }
 

@@ -700,8 +700,8 @@ mod tests {
                 found_docs(&reopened, &doc_text(0)).await,
                 Vec::<DocId>::new()
             );
-            for i in 1..4 {
-                assert_eq!(found_docs(&reopened, &doc_text(i)).await, vec![ids[i]]);
+            for (i, &id) in ids.iter().enumerate().skip(1) {
+                assert_eq!(found_docs(&reopened, &doc_text(i)).await, vec![id]);
             }
             let live: u64 = (1..4)
                 .map(|i| fingerprints(&normalize(&doc_text(i)).chars, reopened.params).len() as u64)

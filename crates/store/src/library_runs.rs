@@ -227,6 +227,21 @@ impl SqlLibrary {
             .collect())
     }
 
+    /// Postings in ready runs, and in runs retired or unfinished that await removal: the share
+    /// of `index_bytes` a library keeps once retired runs are gone.
+    pub async fn postings_on_disk(&self) -> LibraryResult<(u64, u64)> {
+        let (live, waiting): (i64, i64) = sqlx::query_as(
+            "SELECT CAST(COALESCE(SUM(CASE WHEN ready_at IS NOT NULL AND retired_at IS NULL \
+             THEN postings ELSE 0 END), 0) AS BIGINT), \
+             CAST(COALESCE(SUM(CASE WHEN ready_at IS NOT NULL AND retired_at IS NULL \
+             THEN 0 ELSE postings END), 0) AS BIGINT) FROM library_runs",
+        )
+        .fetch_one(&self.store.pool)
+        .await
+        .map_err(backend)?;
+        Ok((live.max(0) as u64, waiting.max(0) as u64))
+    }
+
     /// Whether these runs all still exist (a check that read them read them whole).
     pub(crate) async fn runs_exist(&self, runs: &[Run]) -> LibraryResult<bool> {
         if runs.is_empty() {
@@ -311,8 +326,10 @@ impl SqlLibrary {
             return Ok(false);
         }
         let done = async {
-            self.drop_old_runs().await?;
             loop {
+                // Also between merges: while imports keep coming, this holder keeps the lease
+                // and nobody else would drop what its merges retired.
+                self.drop_old_runs().await?;
                 let mut runs = self.ready_runs().await?;
                 if runs.len() <= MAX_RUNS {
                     return Ok(true);

@@ -146,7 +146,7 @@ mod tests {
             key,
             doc,
             pos,
-            public: doc % 3 != 0,
+            public: !doc.is_multiple_of(3),
         }
     }
 

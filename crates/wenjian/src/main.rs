@@ -404,7 +404,10 @@ async fn run() -> anyhow::Result<()> {
                         store.clone(),
                         simcheck::FingerprintParams::default(),
                     );
-                    corpus_command(&config, store, library, command).await
+                    corpus_command(&config, store, library.clone(), command).await?;
+                    // An import's merges run in the background: finished before the process ends.
+                    library.settle().await?;
+                    Ok(())
                 }
                 _ => {
                     let library = corpus::open_library(&config.library_dir())?;

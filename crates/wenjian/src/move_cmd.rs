@@ -104,6 +104,8 @@ pub async fn run(config: &Config, target_url: &str, files_to: &str) -> anyhow::R
             to.add_keeping_ids(batch).await?;
             docs += chunk.len();
         }
+        // The batches' runs are merged before the process ends.
+        to.settle().await?;
         println!("比对库：{docs} 篇文档（保留原编号，存入数据库）");
     }
 

@@ -381,11 +381,10 @@ impl SqlLibrary {
         }
     }
 
-    /// PostgreSQL plans a check's postings lookups from its statistics: on tables that grew
-    /// since they were last analysed it walks every document instead of the hash index (a
-    /// 10,000-document library: 1.5 s a check against 28 ms; p95 79 s). Autovacuum analyses
-    /// the partitions only after a pause and never the partitioned parent, so an import brings
-    /// them up to date itself once a tenth more documents (at least 500) have come in.
+    /// PostgreSQL plans from its statistics, and autovacuum refreshes them only after a pause;
+    /// stale ones once made checks walk whole tables (p95 79 s with a row per posting). Block
+    /// lookups no longer depend on them (one-column keys), but the document lookups do, so an
+    /// import refreshes them itself once a tenth more documents (at least 500) have come in.
     async fn analyze_after_growth(&self) {
         if self.store.backend != crate::Backend::Postgres {
             return;

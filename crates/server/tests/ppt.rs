@@ -769,3 +769,100 @@ async fn long_bullets_are_shortened_by_the_local_model_and_every_answer_is_check
     }
     server.stop().await;
 }
+
+/// The gallery's thumbnails as LibreOffice draws each template's own .pptx: rendered once into
+/// the file store, served as PNG (public, cached for good), and not rendered again.
+#[tokio::test]
+async fn template_thumbnails_are_drawn_by_libreoffice_from_each_template() {
+    let s = TestServer::start(TestDb::sqlite().await, test_config()).await;
+    let list = || async {
+        let (status, body) = s
+            .post(
+                "/api/base/ai_ppt_info_api/get_template_list",
+                None,
+                json!({}),
+            )
+            .await;
+        assert_eq!(status, StatusCode::OK, "{body}");
+        body["result"].as_array().unwrap().clone()
+    };
+    // Before they are rendered, the SVG drawings alone.
+    for t in list().await {
+        assert_eq!(t["pictures"], json!([]), "{t}");
+    }
+    server::api::ppt::pictures::render_template_thumbnails(
+        s.state.files.clone(),
+        s.state.template_pictures.clone(),
+    )
+    .await;
+    let mut covers = Vec::new();
+    for t in list().await {
+        let urls = t["pictures"].as_array().unwrap();
+        assert_eq!(urls.len(), 2, "{t}");
+        for (page, url) in urls.iter().enumerate() {
+            let response = s
+                .http
+                .get(format!("{}{}", s.base, url.as_str().unwrap()))
+                .send()
+                .await
+                .unwrap();
+            assert_eq!(response.status(), StatusCode::OK, "{url}");
+            assert_eq!(response.headers()["content-type"], "image/png");
+            assert!(
+                response.headers()["cache-control"]
+                    .to_str()
+                    .unwrap()
+                    .contains("immutable")
+            );
+            let png = response.bytes().await.unwrap().to_vec();
+            assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n");
+            let width = u32::from_be_bytes(png[16..20].try_into().unwrap());
+            let height = u32::from_be_bytes(png[20..24].try_into().unwrap());
+            assert_eq!(width, server::api::ppt::pictures::THUMBNAIL_WIDTH);
+            // A 16:9 slide, not a page of some other shape.
+            assert!(
+                (height as f64 - width as f64 * 9.0 / 16.0).abs() <= 2.0,
+                "{height}"
+            );
+            // A drawn slide, not an empty page (which compresses to almost nothing).
+            assert!(png.len() > 3_000, "{url}: {} bytes", png.len());
+            if page == 0 {
+                covers.push(png);
+            }
+        }
+    }
+    // Six templates that look different: no two covers alike.
+    for (i, a) in covers.iter().enumerate() {
+        for b in &covers[i + 1..] {
+            assert_ne!(a, b);
+        }
+    }
+    // Rendered once: a second start finds them in the store (quickly: no LibreOffice).
+    let started = std::time::Instant::now();
+    let fresh = Arc::new(server::api::ppt::pictures::RenderedThumbnails::default());
+    server::api::ppt::pictures::render_template_thumbnails(s.state.files.clone(), fresh.clone())
+        .await;
+    assert!(started.elapsed() < Duration::from_secs(5));
+    let (_, version) = server::api::ppt::pictures::template_sample(&slides::TEMPLATES[0]).unwrap();
+    assert_eq!(fresh.urls(slides::TEMPLATES[0].id, &version).len(), 2);
+    // Names that are not a thumbnail's are 404s.
+    for bad in [
+        format!("academic-blue/{version}-7.png"),
+        format!("academic-blue/{version}-0.svg"),
+        "academic-blue/..%2F..%2Fsecret-0.png".to_string(),
+        format!("no-such-template/{version}-0.png"),
+        "academic-blue/0123456789abcdef-0.png".to_string(),
+    ] {
+        let response = s
+            .http
+            .get(format!(
+                "{}/api/base/ai_ppt_info_api/template_thumbnail/{bad}",
+                s.base
+            ))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(response.status(), StatusCode::NOT_FOUND, "{bad}");
+    }
+    s.stop().await;
+}

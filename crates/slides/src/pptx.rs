@@ -1664,8 +1664,10 @@ fn write_laid_out(
     types.push_str("</Types>");
 
     let mut zip = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
+    // A fixed timestamp: the same deck is the same bytes (template thumbnails are keyed by them).
     let options = zip::write::SimpleFileOptions::default()
-        .compression_method(zip::CompressionMethod::Deflated);
+        .compression_method(zip::CompressionMethod::Deflated)
+        .last_modified_time(zip::DateTime::default());
     let mut add = |path: &str, bytes: &[u8]| -> Result<(), SlidesError> {
         zip.start_file(path, options)
             .map_err(|e| SlidesError::Write(e.to_string()))?;

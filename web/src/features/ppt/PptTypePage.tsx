@@ -94,7 +94,7 @@ export default function PptTypePage() {
                   >
                     <div style={{ display: 'grid', gridTemplateColumns: '1fr 1fr', gap: 6 }}>
                       {t.thumbnails.map((svg, i) => (
-                        <SlideImage key={i} svg={svg} alt={`${t.name}模板示例第${i + 1}页`} />
+                        <SlideImage key={i} svg={svg} picture={t.pictures[i]} alt={`${t.name}模板示例第${i + 1}页`} />
                       ))}
                     </div>
                     <div className="muted mt">{t.description}</div>

@@ -88,7 +88,10 @@ export interface TemplateView {
   primary: string
   accent: string
   background: string
+  /** The cover and a content slide, drawn by the server as SVG. */
   thumbnails: string[]
+  /** The same slides as LibreOffice draws the template's .pptx (PNG URLs); empty until rendered. */
+  pictures: string[]
   priceFen: number
 }
 

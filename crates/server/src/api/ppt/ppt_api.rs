@@ -6,6 +6,7 @@
 //! queued (`submit_by_id`). A finished deck is downloaded as .pptx or PDF, and written again
 //! with another template for free (`change_template`).
 
+use super::pictures;
 use super::task::{self as ppt_task, FILES, KIND, PptInput, PptResult};
 use crate::api::paper_task::{
     self, Caller, IdForm, ListForm, Queueing, RecordPage, TaskCost, Upload, plain_line,
@@ -63,8 +64,13 @@ pub struct TemplateView {
     pub primary: String,
     pub accent: String,
     pub background: String,
-    /// Its cover and a content slide, drawn from the template itself (SVG documents).
+    /// Its cover and a content slide, drawn by the layout the .pptx is written from (SVG
+    /// documents); the pages show these until `pictures` are ready.
     pub thumbnails: Vec<String>,
+    /// The same two slides as LibreOffice draws the template's own .pptx (URLs of PNG images,
+    /// `template_thumbnail`); empty while they are being rendered or where LibreOffice is not
+    /// installed.
+    pub pictures: Vec<String>,
     /// The price of a deck, in fen (the same for every template).
     pub price_fen: i64,
 }
@@ -83,6 +89,9 @@ pub async fn get_template_list(State(state): State<AppState>) -> ApiResult<Vec<T
         .filter(|t| !disabled.iter().any(|d| d == t.id))
     {
         let laid = slides::pptx::layout(&sample, t, None).map_err(slides_error)?;
+        let pictures = pictures::template_sample(t)
+            .map(|(_, version)| state.template_pictures.urls(t.id, &version))
+            .unwrap_or_default();
         out.push(TemplateView {
             id: t.id.into(),
             name: t.name.into(),
@@ -91,10 +100,35 @@ pub async fn get_template_list(State(state): State<AppState>) -> ApiResult<Vec<T
             accent: format!("#{:06X}", t.accent),
             background: format!("#{:06X}", t.background),
             thumbnails: laid.iter().map(|s| slides::svg::render(s, t)).collect(),
+            pictures,
             price_fen,
         });
     }
     Ok(Success(out))
+}
+
+/// A template thumbnail as LibreOffice drew the template's .pptx (PNG; public, cached for good:
+/// its name holds the version it was drawn from).
+#[utoipa::path(get, path = "/api/base/ai_ppt_info_api/template_thumbnail/{template}/{name}", tag = "ai_ppt_info_api",
+    params(("template" = String, Path, description = "template id"),
+           ("name" = String, Path, description = "<version>-<page>.png, as get_template_list gives it")),
+    responses((status = 200, content_type = "image/png", description = "the picture"),
+              (status = 404, description = "thumbnail_not_found")))]
+pub async fn template_thumbnail(
+    State(state): State<AppState>,
+    axum::extract::Path((template, name)): axum::extract::Path<(String, String)>,
+) -> Result<Response, ApiError> {
+    let png = pictures::template_picture(&state.files, &template, &name)
+        .await
+        .ok_or_else(|| ApiError::not_found("thumbnail_not_found", "模板缩略图不存在"))?;
+    Response::builder()
+        .header(axum::http::header::CONTENT_TYPE, "image/png")
+        .header(
+            axum::http::header::CACHE_CONTROL,
+            "public, max-age=31536000, immutable",
+        )
+        .body(axum::body::Body::from(png))
+        .map_err(ApiError::internal)
 }
 
 /// A deck draft or record.
@@ -1130,54 +1164,20 @@ pub struct DownloadForm {
     pub format: Option<String>,
 }
 
-/// LibreOffice conversions at a time: each is a whole office suite.
-static CONVERSIONS: tokio::sync::Semaphore = tokio::sync::Semaphore::const_new(1);
-/// Longest conversion of one deck.
-const CONVERSION_SECONDS: u64 = 120;
-
-/// The deck as PDF, drawn by LibreOffice Impress (headless, its own profile, time-limited).
+/// The deck as PDF (LibreOffice), or the error a user can act on.
 async fn to_pdf(pptx: &[u8]) -> Result<Vec<u8>, ApiError> {
-    let missing = || {
-        ApiError::new(
+    pictures::pdf_of(pptx).await.map_err(|e| match e {
+        pictures::ConvertError::Missing => ApiError::new(
             StatusCode::SERVICE_UNAVAILABLE,
             "pdf_converter_missing",
             "服务器未安装 LibreOffice，暂不能导出 PDF；请下载 PPTX（管理员可安装 libreoffice-impress-nogui）",
-        )
-    };
-    let _slot = CONVERSIONS
-        .acquire()
-        .await
-        .map_err(|_| ApiError::internal("conversion closed"))?;
-    let dir = tempfile::tempdir().map_err(ApiError::internal)?;
-    let path = dir.path().join("deck.pptx");
-    tokio::fs::write(&path, pptx)
-        .await
-        .map_err(ApiError::internal)?;
-    let child = tokio::process::Command::from(docio::office::pdf_command(&path, dir.path()))
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .kill_on_drop(true)
-        .spawn()
-        .map_err(|_| missing())?;
-    let waited = tokio::time::timeout(
-        std::time::Duration::from_secs(CONVERSION_SECONDS),
-        child.wait_with_output(),
-    )
-    .await;
-    let failed = || {
-        ApiError::new(
+        ),
+        pictures::ConvertError::Failed => ApiError::new(
             StatusCode::SERVICE_UNAVAILABLE,
             "pdf_conversion_failed",
             "PDF 转换失败，请稍后重试或下载 PPTX",
-        )
-    };
-    match waited {
-        Ok(Ok(out)) if out.status.success() => {}
-        _ => return Err(failed()),
-    }
-    tokio::fs::read(dir.path().join("deck.pdf"))
-        .await
-        .map_err(|_| failed())
+        ),
+    })
 }
 
 /// The finished deck as .pptx, or as PDF (converted on first download and kept).

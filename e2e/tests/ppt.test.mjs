@@ -109,6 +109,8 @@ test('答辩PPT: outline → template → pay → deck with previews, script, .p
   assert.equal(await page.locator('tr', { hasText: TITLE }).count(), 1)
   const row = page.locator('tr', { hasText: TITLE })
   assert.equal(await row.locator('img').count(), 3)
+  // The previews become the pictures LibreOffice drew from the deck itself.
+  await eventually(async () => assert.equal(await row.locator('img[data-rendered="libreoffice"]').count(), 3), 60000)
   assert.match(await row.innerText(), /青绿/)
   assert.match(await row.innerText(), /讲稿约/)
   await page.waitForTimeout(300)

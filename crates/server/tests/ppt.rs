@@ -381,6 +381,9 @@ api_test!(
                 .contains("中国红")
         );
 
+        // The first three slides as LibreOffice drew them (the task did, with the PDF).
+        let drawn_red = preview_pictures(s, &token, id, "china-red").await;
+
         // Another template: free, and the file follows.
         let (status, body) = s
             .post(
@@ -405,6 +408,9 @@ api_test!(
         );
         // Drawn again from the figure kept with the draft.
         assert_eq!(figure(&pptx), slides::pptx::badge_png(320, 180));
+        // Its previews are drawn anew (on first asking), in the new template's colours.
+        let drawn_dark = preview_pictures(s, &token, id, "dark").await;
+        assert_ne!(drawn_red, drawn_dark);
 
         // The PDF, drawn by LibreOffice (installed by the scripts).
         let res = download(s, &token, id, "pdf").await;
@@ -431,6 +437,14 @@ api_test!(
         assert_error(status, &body, 404, "ppt_not_found");
         let res = download(s, &other, id, "pptx").await;
         assert_eq!(res.status(), StatusCode::NOT_FOUND);
+        let (status, body) = s
+            .post(
+                "/api/base/ai_ppt_info_api/preview_pictures",
+                Some(&other),
+                json!({"id": id}),
+            )
+            .await;
+        assert_error(status, &body, 404, "ppt_not_found");
 
         let (status, _) = s
             .post(
@@ -768,6 +782,37 @@ async fn long_bullets_are_shortened_by_the_local_model_and_every_answer_is_check
         }
     }
     server.stop().await;
+}
+
+/// A finished deck's first three slides as LibreOffice draws them, checked as PNG pictures of
+/// a 16:9 slide, as bytes.
+async fn preview_pictures(s: &TestServer, token: &str, id: i64, template: &str) -> Vec<Vec<u8>> {
+    use base64::Engine as _;
+    let (status, body) = s
+        .post(
+            "/api/base/ai_ppt_info_api/preview_pictures",
+            Some(token),
+            json!({"id": id}),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(body["result"]["template"], json!(template));
+    let pictures = body["result"]["pictures"].as_array().unwrap();
+    assert_eq!(pictures.len(), 3, "{body}");
+    pictures
+        .iter()
+        .map(|p| {
+            let data = p.as_str().unwrap();
+            let png = base64::engine::general_purpose::STANDARD
+                .decode(data.strip_prefix("data:image/png;base64,").unwrap())
+                .unwrap();
+            assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n");
+            let width = u32::from_be_bytes(png[16..20].try_into().unwrap());
+            assert_eq!(width, server::api::ppt::pictures::PREVIEW_WIDTH);
+            assert!(png.len() > 2_000, "an empty page: {} bytes", png.len());
+            png
+        })
+        .collect()
 }
 
 /// The gallery's thumbnails as LibreOffice draws each template's own .pptx: rendered once into

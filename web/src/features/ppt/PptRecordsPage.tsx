@@ -2,7 +2,7 @@ import { useState } from 'react'
 import { Alert, Button, Card, Empty, List, Modal, Select, Space, Spin } from 'antd'
 import { useQuery, useQueryClient } from '@tanstack/react-query'
 import { useNavigate } from 'react-router'
-import { pptChangeTemplate, pptDelete, pptDownload, pptList, pptLoad, pptTemplates } from './api'
+import { pptChangeTemplate, pptDelete, pptDownload, pptList, pptLoad, pptPreviewPictures, pptTemplates } from './api'
 import type { PptRecord } from './types'
 import SlideImage from './SlideImage'
 import ResponsiveTable, { titleColumn } from '../../components/ResponsiveTable'
@@ -14,6 +14,28 @@ import { toastError, toastSuccess } from '../../utils/feedback'
 import { useSubmit } from '../../utils/useSubmit'
 
 const minutes = (seconds: number) => `${Math.floor(seconds / 60)} 分 ${seconds % 60} 秒`
+
+/**
+ * A finished deck's first slides: the layout's drawings at once, then the pictures LibreOffice
+ * drew from the .pptx itself (figures as their pictures) when the server has them.
+ */
+function DeckPreviewStrip({ record }: { record: PptRecord }) {
+  const drawn = useQuery({
+    queryKey: ['ppt-preview-pictures', record.id, record.template],
+    queryFn: () => pptPreviewPictures(record.id),
+    enabled: record.status === 'done',
+    staleTime: Infinity,
+    retry: false,
+  })
+  const pictures = drawn.data?.template === record.template ? drawn.data.pictures : []
+  return (
+    <div style={{ display: 'flex', gap: 4 }} data-testid="ppt-previews">
+      {record.previews.map((svg, i) => (
+        <SlideImage key={i} svg={svg} picture={pictures[i]} alt={`${record.title} 第${i + 1}页`} width={64} />
+      ))}
+    </div>
+  )
+}
 
 /** Every slide of a finished deck with its script. */
 function ScriptModal({ id, onClose }: { id: number | null; onClose: () => void }) {
@@ -132,16 +154,7 @@ export default function PptRecordsPage() {
       />
     </Space>
   )
-  const previews = (r: PptRecord) =>
-    r.previews.length > 0 ? (
-      <div style={{ display: 'flex', gap: 4 }}>
-        {r.previews.map((svg, i) => (
-          <SlideImage key={i} svg={svg} alt={`${r.title} 第${i + 1}页`} width={64} />
-        ))}
-      </div>
-    ) : (
-      <span className="muted">—</span>
-    )
+  const previews = (r: PptRecord) => (r.previews.length > 0 ? <DeckPreviewStrip record={r} /> : <span className="muted">—</span>)
   const made = (r: PptRecord) => (
     <span>
       {r.kindLabel} · {r.delivered ?? r.slides} 页

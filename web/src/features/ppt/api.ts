@@ -1,6 +1,6 @@
 import { post } from '../../api/client'
 import { downloadAttachment } from '../../api/paper'
-import type { DeckForm, PptDetail, PptPage, PptRecord, TemplateView } from './types'
+import type { DeckForm, DeckPreviews, PptDetail, PptPage, PptRecord, TemplateView } from './types'
 
 const BASE = 'api/base/ai_ppt_info_api'
 
@@ -47,3 +47,7 @@ export const pptDelete = (id: number) => post<boolean>(`${BASE}/delete`, { data:
 
 export const pptDownload = (id: number, title: string, format: 'pptx' | 'pdf') =>
   downloadAttachment(`${BASE}/download`, { id, format }, `${title || '答辩PPT'}-答辩PPT.${format}`, 'post')
+
+/** A finished deck's first slides as LibreOffice draws them (data URLs); may take a few seconds after a change of template. */
+export const pptPreviewPictures = (id: number) =>
+  post<DeckPreviews>(`${BASE}/preview_pictures`, { data: { id }, silent: true, timeout: 120000 })

@@ -111,3 +111,10 @@ export interface DeckForm {
   file?: File
   logo?: File
 }
+
+/** A finished deck's first slides as LibreOffice draws them. */
+export interface DeckPreviews {
+  template: string
+  /** PNG data URLs, first slide first. */
+  pictures: string[]
+}

@@ -29,4 +29,5 @@ pub fn routes() -> Router<AppState> {
         .route(&call("query_list"), post(ppt_api::query_list))
         .route(&call("delete"), post(ppt_api::delete))
         .route(&call("download"), post(ppt_api::download))
+        .route(&call("preview_pictures"), post(ppt_api::preview_pictures))
 }

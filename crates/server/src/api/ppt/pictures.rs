@@ -17,6 +17,10 @@ const CONVERSION_SECONDS: u64 = 120;
 const RASTER_SECONDS: u64 = 30;
 /// Width of a template thumbnail, in pixels (the gallery shows them at about 180).
 pub const THUMBNAIL_WIDTH: u32 = 480;
+/// Width of a deck's preview pictures on /aippt/list.
+pub const PREVIEW_WIDTH: u32 = 320;
+/// How many first slides of a deck are previewed.
+pub const PREVIEW_PAGES: usize = 3;
 /// A PNG larger than this is not a thumbnail.
 const PICTURE_MAX_BYTES: usize = 4 * 1024 * 1024;
 
@@ -116,6 +120,57 @@ pub async fn pages_of(pdf: &[u8], pages: usize, width: u32) -> Result<Vec<Vec<u8
         return Err(ConvertError::Failed);
     }
     Ok(out)
+}
+
+/// Where preview picture `page` (0-based) of a deck written with `template` is kept.
+pub fn preview_key(task_id: i64, template: &str, page: usize) -> String {
+    format!(
+        "{}/{task_id}/preview-{template}-{page}.png",
+        super::task::FILES
+    )
+}
+
+/// The first `pages` slides of a finished deck as LibreOffice draws them: from the file store
+/// when they were drawn before, else drawn from its PDF (kept for download; converted from
+/// `pptx` when there is none yet) and kept.
+pub async fn deck_previews(
+    files: &store::FileStore,
+    task_id: i64,
+    template: &str,
+    pptx: &[u8],
+    pages: usize,
+) -> Result<Vec<Vec<u8>>, ConvertError> {
+    let mut kept = Vec::with_capacity(pages);
+    for page in 0..pages {
+        match files
+            .get(&preview_key(task_id, template, page), PICTURE_MAX_BYTES)
+            .await
+        {
+            Ok(Some(png)) => kept.push(png),
+            _ => break,
+        }
+    }
+    if kept.len() == pages {
+        return Ok(kept);
+    }
+    let pdf_key = super::task::pdf_key(task_id, template);
+    let pdf = match files.get(&pdf_key, 200 * 1024 * 1024).await {
+        Ok(Some(pdf)) => pdf,
+        _ => {
+            let pdf = pdf_of(pptx).await?;
+            if let Err(e) = files.put(&pdf_key, &pdf).await {
+                tracing::warn!(task = task_id, error = %e, "deck PDF not kept");
+            }
+            pdf
+        }
+    };
+    let pictures = pages_of(&pdf, pages, PREVIEW_WIDTH).await?;
+    for (page, png) in pictures.iter().enumerate() {
+        if let Err(e) = files.put(&preview_key(task_id, template, page), png).await {
+            tracing::warn!(task = task_id, error = %e, "deck preview not kept");
+        }
+    }
+    Ok(pictures)
 }
 
 /// A template's sample deck (the cover and a content slide) as .pptx, and the name its

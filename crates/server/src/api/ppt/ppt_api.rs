@@ -1166,7 +1166,12 @@ pub struct DownloadForm {
 
 /// The deck as PDF (LibreOffice), or the error a user can act on.
 async fn to_pdf(pptx: &[u8]) -> Result<Vec<u8>, ApiError> {
-    pictures::pdf_of(pptx).await.map_err(|e| match e {
+    pictures::pdf_of(pptx).await.map_err(conversion_error)
+}
+
+/// What a user is told when LibreOffice cannot draw a deck.
+fn conversion_error(e: pictures::ConvertError) -> ApiError {
+    match e {
         pictures::ConvertError::Missing => ApiError::new(
             StatusCode::SERVICE_UNAVAILABLE,
             "pdf_converter_missing",
@@ -1177,7 +1182,88 @@ async fn to_pdf(pptx: &[u8]) -> Result<Vec<u8>, ApiError> {
             "pdf_conversion_failed",
             "PDF 转换失败，请稍后重试或下载 PPTX",
         ),
-    })
+    }
+}
+
+/// Largest deck file read back from the store.
+const DECK_MAX_BYTES: usize = 200 * 1024 * 1024;
+
+/// A finished deck's .pptx from the file store; a file that was lost (a store moved, a disk
+/// replaced) is written again from the plan.
+async fn deck_pptx(state: &AppState, task: &Task, result: &PptResult) -> Result<Vec<u8>, ApiError> {
+    let pptx_key = ppt_task::pptx_key(task.id, &result.template);
+    if let Some(bytes) = state
+        .files
+        .get(&pptx_key, DECK_MAX_BYTES)
+        .await
+        .map_err(ApiError::internal)?
+    {
+        return Ok(bytes);
+    }
+    let input = input_of(task)?;
+    ppt_task::render(
+        &state.files,
+        task.id,
+        &input,
+        &result.deck,
+        &result.template,
+    )
+    .await
+    .map_err(ApiError::internal)
+}
+
+#[derive(Debug, Deserialize, ToSchema, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct PreviewForm {
+    #[serde(deserialize_with = "lenient::i64")]
+    pub id: i64,
+}
+
+/// A finished deck's first slides as LibreOffice draws them.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct DeckPreviews {
+    /// The template they were drawn with (the deck's current one).
+    pub template: String,
+    /// PNG images as data URLs, first slide first.
+    pub pictures: Vec<String>,
+}
+
+/// The first three slides of a finished deck as LibreOffice draws the .pptx (figures as their
+/// pictures, unlike the layout's SVG drawings in the record): drawn by the task, or now and
+/// kept, after a change of template.
+#[utoipa::path(post, path = "/api/base/ai_ppt_info_api/preview_pictures", tag = "ai_ppt_info_api", security(("bearer" = [])),
+    params(PreviewForm),
+    responses((status = 200, body = inline(crate::envelope::Envelope<DeckPreviews>)),
+              (status = 409, description = "ppt_not_ready", body = crate::envelope::ErrorBody),
+              (status = 503, description = "pdf_converter_missing, pdf_conversion_failed", body = crate::envelope::ErrorBody)))]
+pub async fn preview_pictures(
+    State(state): State<AppState>,
+    AuthUser(session): AuthUser,
+    Params(form): Params<PreviewForm>,
+) -> ApiResult<DeckPreviews> {
+    use base64::Engine as _;
+    let task = owned(&state, form.id, session.user.id).await?;
+    let result = result_of(&task)
+        .filter(|_| task.status == TaskStatus::Done)
+        .ok_or_else(|| ApiError::conflict("ppt_not_ready", "PPT 尚未生成完成"))?;
+    let pages = result.deck.slides.len().min(pictures::PREVIEW_PAGES);
+    let pptx = deck_pptx(&state, &task, &result).await?;
+    let pngs = pictures::deck_previews(&state.files, task.id, &result.template, &pptx, pages)
+        .await
+        .map_err(conversion_error)?;
+    Ok(Success(DeckPreviews {
+        template: result.template,
+        pictures: pngs
+            .iter()
+            .map(|png| {
+                format!(
+                    "data:image/png;base64,{}",
+                    base64::engine::general_purpose::STANDARD.encode(png)
+                )
+            })
+            .collect(),
+    }))
 }
 
 /// The finished deck as .pptx, or as PDF (converted on first download and kept).
@@ -1209,35 +1295,7 @@ pub async fn download(
     let result = result_of(&task)
         .filter(|_| task.status == TaskStatus::Done)
         .ok_or_else(|| ApiError::conflict("ppt_not_ready", "PPT 尚未生成完成"))?;
-    let limit = 200 * 1024 * 1024;
-    let pptx_key = ppt_task::pptx_key(task.id, &result.template);
-    let pptx = match state
-        .files
-        .get(&pptx_key, limit)
-        .await
-        .map_err(ApiError::internal)?
-    {
-        Some(bytes) => bytes,
-        // The file was lost (a store moved, a disk replaced): the plan writes it again.
-        None => {
-            let input = input_of(&task)?;
-            ppt_task::render(
-                &state.files,
-                task.id,
-                &input,
-                &result.deck,
-                &result.template,
-            )
-            .await
-            .map_err(ApiError::internal)?;
-            state
-                .files
-                .get(&pptx_key, limit)
-                .await
-                .map_err(ApiError::internal)?
-                .ok_or_else(|| ApiError::internal("演示文稿未能保存"))?
-        }
-    };
+    let pptx = deck_pptx(&state, &task, &result).await?;
     let name = task.title.chars().take(60).collect::<String>();
     if format == "pptx" {
         return Ok(paper_task::attachment(
@@ -1250,7 +1308,7 @@ pub async fn download(
     let pdf_key = ppt_task::pdf_key(task.id, &result.template);
     let pdf = match state
         .files
-        .get(&pdf_key, limit)
+        .get(&pdf_key, DECK_MAX_BYTES)
         .await
         .map_err(ApiError::internal)?
     {

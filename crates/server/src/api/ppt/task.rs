@@ -160,7 +160,7 @@ pub async fn render(
     input: &PptInput,
     deck: &Deck,
     template: &str,
-) -> Result<usize, RenderError> {
+) -> Result<Vec<u8>, RenderError> {
     let t = slides::template::by_id(template).ok_or_else(|| {
         RenderError::Deck(slides::SlidesError::UnknownTemplate(template.into()).to_string())
     })?;
@@ -174,7 +174,7 @@ pub async fn render(
         .put(&pptx_key(task_id, template), &bytes)
         .await
         .map_err(|e| RenderError::Store(e.to_string()))?;
-    Ok(bytes.len())
+    Ok(bytes)
 }
 
 pub struct PptHandler {
@@ -263,12 +263,22 @@ impl PptHandler {
         let condensing = self.condense(&ctx, &mut deck).await;
         ctx.progress(60, "正在排版并生成 PPT").await;
         // A store that is briefly unavailable is worth another attempt; a bad template is not.
-        render(&self.files, ctx.task_id, &input, &deck, &input.template)
+        let pptx = render(&self.files, ctx.task_id, &input, &deck, &input.template)
             .await
             .map_err(|e| match e {
                 RenderError::Store(_) => TaskError::retryable(e.to_string()),
                 RenderError::Deck(_) => TaskError::permanent(e.to_string()),
             })?;
+        // The list's previews and the PDF, drawn now so that neither waits for LibreOffice
+        // later; a server without it shows the layout's drawings and offers the .pptx.
+        ctx.progress(90, "正在绘制预览").await;
+        let pages = deck.slides.len().min(super::pictures::PREVIEW_PAGES);
+        if let Err(e) =
+            super::pictures::deck_previews(&self.files, ctx.task_id, &input.template, &pptx, pages)
+                .await
+        {
+            tracing::info!(task = ctx.task_id, error = ?e, "deck previews not drawn");
+        }
         serde_json::to_string(&PptResult {
             deck,
             template: input.template,

@@ -379,7 +379,7 @@ fn calibrate_trace(encoder: &embed::UseEncoder, papers: &[(String, Paper)]) -> T
         .filter(|t| ((**t * 100.0).round() as i32) % 5 == 0 || **t == threshold)
         .map(|&t| {
             serde_json::json!({
-                "cosine": t,
+                "cosine": (f64::from(t) * 100.0).round() / 100.0,
                 "own_paper_traced": round(rate(&positives, t)),
                 "other_paper_traced": round(rate(&negatives, t)),
             })
@@ -391,7 +391,7 @@ fn calibrate_trace(encoder: &embed::UseEncoder, papers: &[(String, Paper)]) -> T
             "papers": papers.len(),
             "bullets": positives.len(),
             "false_rate_allowed": TRACE_FALSE_RATE,
-            "threshold": threshold,
+            "threshold": (f64::from(threshold) * 100.0).round() / 100.0,
             "own_paper_traced_at_threshold": round(rate(&positives, threshold)),
             "other_paper_traced_at_threshold": round(rate(&negatives, threshold)),
             "roc": roc,

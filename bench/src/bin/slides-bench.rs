@@ -119,6 +119,10 @@ fn main() {
 
     // The measured papers from row 100 of each field on; the papers the trace threshold is
     // calibrated on from row 400 on (never the same abstracts).
+    assert!(
+        100 + papers_wanted.div_ceil(fields.len()) * 6 <= 400,
+        "SLIDES_PAPERS too large: the measured papers would reach the calibration papers' abstracts"
+    );
     let papers = build_papers(&fields, papers_wanted, 100);
     let trace_cosine = encoder
         .as_ref()

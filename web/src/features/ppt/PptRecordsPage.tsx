@@ -1,6 +1,7 @@
 import { useState } from 'react'
 import { Alert, Button, Card, Empty, List, Modal, Select, Space, Spin } from 'antd'
 import { useQuery, useQueryClient } from '@tanstack/react-query'
+import { ApiError } from '../../api/client'
 import { useNavigate } from 'react-router'
 import { pptChangeTemplate, pptDelete, pptDownload, pptList, pptLoad, pptPreviewPictures, pptTemplates } from './api'
 import type { PptRecord } from './types'
@@ -25,7 +26,9 @@ function DeckPreviewStrip({ record }: { record: PptRecord }) {
     queryFn: () => pptPreviewPictures(record.id),
     enabled: record.status === 'done',
     staleTime: Infinity,
-    retry: false,
+    // The server draws one deck at a time and says so rather than queueing: ask again shortly.
+    retry: (count, error) => error instanceof ApiError && error.code === 'preview_busy' && count < 20,
+    retryDelay: 3000,
   })
   const pictures = drawn.data?.template === record.template ? drawn.data.pictures : []
   return (

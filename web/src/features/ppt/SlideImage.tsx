@@ -15,15 +15,16 @@ export default function SlideImage({
   alt: string
   width?: number | string
 }) {
-  // A picture that fails to load (a store moved, a node without it) falls back to the drawing.
-  const [pictureFailed, setPictureFailed] = useState(false)
-  const usePicture = picture && !pictureFailed
+  // A picture that fails to load (a store moved, a node without it) falls back to the drawing;
+  // another picture given later is tried afresh.
+  const [failed, setFailed] = useState<string>()
+  const usePicture = picture !== undefined && picture !== failed
   return (
     <img
       src={usePicture ? picture : `data:image/svg+xml;charset=utf-8,${encodeURIComponent(svg)}`}
       alt={alt}
       data-rendered={usePicture ? 'libreoffice' : 'svg'}
-      onError={usePicture ? () => setPictureFailed(true) : undefined}
+      onError={usePicture ? () => setFailed(picture) : undefined}
       style={{ width, aspectRatio: '16 / 9', display: 'block', border: '1px solid #e5e6eb', borderRadius: 4, background: '#fff' }}
     />
   )

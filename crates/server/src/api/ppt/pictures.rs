@@ -1,12 +1,15 @@
 //! Pictures of decks as a viewer draws them: LibreOffice Impress (headless) turns the .pptx
 //! into PDF, poppler's `pdftoppm` turns its first pages into PNG. The PDF is the download; the
-//! pictures are the template gallery's thumbnails, rendered from each template's own .pptx.
-//! Both tools are optional: without them the pages draw the same layout as SVG.
+//! pictures are the template gallery's thumbnails (each template's own .pptx) and the first
+//! slides of a user's deck on /aippt/list. Both tools are optional: without them the pages draw
+//! the same layout as SVG. One conversion at a time in a process (each is a whole office suite),
+//! killed with everything it started when it runs out of time.
 
 use sha2::{Digest, Sha256};
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
+use std::time::Instant;
 use tokio::process::Command;
 
 /// LibreOffice conversions at a time: each is a whole office suite.
@@ -30,16 +33,37 @@ pub enum ConvertError {
     Missing,
     /// It ran and failed, or ran out of time.
     Failed,
+    /// Another conversion holds the slot and the caller would not wait.
+    Busy,
 }
 
-/// Runs `command` to completion within `seconds`, killed on time-out.
+/// The process group of a conversion: `soffice` hands the work to a `soffice.bin` child, which
+/// must die with it (on time-out, or when the request that waits for it goes away).
+struct ProcessGroup(Option<u32>);
+
+impl Drop for ProcessGroup {
+    fn drop(&mut self) {
+        #[cfg(unix)]
+        if let Some(pid) = self
+            .0
+            .and_then(|p| rustix::process::Pid::from_raw(p as i32))
+        {
+            // A group already gone is no error.
+            let _ = rustix::process::kill_process_group(pid, rustix::process::Signal::KILL);
+        }
+    }
+}
+
+/// Runs `command` to completion within `seconds`; it and its children are killed on time-out.
 async fn run(mut command: Command, seconds: u64) -> Result<(), ConvertError> {
-    let child = command
+    command
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())
-        .kill_on_drop(true)
-        .spawn()
-        .map_err(|_| ConvertError::Missing)?;
+        .kill_on_drop(true);
+    #[cfg(unix)]
+    command.process_group(0);
+    let child = command.spawn().map_err(|_| ConvertError::Missing)?;
+    let _group = ProcessGroup(child.id());
     match tokio::time::timeout(Duration::from_secs(seconds), child.wait_with_output()).await {
         Ok(Ok(out)) if out.status.success() => Ok(()),
         _ => Err(ConvertError::Failed),
@@ -58,6 +82,11 @@ pub async fn pdfs_of(decks: &[&[u8]]) -> Result<Vec<Vec<u8>>, ConvertError> {
         .acquire()
         .await
         .map_err(|_| ConvertError::Failed)?;
+    convert(decks).await
+}
+
+/// `pdfs_of` for a caller that holds the conversion slot.
+async fn convert(decks: &[&[u8]]) -> Result<Vec<Vec<u8>>, ConvertError> {
     let dir = tempfile::tempdir().map_err(|_| ConvertError::Failed)?;
     let mut paths = Vec::with_capacity(decks.len());
     for (i, pptx) in decks.iter().enumerate() {
@@ -122,55 +151,126 @@ pub async fn pages_of(pdf: &[u8], pages: usize, width: u32) -> Result<Vec<Vec<u8
     Ok(out)
 }
 
-/// Where preview picture `page` (0-based) of a deck written with `template` is kept.
+/// Where preview picture `page` (0-based) of a deck written with `template` is kept (beside
+/// its PDF, in the folder the task clears before drawing them).
 pub fn preview_key(task_id: i64, template: &str, page: usize) -> String {
     format!(
-        "{}/{task_id}/preview-{template}-{page}.png",
-        super::task::FILES
+        "{}/preview-{page}.png",
+        super::task::drawn_folder(task_id, template)
     )
 }
 
-/// The first `pages` slides of a finished deck as LibreOffice draws them: from the file store
-/// when they were drawn before, else drawn from its PDF (kept for download; converted from
-/// `pptx` when there is none yet) and kept.
-pub async fn deck_previews(
+/// How a caller waits for the conversion slot.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Wait {
+    /// In turn (a task, under its own time limit).
+    InTurn,
+    /// Not at all (a request): `ConvertError::Busy` when another conversion runs.
+    NotAtAll,
+}
+
+/// Decks LibreOffice failed on lately, by (task, template): not tried again for a while, so
+/// asking again and again for a deck it chokes on does not keep it busy.
+fn recent_failures() -> &'static Mutex<HashMap<(i64, String), Instant>> {
+    static FAILED: OnceLock<Mutex<HashMap<(i64, String), Instant>>> = OnceLock::new();
+    FAILED.get_or_init(Default::default)
+}
+
+/// How long a deck LibreOffice failed on is left alone.
+const RETRY_AFTER: Duration = Duration::from_secs(10 * 60);
+
+/// The first `pages` preview pictures of a deck, when they were drawn before.
+pub async fn stored_previews(
+    files: &store::FileStore,
+    task_id: i64,
+    template: &str,
+    pages: usize,
+) -> Option<Vec<Vec<u8>>> {
+    let mut kept = Vec::with_capacity(pages);
+    for page in 0..pages {
+        kept.push(
+            files
+                .get(&preview_key(task_id, template, page), PICTURE_MAX_BYTES)
+                .await
+                .ok()
+                .flatten()?,
+        );
+    }
+    Some(kept)
+}
+
+/// Draws the first `pages` slides of a finished deck as LibreOffice does, from its PDF (kept
+/// for download; converted from `pptx` when there is none yet), and keeps them.
+pub async fn draw_previews(
     files: &store::FileStore,
     task_id: i64,
     template: &str,
     pptx: &[u8],
     pages: usize,
+    wait: Wait,
 ) -> Result<Vec<Vec<u8>>, ConvertError> {
-    let mut kept = Vec::with_capacity(pages);
-    for page in 0..pages {
-        match files
-            .get(&preview_key(task_id, template, page), PICTURE_MAX_BYTES)
-            .await
-        {
-            Ok(Some(png)) => kept.push(png),
-            _ => break,
+    let key = (task_id, template.to_string());
+    if let Ok(mut failed) = recent_failures().lock() {
+        failed.retain(|_, at| at.elapsed() < RETRY_AFTER);
+        if failed.contains_key(&key) {
+            return Err(ConvertError::Failed);
         }
     }
-    if kept.len() == pages {
+    let _slot = match wait {
+        Wait::InTurn => CONVERSIONS
+            .acquire()
+            .await
+            .map_err(|_| ConvertError::Failed)?,
+        Wait::NotAtAll => CONVERSIONS.try_acquire().map_err(|_| ConvertError::Busy)?,
+    };
+    // Drawn while this caller waited for the slot.
+    if let Some(kept) = stored_previews(files, task_id, template, pages).await {
         return Ok(kept);
     }
-    let pdf_key = super::task::pdf_key(task_id, template);
-    let pdf = match files.get(&pdf_key, 200 * 1024 * 1024).await {
-        Ok(Some(pdf)) => pdf,
-        _ => {
-            let pdf = pdf_of(pptx).await?;
-            if let Err(e) = files.put(&pdf_key, &pdf).await {
-                tracing::warn!(task = task_id, error = %e, "deck PDF not kept");
+    let drawn = async {
+        let pdf_key = super::task::pdf_key(task_id, template);
+        let pdf = match files.get(&pdf_key, 200 * 1024 * 1024).await {
+            Ok(Some(pdf)) => pdf,
+            _ => {
+                let pdf = convert(&[pptx]).await?.pop().ok_or(ConvertError::Failed)?;
+                if let Err(e) = files.put(&pdf_key, &pdf).await {
+                    tracing::warn!(task = task_id, error = %e, "deck PDF not kept");
+                }
+                pdf
             }
-            pdf
+        };
+        pages_of(&pdf, pages, PREVIEW_WIDTH).await
+    }
+    .await;
+    let pictures = match drawn {
+        Err(ConvertError::Failed) => {
+            if let Ok(mut failed) = recent_failures().lock() {
+                failed.insert(key, Instant::now());
+            }
+            return Err(ConvertError::Failed);
         }
+        other => other?,
     };
-    let pictures = pages_of(&pdf, pages, PREVIEW_WIDTH).await?;
     for (page, png) in pictures.iter().enumerate() {
         if let Err(e) = files.put(&preview_key(task_id, template, page), png).await {
             tracing::warn!(task = task_id, error = %e, "deck preview not kept");
         }
     }
     Ok(pictures)
+}
+
+/// The version of each template's pictures (`template_sample`), computed once per process.
+pub fn template_version(template: &slides::Template) -> Option<&'static str> {
+    static VERSIONS: OnceLock<HashMap<&'static str, String>> = OnceLock::new();
+    VERSIONS
+        .get_or_init(|| {
+            slides::TEMPLATES
+                .iter()
+                .filter_map(|t| template_sample(t).ok().map(|(_, v)| (t.id, v)))
+                .collect()
+        })
+        .get(template.id)
+        .map(String::as_str)
 }
 
 /// A template's sample deck (the cover and a content slide) as .pptx, and the name its
@@ -263,7 +363,7 @@ pub async fn render_template_thumbnails(files: store::FileStore, known: Arc<Rend
             tracing::info!("LibreOffice not installed: template thumbnails are drawn as SVG");
             return;
         }
-        Err(ConvertError::Failed) => {
+        Err(ConvertError::Failed | ConvertError::Busy) => {
             tracing::warn!("template thumbnails not rendered: LibreOffice failed");
             return;
         }
@@ -271,7 +371,7 @@ pub async fn render_template_thumbnails(files: store::FileStore, known: Arc<Rend
     for ((template, version, _), pdf) in missing.into_iter().zip(pdfs) {
         let pictures = match pages_of(&pdf, pages, THUMBNAIL_WIDTH).await {
             Ok(p) if p.len() == pages => p,
-            Ok(_) | Err(ConvertError::Failed) => {
+            Ok(_) | Err(ConvertError::Failed | ConvertError::Busy) => {
                 tracing::warn!(template, "template thumbnails not rendered");
                 continue;
             }

@@ -89,8 +89,8 @@ pub async fn get_template_list(State(state): State<AppState>) -> ApiResult<Vec<T
         .filter(|t| !disabled.iter().any(|d| d == t.id))
     {
         let laid = slides::pptx::layout(&sample, t, None).map_err(slides_error)?;
-        let pictures = pictures::template_sample(t)
-            .map(|(_, version)| state.template_pictures.urls(t.id, &version))
+        let pictures = pictures::template_version(t)
+            .map(|version| state.template_pictures.urls(t.id, version))
             .unwrap_or_default();
         out.push(TemplateView {
             id: t.id.into(),
@@ -1182,6 +1182,11 @@ fn conversion_error(e: pictures::ConvertError) -> ApiError {
             "pdf_conversion_failed",
             "PDF 转换失败，请稍后重试或下载 PPTX",
         ),
+        pictures::ConvertError::Busy => ApiError::new(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "preview_busy",
+            "预览图正在绘制，请稍后刷新",
+        ),
     }
 }
 
@@ -1236,7 +1241,7 @@ pub struct DeckPreviews {
     params(PreviewForm),
     responses((status = 200, body = inline(crate::envelope::Envelope<DeckPreviews>)),
               (status = 409, description = "ppt_not_ready", body = crate::envelope::ErrorBody),
-              (status = 503, description = "pdf_converter_missing, pdf_conversion_failed", body = crate::envelope::ErrorBody)))]
+              (status = 503, description = "pdf_converter_missing, pdf_conversion_failed, preview_busy (another drawing runs: ask again later)", body = crate::envelope::ErrorBody)))]
 pub async fn preview_pictures(
     State(state): State<AppState>,
     AuthUser(session): AuthUser,
@@ -1248,10 +1253,25 @@ pub async fn preview_pictures(
         .filter(|_| task.status == TaskStatus::Done)
         .ok_or_else(|| ApiError::conflict("ppt_not_ready", "PPT 尚未生成完成"))?;
     let pages = result.deck.slides.len().min(pictures::PREVIEW_PAGES);
-    let pptx = deck_pptx(&state, &task, &result).await?;
-    let pngs = pictures::deck_previews(&state.files, task.id, &result.template, &pptx, pages)
-        .await
-        .map_err(conversion_error)?;
+    let pngs = match pictures::stored_previews(&state.files, task.id, &result.template, pages).await
+    {
+        Some(pngs) => pngs,
+        // Drawn now only when the office suite is free: a list of many decks must not queue
+        // conversions (the page keeps the layout's drawings and asks again later).
+        None => {
+            let pptx = deck_pptx(&state, &task, &result).await?;
+            pictures::draw_previews(
+                &state.files,
+                task.id,
+                &result.template,
+                &pptx,
+                pages,
+                pictures::Wait::NotAtAll,
+            )
+            .await
+            .map_err(conversion_error)?
+        }
+    };
     Ok(Success(DeckPreviews {
         template: result.template,
         pictures: pngs

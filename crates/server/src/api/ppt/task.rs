@@ -84,9 +84,16 @@ pub fn pptx_key(task_id: i64, template: &str) -> String {
     format!("{FILES}/{task_id}/deck-{template}.pptx")
 }
 
-/// The key of that file's PDF, made on first download.
+/// Where what LibreOffice drew of a deck written with `template` is kept: its PDF and its
+/// preview pictures. The task clears it before drawing, so a deck written again (a rerun after
+/// a crash condenses anew) is never shown by the pictures of the one before.
+pub fn drawn_folder(task_id: i64, template: &str) -> String {
+    format!("{FILES}/{task_id}/drawn/{template}")
+}
+
+/// The key of that deck's PDF, made by the task or on first download.
 pub fn pdf_key(task_id: i64, template: &str) -> String {
-    format!("{FILES}/{task_id}/deck-{template}.pdf")
+    format!("{}/deck.pdf", drawn_folder(task_id, template))
 }
 
 /// The logo of a deck, from the file store; none when it has none.
@@ -176,6 +183,9 @@ pub async fn render(
         .map_err(|e| RenderError::Store(e.to_string()))?;
     Ok(bytes)
 }
+
+/// Longest a deck task waits for its preview pictures (the office suite may be busy).
+const PREVIEW_WAIT: std::time::Duration = std::time::Duration::from_secs(90);
 
 pub struct PptHandler {
     files: store::FileStore,
@@ -272,12 +282,28 @@ impl PptHandler {
         // The list's previews and the PDF, drawn now so that neither waits for LibreOffice
         // later; a server without it shows the layout's drawings and offers the .pptx.
         ctx.progress(90, "正在绘制预览").await;
-        let pages = deck.slides.len().min(super::pictures::PREVIEW_PAGES);
-        if let Err(e) =
-            super::pictures::deck_previews(&self.files, ctx.task_id, &input.template, &pptx, pages)
-                .await
-        {
-            tracing::info!(task = ctx.task_id, error = ?e, "deck previews not drawn");
+        let drawn = drawn_folder(ctx.task_id, &input.template);
+        if let Err(e) = self.files.remove_under(&drawn).await {
+            tracing::warn!(task = ctx.task_id, error = %e, "earlier previews not cleared");
+        } else {
+            let pages = deck.slides.len().min(super::pictures::PREVIEW_PAGES);
+            let drawing = super::pictures::draw_previews(
+                &self.files,
+                ctx.task_id,
+                &input.template,
+                &pptx,
+                pages,
+                super::pictures::Wait::InTurn,
+            );
+            // A deck waits for the office suite a while, not for ever: the list draws what
+            // is missing later, on first asking.
+            match tokio::time::timeout(PREVIEW_WAIT, drawing).await {
+                Ok(Ok(_)) => {}
+                Ok(Err(e)) => {
+                    tracing::info!(task = ctx.task_id, error = ?e, "deck previews not drawn")
+                }
+                Err(_) => tracing::info!(task = ctx.task_id, "deck previews not drawn in time"),
+            }
         }
         serde_json::to_string(&PptResult {
             deck,

@@ -77,7 +77,7 @@ test('答辩PPT: outline → template → pay → deck with previews, script, .p
   assert.match(await page.getByTestId('ppt-planned').innerText(), /页/)
 
   // Six templates, each shown by slides drawn from it; the price and what pays. The server
-  // renders every template's .pptx with LibreOffice at start; until then the pages draw SVG.
+  // renders every template's .pptx with LibreOffice when first asked; until then the pages draw SVG.
   await page.getByTestId('template-green').waitFor()
   assert.equal(await page.getByTestId('ppt-templates').locator('img').count(), 12)
   await eventually(async () => {

@@ -261,10 +261,6 @@ pub async fn run(config: Config) -> anyhow::Result<()> {
     tracing::info!(database = ?store.backend(), "文鉴 listening on http://{addr}");
     let shutdown = shutdown_channel();
     let state = AppState::new(store.clone(), config.clone());
-    tokio::spawn(api::ppt::pictures::render_template_thumbnails(
-        state.files.clone(),
-        state.template_pictures.clone(),
-    ));
     let _sweeper = sweeper::start(&store, &config, &shutdown);
     live_settings::keep_fresh(store.clone(), state.models.clone(), shutdown.clone());
     payments::seed_packages(&store, &config).await?;

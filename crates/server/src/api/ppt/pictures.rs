@@ -295,11 +295,26 @@ pub fn template_picture_key(template: &str, version: &str, page: usize) -> Strin
 /// The template pictures this process knows the file store holds, by template id:
 /// (version, pages).
 #[derive(Default)]
-pub struct RenderedThumbnails(Mutex<HashMap<String, (String, usize)>>);
+pub struct RenderedThumbnails {
+    known: Mutex<HashMap<String, (String, usize)>>,
+    started: std::sync::atomic::AtomicBool,
+}
 
 impl RenderedThumbnails {
+    /// Starts rendering the thumbnails in the background the first time the gallery is asked
+    /// for (a process that never shows it never starts LibreOffice); the first visitors see the
+    /// SVG drawings.
+    pub fn render_once(self: &Arc<Self>, files: &store::FileStore) {
+        if !self
+            .started
+            .swap(true, std::sync::atomic::Ordering::Relaxed)
+        {
+            tokio::spawn(render_template_thumbnails(files.clone(), self.clone()));
+        }
+    }
+
     fn remember(&self, template: &str, version: String, pages: usize) {
-        if let Ok(mut known) = self.0.lock() {
+        if let Ok(mut known) = self.known.lock() {
             known.insert(template.to_string(), (version, pages));
         }
     }
@@ -308,7 +323,7 @@ impl RenderedThumbnails {
     /// version.
     pub fn urls(&self, template: &str, version: &str) -> Vec<String> {
         let known = self
-            .0
+            .known
             .lock()
             .map(|m| m.get(template).cloned())
             .unwrap_or_default();
@@ -325,7 +340,7 @@ impl RenderedThumbnails {
     }
 }
 
-/// Renders every template's thumbnails that the file store does not hold yet (at start, in the
+/// Renders every template's thumbnails that the file store does not hold yet (in the
 /// background, all templates in one start of LibreOffice; several processes may do it at once:
 /// they write the same bytes). A server without LibreOffice logs it once and keeps drawing SVG.
 pub async fn render_template_thumbnails(files: store::FileStore, known: Arc<RenderedThumbnails>) {

@@ -82,6 +82,7 @@ pub async fn get_template_list(State(state): State<AppState>) -> ApiResult<Vec<T
     let sample = slides::deck::sample();
     let price_fen = crate::prices::Prices::current(&state).await?.ppt_fen;
     let disabled = crate::api::site::sys_config_api::disabled_templates(&state).await?;
+    state.template_pictures.render_once(&state.files);
     let mut out = Vec::new();
     // Templates an operator switched off are not offered.
     for t in slides::TEMPLATES

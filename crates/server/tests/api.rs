@@ -495,6 +495,8 @@ api_test!(
             "query_list",
             "delete",
             "download",
+            "preview_pictures",
+            "template_thumbnail/{template}/{name}",
         ] {
             expected.push(format!("/api/base/ai_ppt_info_api/{call}").leak());
         }

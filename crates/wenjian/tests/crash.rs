@@ -4,23 +4,16 @@
 
 mod common;
 
-use common::{Api, Processes, api_only_server};
+use common::{Api, Processes, api_only_server, wenjian};
 use serde_json::{Value, json};
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::time::{Duration, Instant};
 use store::testing::TestDb;
 
 fn command(data: &Path, db_url: &str, args: &[&str]) -> Command {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_wenjian"));
-    cmd.args(args)
-        .env("WENJIAN_DATA_DIR", data)
-        .env("WENJIAN_DATABASE_URL", db_url)
-        .env("WENJIAN_JOB_LEASE_SECONDS", "2")
-        .env("WENJIAN_PARAPHRASE_LAYER", "false")
-        .env("RUST_LOG", "warn")
-        .stdout(Stdio::null())
-        .stderr(Stdio::inherit());
+    let mut cmd = wenjian(data, db_url, args);
+    cmd.env("WENJIAN_PARAPHRASE_LAYER", "false");
     cmd
 }
 
@@ -144,12 +137,7 @@ async fn worker_killed_mid_check(db: TestDb) {
     // Charged exactly once, never refunded.
     let account = api.account().await;
     assert_eq!(account["balanceFen"], json!(100_000 - price), "{account}");
-    let movements: Vec<i64> = account["ledger"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|r| r["deltaFen"].as_i64().unwrap())
-        .collect();
+    let movements = api.movements().await;
     assert_eq!(movements, vec![-price, 100_000], "{account}");
     drop(procs);
     db.cleanup().await;

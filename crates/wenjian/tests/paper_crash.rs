@@ -9,10 +9,10 @@ use axum::Router;
 use axum::routing::post;
 mod common;
 
-use common::{Api, Processes, api_only_server};
+use common::{Api, Processes, api_only_server, wenjian};
 use serde_json::{Value, json};
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use store::testing::TestDb;
@@ -98,19 +98,12 @@ async fn fake_writer(asked: Asked) -> String {
 use axum::response::IntoResponse;
 
 fn command(data: &Path, db_url: &str, writer: &str, args: &[&str]) -> Command {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_wenjian"));
-    cmd.args(args)
-        .env("WENJIAN_DATA_DIR", data)
-        .env("WENJIAN_DATABASE_URL", db_url)
-        .env("WENJIAN_JOB_LEASE_SECONDS", "2")
-        .env("WENJIAN_PARAPHRASE_LAYER", "false")
+    let mut cmd = wenjian(data, db_url, args);
+    cmd.env("WENJIAN_PARAPHRASE_LAYER", "false")
         .env("WENJIAN_LLM_BASE_URL", writer)
         .env("WENJIAN_LLM_MODEL", "fake-writer")
         .env("WENJIAN_LLM_TIMEOUT_SECONDS", "600")
-        .env("WENJIAN_PAPER_PROVIDER", "endpoint")
-        .env("RUST_LOG", "warn")
-        .stdout(Stdio::null())
-        .stderr(Stdio::inherit());
+        .env("WENJIAN_PAPER_PROVIDER", "endpoint");
     cmd
 }
 
@@ -224,12 +217,7 @@ async fn worker_killed_mid_paper(db: TestDb) {
         json!(10_000 - price + done["record"]["refundedFen"].as_i64().unwrap()),
         "{account}"
     );
-    let movements: Vec<i64> = account["ledger"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|r| r["deltaFen"].as_i64().unwrap())
-        .collect();
+    let movements = api.movements().await;
     // The missing share of a short paper comes back with the completion (once, whatever the
     // attempts): the ledger is the credit, the one charge, the one refund.
     let refunded = done["record"]["refundedFen"].as_i64().unwrap();

@@ -5,25 +5,18 @@
 
 mod common;
 
-use common::{Api, Processes, api_only_server};
+use common::{Api, Processes, api_only_server, wenjian};
 use serde_json::{Value, json};
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::time::{Duration, Instant};
 use store::testing::TestDb;
 
 fn command(data: &Path, db_url: &str, args: &[&str]) -> Command {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_wenjian"));
-    cmd.args(args)
-        .env("WENJIAN_DATA_DIR", data)
-        .env("WENJIAN_DATABASE_URL", db_url)
-        .env("WENJIAN_JOB_LEASE_SECONDS", "2")
-        // No model: the deck is the paper's sentences, and the task's longest step is
-        // LibreOffice drawing its previews — the step it is killed in.
-        .env("WENJIAN_MODELS_DIR", data.join("no-models"))
-        .env("RUST_LOG", "warn")
-        .stdout(Stdio::null())
-        .stderr(Stdio::inherit());
+    let mut cmd = wenjian(data, db_url, args);
+    // No model: the deck is the paper's sentences, and the task's longest step is LibreOffice
+    // drawing its previews — the step it is killed in.
+    cmd.env("WENJIAN_MODELS_DIR", data.join("no-models"));
     cmd
 }
 
@@ -75,7 +68,10 @@ async fn worker_killed_mid_deck(db: TestDb) {
         .unwrap_or_else(|| panic!("{draft}"));
     let submitted: Value = api
         .http
-        .post(format!("{}/api/base/ai_ppt_info_api/submit_by_id", api.base))
+        .post(format!(
+            "{}/api/base/ai_ppt_info_api/submit_by_id",
+            api.base
+        ))
         .bearer_auth(&api.token)
         .header("X-Confirmed-Payment", "balance")
         .json(&json!({"id": id, "template": "china-red"}))
@@ -85,7 +81,11 @@ async fn worker_killed_mid_deck(db: TestDb) {
         .json()
         .await
         .unwrap();
-    assert_eq!(submitted["result"]["status"], json!("queued"), "{submitted}");
+    assert_eq!(
+        submitted["result"]["status"],
+        json!("queued"),
+        "{submitted}"
+    );
 
     let mut first = command(&data, &db.url, &["worker"]).spawn().unwrap();
     wait_for(&api, id, "the first worker to start the deck", |r| {
@@ -133,12 +133,7 @@ async fn worker_killed_mid_deck(db: TestDb) {
     // Paid once, never refunded.
     let account = api.account().await;
     assert_eq!(account["balanceFen"], json!(5_000 - 1990), "{account}");
-    let movements: Vec<i64> = account["ledger"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|r| r["deltaFen"].as_i64().unwrap())
-        .collect();
+    let movements = api.movements().await;
     assert_eq!(movements, vec![-1990, 5_000], "{account}");
     drop(procs);
     db.cleanup().await;

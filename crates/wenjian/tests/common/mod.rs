@@ -3,7 +3,8 @@
 #![allow(dead_code)]
 
 use serde_json::{Value, json};
-use std::process::{Child, Command};
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 /// Children are killed when the test ends, pass or fail.
@@ -16,6 +17,20 @@ impl Drop for Processes {
             let _ = child.wait();
         }
     }
+}
+
+/// `wenjian ARGS` on a data folder and database, with a job lease of 2 seconds (a killed
+/// worker's job is claimed again soon), quiet but for warnings.
+pub fn wenjian(data: &Path, db_url: &str, args: &[&str]) -> Command {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_wenjian"));
+    cmd.args(args)
+        .env("WENJIAN_DATA_DIR", data)
+        .env("WENJIAN_DATABASE_URL", db_url)
+        .env("WENJIAN_JOB_LEASE_SECONDS", "2")
+        .env("RUST_LOG", "warn")
+        .stdout(Stdio::null())
+        .stderr(Stdio::inherit());
+    cmd
 }
 
 pub fn free_port() -> u16 {
@@ -45,6 +60,16 @@ impl Api {
             .json()
             .await
             .unwrap()
+    }
+
+    /// The ledger's movements in fen, newest first.
+    pub async fn movements(&self) -> Vec<i64> {
+        self.account().await["ledger"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["deltaFen"].as_i64().unwrap())
+            .collect()
     }
 
     /// The account with its ledger (newest first).

@@ -372,18 +372,29 @@ pub async fn render_template_thumbnails(files: store::FileStore, known: Arc<Rend
         return;
     }
     let decks: Vec<&[u8]> = missing.iter().map(|(_, _, pptx)| pptx.as_slice()).collect();
-    let pdfs = match pdfs_of(&decks).await {
-        Ok(pdfs) => pdfs,
+    let pdfs: Vec<Option<Vec<u8>>> = match pdfs_of(&decks).await {
+        Ok(pdfs) => pdfs.into_iter().map(Some).collect(),
         Err(ConvertError::Missing) => {
             tracing::info!("LibreOffice not installed: template thumbnails are drawn as SVG");
             return;
         }
+        // One deck LibreOffice chokes on fails the batch: each on its own, then.
         Err(ConvertError::Failed | ConvertError::Busy) => {
-            tracing::warn!("template thumbnails not rendered: LibreOffice failed");
-            return;
+            let mut one_by_one = Vec::with_capacity(decks.len());
+            for deck in &decks {
+                one_by_one.push(pdf_of(deck).await.ok());
+            }
+            one_by_one
         }
     };
     for ((template, version, _), pdf) in missing.into_iter().zip(pdfs) {
+        let Some(pdf) = pdf else {
+            tracing::warn!(
+                template,
+                "template thumbnails not rendered: LibreOffice failed"
+            );
+            continue;
+        };
         let pictures = match pages_of(&pdf, pages, THUMBNAIL_WIDTH).await {
             Ok(p) if p.len() == pages => p,
             Ok(_) | Err(ConvertError::Failed | ConvertError::Busy) => {

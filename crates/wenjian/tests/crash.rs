@@ -43,15 +43,7 @@ async fn record(api: &Api, id: i64) -> Value {
 
 /// Polls the check until `done(record)` holds.
 async fn wait_for(api: &Api, id: i64, what: &str, done: impl Fn(&Value) -> bool) -> Value {
-    let deadline = Instant::now() + Duration::from_secs(120);
-    loop {
-        let record = record(api, id).await;
-        if done(&record) {
-            return record;
-        }
-        assert!(Instant::now() < deadline, "waiting for {what}: {record}");
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    }
+    common::wait_for(what, 120, || record(api, id), done).await
 }
 
 async fn worker_killed_mid_check(db: TestDb) {

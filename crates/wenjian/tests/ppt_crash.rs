@@ -9,7 +9,6 @@ use common::{Api, Processes, api_only_server, wenjian};
 use serde_json::{Value, json};
 use std::path::Path;
 use std::process::Command;
-use std::time::{Duration, Instant};
 use store::testing::TestDb;
 
 fn command(data: &Path, db_url: &str, args: &[&str]) -> Command {
@@ -34,15 +33,7 @@ async fn record(api: &Api, id: i64) -> Value {
 }
 
 async fn wait_for(api: &Api, id: i64, what: &str, done: impl Fn(&Value) -> bool) -> Value {
-    let deadline = Instant::now() + Duration::from_secs(180);
-    loop {
-        let record = record(api, id).await;
-        if done(&record) {
-            return record;
-        }
-        assert!(Instant::now() < deadline, "waiting for {what}: {record}");
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    }
+    common::wait_for(what, 180, || record(api, id), done).await
 }
 
 async fn worker_killed_mid_deck(db: TestDb) {
@@ -66,21 +57,12 @@ async fn worker_killed_mid_deck(db: TestDb) {
     let id = draft["result"]["id"]
         .as_i64()
         .unwrap_or_else(|| panic!("{draft}"));
-    let submitted: Value = api
-        .http
-        .post(format!(
-            "{}/api/base/ai_ppt_info_api/submit_by_id",
-            api.base
-        ))
-        .bearer_auth(&api.token)
-        .header("X-Confirmed-Payment", "balance")
-        .json(&json!({"id": id, "template": "china-red"}))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let submitted = api
+        .pay(
+            "/api/base/ai_ppt_info_api/submit_by_id",
+            json!({"id": id, "template": "china-red"}),
+        )
+        .await;
     assert_eq!(
         submitted["result"]["status"],
         json!("queued"),

@@ -33,6 +33,28 @@ pub fn wenjian(data: &Path, db_url: &str, args: &[&str]) -> Command {
     cmd
 }
 
+/// Polls `probe` every 10 ms until `done` holds of what it returns; fails after `seconds`.
+pub async fn wait_for<F, Fut>(
+    what: &str,
+    seconds: u64,
+    mut probe: F,
+    done: impl Fn(&Value) -> bool,
+) -> Value
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = Value>,
+{
+    let deadline = Instant::now() + Duration::from_secs(seconds);
+    loop {
+        let value = probe().await;
+        if done(&value) {
+            return value;
+        }
+        assert!(Instant::now() < deadline, "waiting for {what}: {value}");
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+}
+
 pub fn free_port() -> u16 {
     std::net::TcpListener::bind("127.0.0.1:0")
         .unwrap()
@@ -50,16 +72,25 @@ pub struct Api {
 
 impl Api {
     pub async fn post(&self, path: &str, body: Value) -> Value {
-        self.http
+        self.send(path, body, None).await
+    }
+
+    /// A paid call, sent with the confirmation every paid journey sends (from the balance).
+    pub async fn pay(&self, path: &str, body: Value) -> Value {
+        self.send(path, body, Some(("X-Confirmed-Payment", "balance")))
+            .await
+    }
+
+    async fn send(&self, path: &str, body: Value, header: Option<(&str, &str)>) -> Value {
+        let mut request = self
+            .http
             .post(format!("{}{path}", self.base))
             .bearer_auth(&self.token)
-            .json(&body)
-            .send()
-            .await
-            .unwrap()
-            .json()
-            .await
-            .unwrap()
+            .json(&body);
+        if let Some((name, value)) = header {
+            request = request.header(name, value);
+        }
+        request.send().await.unwrap().json().await.unwrap()
     }
 
     /// The ledger's movements in fen, newest first.

@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{Api, Processes, api_only_server, wenjian};
+use common::{Api, Processes, api_only_server, kill_worker_mid_task, wenjian};
 use serde_json::{Value, json};
 use std::path::Path;
 use std::process::Command;
@@ -39,11 +39,6 @@ async fn record(api: &Api, id: i64) -> Value {
     api.post("/api/base/check_api/load_by_id", json!({ "id": id }))
         .await["result"]
         .clone()
-}
-
-/// Polls the check until `done(record)` holds.
-async fn wait_for(api: &Api, id: i64, what: &str, done: impl Fn(&Value) -> bool) -> Value {
-    common::wait_for(what, 120, || record(api, id), done).await
 }
 
 async fn worker_killed_mid_check(db: TestDb) {
@@ -101,26 +96,12 @@ async fn worker_killed_mid_check(db: TestDb) {
         "{submitted}"
     );
 
-    let mut first = command(&data, &db.url, &["worker"]).spawn().unwrap();
-    wait_for(&api, id, "the first worker to start the check", |r| {
-        r["status"] == json!("running")
-    })
-    .await;
-    first.kill().unwrap(); // SIGKILL: no shutdown, no cleanup, the lease just stops being renewed.
-    first.wait().unwrap();
-    let after_kill = record(&api, id).await;
-    assert_eq!(
-        after_kill["status"],
-        json!("running"),
-        "the worker was killed in the middle of the check: {after_kill}"
-    );
-
-    procs
-        .0
-        .push(command(&data, &db.url, &["worker"]).spawn().unwrap());
-    let done = wait_for(&api, id, "the restarted worker to finish", |r| {
-        matches!(r["status"].as_str(), Some("done" | "failed" | "cancelled"))
-    })
+    let done = kill_worker_mid_task(
+        || command(&data, &db.url, &["worker"]),
+        &mut procs,
+        || record(&api, id),
+        "the check",
+    )
     .await;
     assert_eq!(done["status"], json!("done"), "{done}");
     assert!(done["ratioTotal"].as_f64().unwrap() > 40.0, "{done}");

@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::{Api, Processes, api_only_server, wenjian};
+use common::{Api, Processes, api_only_server, kill_worker_mid_task, wenjian};
 use serde_json::{Value, json};
 use std::path::Path;
 use std::process::Command;
@@ -30,10 +30,6 @@ async fn record(api: &Api, id: i64) -> Value {
     api.post("/api/base/ai_ppt_info_api/load_by_id", json!({ "id": id }))
         .await["result"]["record"]
         .clone()
-}
-
-async fn wait_for(api: &Api, id: i64, what: &str, done: impl Fn(&Value) -> bool) -> Value {
-    common::wait_for(what, 180, || record(api, id), done).await
 }
 
 async fn worker_killed_mid_deck(db: TestDb) {
@@ -69,22 +65,12 @@ async fn worker_killed_mid_deck(db: TestDb) {
         "{submitted}"
     );
 
-    let mut first = command(&data, &db.url, &["worker"]).spawn().unwrap();
-    wait_for(&api, id, "the first worker to start the deck", |r| {
-        r["status"] == json!("running")
-    })
-    .await;
-    first.kill().unwrap(); // SIGKILL: no shutdown, no cleanup, the lease just stops being renewed.
-    first.wait().unwrap();
-    let after_kill = record(&api, id).await;
-    assert_eq!(after_kill["status"], json!("running"), "{after_kill}");
-
-    procs
-        .0
-        .push(command(&data, &db.url, &["worker"]).spawn().unwrap());
-    let done = wait_for(&api, id, "the restarted worker to finish", |r| {
-        matches!(r["status"].as_str(), Some("done" | "failed" | "cancelled"))
-    })
+    let done = kill_worker_mid_task(
+        || command(&data, &db.url, &["worker"]),
+        &mut procs,
+        || record(&api, id),
+        "the deck",
+    )
     .await;
     assert_eq!(done["status"], json!("done"), "{done}");
     assert_eq!(done["chargedFen"], json!(1990), "{done}");

@@ -55,6 +55,43 @@ where
     }
 }
 
+/// A worker SIGKILLed in the middle of a task: `worker()` is started and killed as soon as the
+/// record `probe` reads says "running" (no shutdown, no cleanup: its lease just stops being
+/// renewed); the task must still be running then. Another worker (kept in `procs`) is started
+/// and the record is returned once the task has ended.
+pub async fn kill_worker_mid_task<F, Fut>(
+    worker: impl Fn() -> Command,
+    procs: &mut Processes,
+    probe: F,
+    what: &str,
+) -> Value
+where
+    F: Fn() -> Fut,
+    Fut: std::future::Future<Output = Value>,
+{
+    let mut first = worker().spawn().unwrap();
+    wait_for(
+        &format!("the first worker to start {what}"),
+        180,
+        &probe,
+        |r| r["status"] == json!("running"),
+    )
+    .await;
+    first.kill().unwrap();
+    first.wait().unwrap();
+    let after_kill = probe().await;
+    assert_eq!(
+        after_kill["status"],
+        json!("running"),
+        "the worker was killed in the middle of {what}: {after_kill}"
+    );
+    procs.0.push(worker().spawn().unwrap());
+    wait_for("the restarted worker to finish", 180, &probe, |r| {
+        matches!(r["status"].as_str(), Some("done" | "failed" | "cancelled"))
+    })
+    .await
+}
+
 pub fn free_port() -> u16 {
     std::net::TcpListener::bind("127.0.0.1:0")
         .unwrap()

@@ -1261,7 +1261,7 @@ pub async fn preview_pictures(
         // conversions (the page keeps the layout's drawings and asks again later).
         None => {
             let pptx = deck_pptx(&state, &task, &result).await?;
-            pictures::draw_previews(
+            let drawn = pictures::draw_previews(
                 &state.files,
                 task.id,
                 &result.template,
@@ -1270,7 +1270,20 @@ pub async fn preview_pictures(
                 pictures::Wait::NotAtAll,
             )
             .await
-            .map_err(conversion_error)?
+            .map_err(conversion_error)?;
+            // Deleted while it was drawn: what the drawing kept goes with the deck.
+            if let Err(e) = owned(&state, task.id, session.user.id).await {
+                if e.code == "ppt_not_found"
+                    && let Err(e) = state
+                        .files
+                        .remove_under(&format!("{FILES}/{}", task.id))
+                        .await
+                {
+                    tracing::warn!(task = task.id, error = %e, "files of a deleted deck not removed");
+                }
+                return Err(e);
+            }
+            drawn
         }
     };
     Ok(Success(DeckPreviews {

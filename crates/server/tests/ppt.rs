@@ -210,17 +210,9 @@ api_test!(
         let token = s.register("ppt_student", "password-1").await;
 
         // The gallery: six templates, each drawn from itself.
-        let (status, body) = s
-            .post(
-                "/api/base/ai_ppt_info_api/get_template_list",
-                None,
-                json!({}),
-            )
-            .await;
-        assert_eq!(status, StatusCode::OK, "{body}");
-        let templates = body["result"].as_array().unwrap();
+        let templates = template_list(s).await;
         assert_eq!(templates.len(), 6);
-        for t in templates {
+        for t in &templates {
             assert_eq!(t["thumbnails"].as_array().unwrap().len(), 2);
             assert!(t["thumbnails"][0].as_str().unwrap().starts_with("<svg"));
             assert_eq!(t["priceFen"], json!(1990));
@@ -784,6 +776,19 @@ async fn long_bullets_are_shortened_by_the_local_model_and_every_answer_is_check
     server.stop().await;
 }
 
+/// The template gallery, as anyone (no token) gets it.
+async fn template_list(s: &TestServer) -> Vec<Value> {
+    let (status, body) = s
+        .post(
+            "/api/base/ai_ppt_info_api/get_template_list",
+            None,
+            json!({}),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    body["result"].as_array().unwrap().clone()
+}
+
 /// A finished deck's first three slides as LibreOffice draws them, checked as PNG pictures of
 /// a 16:9 slide, as bytes.
 async fn preview_pictures(s: &TestServer, token: &str, id: i64, template: &str) -> Vec<Vec<u8>> {
@@ -833,19 +838,8 @@ async fn preview_pictures(s: &TestServer, token: &str, id: i64, template: &str) 
 #[tokio::test]
 async fn template_thumbnails_are_drawn_by_libreoffice_from_each_template() {
     let s = TestServer::start(TestDb::sqlite().await, test_config()).await;
-    let list = || async {
-        let (status, body) = s
-            .post(
-                "/api/base/ai_ppt_info_api/get_template_list",
-                None,
-                json!({}),
-            )
-            .await;
-        assert_eq!(status, StatusCode::OK, "{body}");
-        body["result"].as_array().unwrap().clone()
-    };
     // Before they are rendered, the SVG drawings alone.
-    for t in list().await {
+    for t in template_list(&s).await {
         assert_eq!(t["pictures"], json!([]), "{t}");
     }
     server::api::ppt::pictures::render_template_thumbnails(
@@ -854,7 +848,7 @@ async fn template_thumbnails_are_drawn_by_libreoffice_from_each_template() {
     )
     .await;
     let mut covers = Vec::new();
-    for t in list().await {
+    for t in template_list(&s).await {
         let urls = t["pictures"].as_array().unwrap();
         assert_eq!(urls.len(), 2, "{t}");
         for (page, url) in urls.iter().enumerate() {

@@ -43,6 +43,15 @@ async fn owned(state: &AppState, id: i64, user_id: i64) -> Result<Task, ApiError
     paper_task::owned_task(state, id, user_id, KIND, not_found).await
 }
 
+/// A finished deck of this user, with what the task made.
+async fn finished(state: &AppState, id: i64, user_id: i64) -> Result<(Task, PptResult), ApiError> {
+    let task = owned(state, id, user_id).await?;
+    let result = result_of(&task)
+        .filter(|_| task.status == TaskStatus::Done)
+        .ok_or_else(|| ApiError::conflict("ppt_not_ready", "PPT 尚未生成完成"))?;
+    Ok((task, result))
+}
+
 fn input_of(task: &Task) -> Result<PptInput, ApiError> {
     serde_json::from_str(&task.input).map_err(ApiError::internal)
 }
@@ -1249,10 +1258,7 @@ pub async fn preview_pictures(
     Params(form): Params<PreviewForm>,
 ) -> ApiResult<DeckPreviews> {
     use base64::Engine as _;
-    let task = owned(&state, form.id, session.user.id).await?;
-    let result = result_of(&task)
-        .filter(|_| task.status == TaskStatus::Done)
-        .ok_or_else(|| ApiError::conflict("ppt_not_ready", "PPT 尚未生成完成"))?;
+    let (task, result) = finished(&state, form.id, session.user.id).await?;
     let pages = result.deck.slides.len().min(pictures::PREVIEW_PAGES);
     let pngs = match pictures::stored_previews(&state.files, task.id, &result.template, pages).await
     {
@@ -1325,10 +1331,7 @@ pub async fn download(
             ));
         }
     };
-    let task = owned(&state, form.id, session.user.id).await?;
-    let result = result_of(&task)
-        .filter(|_| task.status == TaskStatus::Done)
-        .ok_or_else(|| ApiError::conflict("ppt_not_ready", "PPT 尚未生成完成"))?;
+    let (task, result) = finished(&state, form.id, session.user.id).await?;
     let pptx = deck_pptx(&state, &task, &result).await?;
     let name = task.title.chars().take(60).collect::<String>();
     if format == "pptx" {

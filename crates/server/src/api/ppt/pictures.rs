@@ -24,6 +24,8 @@ pub const THUMBNAIL_WIDTH: u32 = 480;
 pub const PREVIEW_WIDTH: u32 = 320;
 /// How many first slides of a deck are previewed.
 pub const PREVIEW_PAGES: usize = 3;
+/// Largest deck PDF read back from the store.
+const PDF_MAX_BYTES: usize = 200 * 1024 * 1024;
 /// A PNG larger than this is not a thumbnail.
 const PICTURE_MAX_BYTES: usize = 4 * 1024 * 1024;
 
@@ -151,6 +153,35 @@ pub async fn pages_of(pdf: &[u8], pages: usize, width: u32) -> Result<Vec<Vec<u8
     Ok(out)
 }
 
+/// A finished deck's PDF: the one kept (made by its task or an earlier download), else drawn
+/// by LibreOffice from `pptx` (waiting for the slot) and kept.
+pub async fn deck_pdf(
+    files: &store::FileStore,
+    task_id: i64,
+    template: &str,
+    pptx: &[u8],
+) -> Result<Vec<u8>, ConvertError> {
+    kept_pdf(files, task_id, template, pdf_of(pptx)).await
+}
+
+/// The deck's kept PDF, else what `convert` makes of it, kept for the next time.
+async fn kept_pdf(
+    files: &store::FileStore,
+    task_id: i64,
+    template: &str,
+    convert: impl std::future::Future<Output = Result<Vec<u8>, ConvertError>>,
+) -> Result<Vec<u8>, ConvertError> {
+    let key = super::task::pdf_key(task_id, template);
+    if let Ok(Some(pdf)) = files.get(&key, PDF_MAX_BYTES).await {
+        return Ok(pdf);
+    }
+    let pdf = convert.await?;
+    if let Err(e) = files.put(&key, &pdf).await {
+        tracing::warn!(task = task_id, error = %e, "deck PDF not kept");
+    }
+    Ok(pdf)
+}
+
 /// Where preview picture `page` (0-based) of a deck written with `template` is kept (beside
 /// its PDF, in the folder the task clears before drawing them).
 pub fn preview_key(task_id: i64, template: &str, page: usize) -> String {
@@ -228,17 +259,8 @@ pub async fn draw_previews(
         return Ok(kept);
     }
     let drawn = async {
-        let pdf_key = super::task::pdf_key(task_id, template);
-        let pdf = match files.get(&pdf_key, 200 * 1024 * 1024).await {
-            Ok(Some(pdf)) => pdf,
-            _ => {
-                let pdf = convert(&[pptx]).await?.pop().ok_or(ConvertError::Failed)?;
-                if let Err(e) = files.put(&pdf_key, &pdf).await {
-                    tracing::warn!(task = task_id, error = %e, "deck PDF not kept");
-                }
-                pdf
-            }
-        };
+        let converted = async { convert(&[pptx]).await?.pop().ok_or(ConvertError::Failed) };
+        let pdf = kept_pdf(files, task_id, template, converted).await?;
         pages_of(&pdf, pages, PREVIEW_WIDTH).await
     }
     .await;

@@ -1174,11 +1174,6 @@ pub struct DownloadForm {
     pub format: Option<String>,
 }
 
-/// The deck as PDF (LibreOffice), or the error a user can act on.
-async fn to_pdf(pptx: &[u8]) -> Result<Vec<u8>, ApiError> {
-    pictures::pdf_of(pptx).await.map_err(conversion_error)
-}
-
 /// What a user is told when LibreOffice cannot draw a deck.
 fn conversion_error(e: pictures::ConvertError) -> ApiError {
     match e {
@@ -1342,22 +1337,9 @@ pub async fn download(
             &format!("{name}-答辩PPT.pptx"),
         ));
     }
-    let pdf_key = ppt_task::pdf_key(task.id, &result.template);
-    let pdf = match state
-        .files
-        .get(&pdf_key, DECK_MAX_BYTES)
+    let pdf = pictures::deck_pdf(&state.files, task.id, &result.template, &pptx)
         .await
-        .map_err(ApiError::internal)?
-    {
-        Some(bytes) => bytes,
-        None => {
-            let pdf = to_pdf(&pptx).await?;
-            if let Err(e) = state.files.put(&pdf_key, &pdf).await {
-                tracing::warn!(task = task.id, error = %e, "deck PDF not kept");
-            }
-            pdf
-        }
-    };
+        .map_err(conversion_error)?;
     Ok(paper_task::attachment(
         "application/pdf",
         pdf,

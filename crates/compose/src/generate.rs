@@ -854,6 +854,12 @@ async fn write_leaf(
         cap_length(&said.drop_repeats(&text), wanted_budget)
     })
     .await?;
+    // A chapter of the thesis itself (the package's documents have parts, not chapters).
+    let body = if path.len() == 1 && draft.brief.is_none() {
+        chapter_voice(&body)
+    } else {
+        body
+    };
     let weak = counted_chars(&body) < wanted;
     // Citations are grounded in what the section says before they are resolved: the local
     // model uses the records but seldom marks them (see `grounding`).
@@ -925,8 +931,9 @@ async fn best_answer(
 /// The model's answer as body text: markdown, repeated headings and echoes of the request
 /// removed, blank lines folded.
 fn clean_section(text: &str, title: &str, heading: &str) -> String {
-    let mut lines = Vec::new();
-    for line in text.lines() {
+    let mut lines: Vec<String> = Vec::new();
+    let raw: Vec<&str> = text.lines().collect();
+    for (i, line) in raw.iter().enumerate() {
         let trimmed = line.trim().trim_start_matches('#').trim().replace("**", "");
         // A markdown list item is a line of prose here.
         let trimmed = trimmed
@@ -968,13 +975,64 @@ fn clean_section(text: &str, title: &str, heading: &str) -> String {
         if echoes_heading || echoes_request {
             continue;
         }
+        // A bare label ("定义：", "特点:") over lines of its own: a list's heading, not prose.
+        // One that leads into a table ("如表所示：") stays.
+        let table_follows = raw[i + 1..]
+            .iter()
+            .find(|l| !l.trim().is_empty())
+            .is_some_and(|l| l.trim_start().starts_with('|'));
+        if !bare.is_empty()
+            && bare.len() < trimmed.len()
+            && bare.chars().count() <= LABEL_CHARS
+            && !table_follows
+        {
+            continue;
+        }
         if trimmed.chars().all(|c| matches!(c, '|' | '-' | ':' | ' ')) && trimmed.contains('|') {
             // A markdown table's rule line: tables are recognised from their cell rows.
+            continue;
+        }
+        // A sentence broken over two lines ("…“高举‘借鉴’和‘特色’两" / "面大旗”。"): the local
+        // decoder, kept from copying a record, sometimes answers with a line break (read on
+        // the bench). A short line or a numbered one may be a heading, and stays apart.
+        if let Some(last) = lines.last_mut()
+            && counted_chars(last) > INNER_HEADING_CHARS
+            && last.chars().last().is_some_and(char::is_alphanumeric)
+            && ends_sentence(&trimmed)
+            && numbered_prefix(&trimmed).is_none()
+            && !trimmed.contains('|')
+        {
+            last.push_str(&trimmed);
             continue;
         }
         lines.push(trimmed);
     }
     lines.join("\n")
+}
+
+/// Longest bare label line ("主要特点：") dropped from a section.
+const LABEL_CHARS: usize = 6;
+
+/// A chapter written as one leaf speaks of itself as a chapter: asked for "这一节", the model
+/// writes "本节将介绍…" under a chapter heading. Only where 本节 opens a clause ("在本节中" too),
+/// so words such as 基本节点 are left alone.
+fn chapter_voice(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut previous: Option<char> = None;
+    let mut rest = text;
+    while let Some(c) = rest.chars().next() {
+        let opens_clause = previous.is_none_or(|p| !p.is_alphanumeric() || p == '在');
+        if opens_clause && rest.starts_with("本节") {
+            out.push_str("本章");
+            rest = &rest["本节".len()..];
+            previous = Some('节');
+            continue;
+        }
+        out.push(c);
+        previous = Some(c);
+        rest = &rest[c.len_utf8()..];
+    }
+    out
 }
 
 /// A numbered list item that is a paragraph ("1. 日常生活中的观察：汪曾祺…") in the thesis way of
@@ -1295,7 +1353,7 @@ pub async fn write_abstract(
     let wanted = ABSTRACT_CHARS as usize / 3;
     let title = request.title.clone();
     draft.abstract_zh = best_answer(model, &chat, None, wanted, |text| {
-        end_at_sentence(&clean_section(text, &title, "摘要").replace('\n', ""))
+        end_at_sentence(&abstract_prose(&clean_section(text, &title, "摘要")))
     })
     .await?;
     let chat = ChatRequest {
@@ -1325,6 +1383,85 @@ pub async fn write_abstract(
         };
     }
     Ok(())
+}
+
+/// The parts the abstract prompt names, which the local model writes as labels of their own
+/// ("研究背景与目的", "研究方法：…"; read on the bench): a thesis abstract is one paragraph of prose.
+const ABSTRACT_LABELS: &[&str] = &[
+    "研究背景与目的",
+    "研究背景和目的",
+    "主要内容与结论",
+    "主要内容和结论",
+    "研究背景",
+    "研究目的",
+    "研究方法",
+    "研究内容",
+    "主要内容",
+    "研究结果",
+    "研究结论",
+    "结论",
+];
+
+/// Words with which a sentence speaks as one chapter or section ("这一章将探讨…", "本节将从…"),
+/// copied from the section summaries the abstract is written from; in an abstract they point at
+/// nothing.
+const SECTION_VOICE: &[&str] = &["本节", "本章", "这一章", "这一节", "此章", "此节"];
+
+/// The abstract as one paragraph: the prompt's parts no longer as labels, no chapter titles
+/// as labels ("第1章 绪论：…", "3.1 传播机制分析：…"), no sentence in a section's voice and no
+/// sentence said twice (the local model, given one summary per section, restates them), every
+/// line ending as a sentence before the lines are joined. The text as it came when nothing
+/// would be left.
+fn abstract_prose(text: &str) -> String {
+    let mut out = String::new();
+    let mut said: HashSet<Vec<char>> = HashSet::new();
+    for line in text.lines() {
+        // A chapter's title the model listed ("1. 数字普惠金融的定义与特点").
+        if is_inner_heading(line) {
+            continue;
+        }
+        for sentence in split_sentences(line) {
+            let sentence = without_label(sentence.trim());
+            if sentence.is_empty() || SECTION_VOICE.iter().any(|w| sentence.contains(w)) {
+                continue;
+            }
+            let grams = sentence_grams(sentence);
+            let repeated = grams.iter().filter(|g| said.contains(*g)).count();
+            if grams.len() >= 8 && repeated as f32 >= grams.len() as f32 * REPEAT_SHARE {
+                continue;
+            }
+            said.extend(grams);
+            out.push_str(sentence);
+            if !ends_sentence(sentence) {
+                out.push('。');
+            }
+        }
+    }
+    if out.is_empty() {
+        text.replace('\n', "")
+    } else {
+        out
+    }
+}
+
+/// A sentence of the abstract without the label it opens with: one of the prompt's parts
+/// ("研究方法：…", or alone) or a numbered chapter title followed by a colon.
+fn without_label(sentence: &str) -> &str {
+    for label in ABSTRACT_LABELS {
+        if let Some(rest) = sentence.strip_prefix(label) {
+            let after = rest.trim_start_matches([' ', '：', ':', '　']);
+            if after.len() < rest.len() || rest.trim().is_empty() {
+                return after.trim();
+            }
+        }
+    }
+    if numbered_prefix(sentence).is_some()
+        && let Some((label, rest)) = sentence.split_once(['：', ':'])
+        && is_inner_heading(label)
+    {
+        return rest.trim();
+    }
+    sentence
 }
 
 fn brief_all(sections: &[SectionText]) -> String {
@@ -1378,6 +1515,63 @@ pub async fn generate(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_sentence_broken_over_two_lines_is_joined_and_headings_stay_apart() {
+        let broken = "另一项研究指出三大鲜明特点，即研究理论多元化、新老交替进程基本完成，以及高举“借鉴”和“特色”两\n面大旗”。\n下一段从这里开始。";
+        assert_eq!(
+            clean_section(broken, "题目", "1.1 现状"),
+            "另一项研究指出三大鲜明特点，即研究理论多元化、新老交替进程基本完成，以及高举“借鉴”和“特色”两面大旗”。\n下一段从这里开始。"
+        );
+        // A short line, a line that is not a finished sentence, a numbered line: kept apart.
+        let apart = "这一段写得很长但是没有句号结尾因为模型在这里停了下来并且另起一行\n研究方法\n这一段写得很长但是没有句号结尾因为模型在这里停了下来并且另起一行\n（1）第一点是这样的。";
+        assert_eq!(clean_section(apart, "题目", "1.1 现状"), apart);
+        // A bare label over a list (read on the bench) goes; a sentence ending in a colon stays.
+        let listed = "以下是数字普惠金融的特点：\n特点：\n普及性：金融服务可以随时随地获取。";
+        assert_eq!(
+            clean_section(listed, "题目", "1.1 现状"),
+            "以下是数字普惠金融的特点：\n普及性：金融服务可以随时随地获取。"
+        );
+        let table = "如表所示：\n|指标|数值|\n|A|1|";
+        assert_eq!(clean_section(table, "题目", "1.1 现状"), table);
+    }
+
+    #[test]
+    fn a_chapter_leaf_speaks_of_itself_as_a_chapter() {
+        assert_eq!(
+            chapter_voice("本节将介绍方法。在本节中，我们讨论基本节点的划分；本节最后给出结论。"),
+            "本章将介绍方法。在本章中，我们讨论基本节点的划分；本章最后给出结论。"
+        );
+    }
+
+    #[test]
+    fn an_abstract_loses_the_prompts_labels_and_the_sections_voice() {
+        // What the local model wrote on the bench (2026-11-27), shortened.
+        let written = "研究背景与目的\n随着国家对药品质量要求的提高，质量标准不断完善。本研究旨在分析其问题。\n研究方法：本研究采用文献回顾与访谈相结合的方法\n主要内容与结论（1）现状分析：本节将从国内外研究现状出发，分析发展趋势。标准仍不统一。\n主要内容与结论\n1. 数字普惠金融的定义与特点\n数字普惠金融利用互联网提供金融服务。";
+        assert_eq!(
+            abstract_prose(written),
+            "随着国家对药品质量要求的提高，质量标准不断完善。本研究旨在分析其问题。\
+本研究采用文献回顾与访谈相结合的方法。标准仍不统一。数字普惠金融利用互联网提供金融服务。"
+        );
+        let voice = "这一章将探讨汪曾祺的生活与创作之间的互动：在现代文学史上，汪曾祺是一位杰出的作家。\
+他的小说书写日常生活。";
+        assert_eq!(abstract_prose(voice), "他的小说书写日常生活。");
+        // Chapters as labels, and the same sentence restated for each of them (bench, 网络流行语).
+        let restated = "本研究探讨网络流行语的构词方式。第1章 绪论：网络流行语是在网络环境中广泛使用的词语。\
+3.1 传播机制分析：通过分析构词方式与传播机制，可以为促进信息交流提供理论支持。\
+3.2 构词方式研究：通过分析构词方式与传播机制，可以为促进信息交流提供理论支持。";
+        assert_eq!(
+            abstract_prose(restated),
+            "本研究探讨网络流行语的构词方式。网络流行语是在网络环境中广泛使用的词语。\
+通过分析构词方式与传播机制，可以为促进信息交流提供理论支持。"
+        );
+        // A word that merely starts like a label is left alone; nothing left → the text as it came.
+        assert_eq!(
+            abstract_prose("结论性的判断需要证据。"),
+            "结论性的判断需要证据。"
+        );
+        assert_eq!(abstract_prose("本章小结\n本节说明"), "本章小结本节说明");
+    }
 
     #[test]
     fn a_section_far_over_its_budget_ends_at_a_sentence_within_it() {
@@ -1614,11 +1808,20 @@ mod tests {
         ];
         let mut script = vec![CHAPTERS, SECTIONS_1, SECTIONS_2];
         script.extend(sections.iter().map(String::as_str));
-        let abstract_zh = long("本文研究了图像识别。");
-        script.push(&abstract_zh);
+        // Sentences the abstract's tidying keeps (it drops repeated ones).
+        let abstract_zh = "本文研究了图像识别的背景与意义。随后设计了基于卷积网络的分类方法。\
+                           在公开数据集上的实验验证了方法的准确率。最后总结全文并指出不足之处。\
+                           今后的工作将扩大数据规模并改进模型结构。\
+                           文中还讨论了训练样本不均衡带来的影响。所得结论可供相关课题参考。";
+        script.push(abstract_zh);
         script.push("This paper studies image recognition.");
         let model = Scripted::new(&script);
         let draft = generate(&model, &Shelf, &request(), &|_| {}).await.unwrap();
+        assert!(
+            draft
+                .abstract_zh
+                .starts_with("本文研究了图像识别的背景与意义。")
+        );
         // Budgets: leaves sum to the target; the label line was not taken for a title.
         let leaves = draft.outline.leaves();
         assert_eq!(leaves.len(), 5);

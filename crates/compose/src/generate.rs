@@ -441,7 +441,7 @@ pub async fn plan_outline(
             chapter.children = titles_in(&reply.text, &request.title, sections_per_chapter + 1)
                 .into_iter()
                 .filter(|t| *t != title)
-                .map(Node::new)
+                .map(|t| Node::new(without_chapter_prefix(&t, &title)))
                 .collect();
             // One section is no division: the chapter is written as one piece.
             if chapter.children.len() < 2 {
@@ -517,6 +517,18 @@ fn titles_in(text: &str, paper_title: &str, most: usize) -> Vec<String> {
 
 /// The last chapter's title when the model gave none (the user can rename it in the outline).
 const CONCLUSION_TITLE: &str = "结论与展望";
+
+/// A section title without its chapter's title before a colon ("药物经济学分析：成本效益分析"
+/// under 第2章 药物经济学分析, read on the bench): the numbering already says which chapter.
+fn without_chapter_prefix(section: &str, chapter: &str) -> String {
+    section
+        .strip_prefix(chapter)
+        .and_then(|rest| rest.strip_prefix(['：', ':']))
+        .map(str::trim)
+        .filter(|rest| rest.chars().count() >= 2)
+        .unwrap_or(section)
+        .to_string()
+}
 
 /// A section shorter than this (characters) says nothing: a short paper has fewer sections.
 const MIN_LEAF_WORDS: u32 = 200;
@@ -1305,29 +1317,44 @@ fn cap_length(text: &str, budget: u32) -> String {
     if counted_chars(text) <= limit {
         return text.to_string();
     }
+    let budget = budget as usize;
     let mut counted = 0;
-    let mut cut = None;
+    // The last sentence end within the limit, and the first one past it.
+    let (mut within, mut past) = (None, None);
     for (i, c) in text.char_indices() {
         if c.is_alphanumeric() {
             counted += 1;
-        }
-        if counted > limit {
-            break;
         }
         let end = i + c.len_utf8();
         let sentence_end = matches!(c, '。' | '！' | '？')
             || (c == '\n' && ends_sentence(&text[..i]))
             || (c == '|' && text[end..].starts_with('\n'));
         if sentence_end {
-            cut = Some(after_closers(text, end));
+            let cut = (after_closers(text, end), counted);
+            if counted <= limit {
+                within = Some(cut);
+            } else {
+                past = Some(cut);
+                break;
+            }
         }
     }
-    match cut {
+    let cut = match (within, past) {
         // Never cut a section to less than its budget's lower bound.
-        Some(end) if counted_chars(&text[..end]) * 100 >= budget as usize * 85 => {
-            text[..end].trim_end().to_string()
+        (Some((end, kept)), _) if kept * 100 >= budget * 85 => Some(end),
+        // Long sentences: whichever end is nearer the budget, rather than the whole answer
+        // (read on the bench: a section of 544 characters for 156).
+        (Some((end, kept)), Some((_, over)))
+            if budget - kept <= over - budget && kept * 2 >= budget =>
+        {
+            Some(end)
         }
-        _ => text.to_string(),
+        (_, Some((end, _))) => Some(end),
+        _ => None,
+    };
+    match cut {
+        Some(end) => text[..end].trim_end().to_string(),
+        None => text.to_string(),
     }
 }
 
@@ -1537,6 +1564,24 @@ mod tests {
     }
 
     #[test]
+    fn a_section_title_loses_its_chapters_title_before_a_colon() {
+        let chapter = "药物经济学分析";
+        assert_eq!(
+            without_chapter_prefix("药物经济学分析：医院门诊抗菌药物处方成本效益分析", chapter),
+            "医院门诊抗菌药物处方成本效益分析"
+        );
+        // Not before a colon, or nothing after it: unchanged.
+        assert_eq!(
+            without_chapter_prefix("药物经济学分析方法的比较", chapter),
+            "药物经济学分析方法的比较"
+        );
+        assert_eq!(
+            without_chapter_prefix("药物经济学分析：", chapter),
+            "药物经济学分析："
+        );
+    }
+
+    #[test]
     fn a_chapter_leaf_speaks_of_itself_as_a_chapter() {
         assert_eq!(
             chapter_voice("本节将介绍方法。在本节中，我们讨论基本节点的划分；本节最后给出结论。"),
@@ -1588,6 +1633,14 @@ mod tests {
         assert_eq!(cap_length(&long, 270), long);
         let run_on = "没有句号".repeat(100);
         assert_eq!(cap_length(&run_on, 100), run_on);
+        // Long sentences, none ending between 85 % and 115 %: the end nearer the budget.
+        let clause = "这是一个由许多分句组成的很长的句子，";
+        let long_sentence = format!("{}结束。", clause.repeat(4)); // 70 counted characters
+        let three = long_sentence.repeat(3);
+        assert_eq!(counted_chars(&cap_length(&three, 100)), 70);
+        assert_eq!(counted_chars(&cap_length(&three, 120)), 140);
+        // Only an end far past the limit: still nearer than the whole answer.
+        assert_eq!(counted_chars(&cap_length(&three, 40)), 70);
         // Paragraphs and tables are kept whole where the cut allows.
         let table = format!(
             "{}\n|指标|数值|\n|A|1|\n{}",

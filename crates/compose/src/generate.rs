@@ -1545,22 +1545,31 @@ mod tests {
 
     #[test]
     fn a_sentence_broken_over_two_lines_is_joined_and_headings_stay_apart() {
-        let broken = "另一项研究指出三大鲜明特点，即研究理论多元化、新老交替进程基本完成，以及高举“借鉴”和“特色”两\n面大旗”。\n下一段从这里开始。";
-        assert_eq!(
-            clean_section(broken, "题目", "1.1 现状"),
-            "另一项研究指出三大鲜明特点，即研究理论多元化、新老交替进程基本完成，以及高举“借鉴”和“特色”两面大旗”。\n下一段从这里开始。"
-        );
-        // A short line, a line that is not a finished sentence, a numbered line: kept apart.
-        let apart = "这一段写得很长但是没有句号结尾因为模型在这里停了下来并且另起一行\n研究方法\n这一段写得很长但是没有句号结尾因为模型在这里停了下来并且另起一行\n（1）第一点是这样的。";
-        assert_eq!(clean_section(apart, "题目", "1.1 现状"), apart);
-        // A bare label over a list (read on the bench) goes; a sentence ending in a colon stays.
-        let listed = "以下是数字普惠金融的特点：\n特点：\n普及性：金融服务可以随时随地获取。";
-        assert_eq!(
-            clean_section(listed, "题目", "1.1 现状"),
-            "以下是数字普惠金融的特点：\n普及性：金融服务可以随时随地获取。"
-        );
-        let table = "如表所示：\n|指标|数值|\n|A|1|";
-        assert_eq!(clean_section(table, "题目", "1.1 现状"), table);
+        let cases = [
+            // The decoder's line break inside a sentence (read on the bench): joined.
+            (
+                "另一项研究指出三大鲜明特点，即研究理论多元化、新老交替进程基本完成，以及高举“借鉴”和“特色”两\n面大旗”。\n下一段从这里开始。",
+                "另一项研究指出三大鲜明特点，即研究理论多元化、新老交替进程基本完成，以及高举“借鉴”和“特色”两面大旗”。\n下一段从这里开始。",
+            ),
+            // A short line, a line that is not a finished sentence, a numbered line: kept apart.
+            (
+                "这一段写得很长但是没有句号结尾因为模型在这里停了下来并且另起一行\n研究方法\n这一段写得很长但是没有句号结尾因为模型在这里停了下来并且另起一行\n（1）第一点是这样的。",
+                "这一段写得很长但是没有句号结尾因为模型在这里停了下来并且另起一行\n研究方法\n这一段写得很长但是没有句号结尾因为模型在这里停了下来并且另起一行\n（1）第一点是这样的。",
+            ),
+            // A bare label over a list goes; a sentence ending in a colon stays.
+            (
+                "以下是数字普惠金融的特点：\n特点：\n普及性：金融服务可以随时随地获取。",
+                "以下是数字普惠金融的特点：\n普及性：金融服务可以随时随地获取。",
+            ),
+            // A label leading into a table stays.
+            (
+                "如表所示：\n|指标|数值|\n|A|1|",
+                "如表所示：\n|指标|数值|\n|A|1|",
+            ),
+        ];
+        for (written, cleaned) in cases {
+            assert_eq!(clean_section(written, "题目", "1.1 现状"), cleaned);
+        }
     }
 
     #[test]

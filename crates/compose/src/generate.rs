@@ -1380,7 +1380,10 @@ pub async fn write_abstract(
     let wanted = ABSTRACT_CHARS as usize / 3;
     let title = request.title.clone();
     draft.abstract_zh = best_answer(model, &chat, None, wanted, |text| {
-        end_at_sentence(&abstract_prose(&clean_section(text, &title, "摘要")))
+        // Sentences said twice go whatever wrote them: the local model, given one summary per
+        // section, restates them.
+        let once = SaidBefore::of(true, std::iter::empty()).drop_repeats(text);
+        end_at_sentence(&abstract_prose(&clean_section(&once, &title, "摘要")))
     })
     .await?;
     let chat = ChatRequest {
@@ -1435,13 +1438,11 @@ const ABSTRACT_LABELS: &[&str] = &[
 const SECTION_VOICE: &[&str] = &["本节", "本章", "这一章", "这一节", "此章", "此节"];
 
 /// The abstract as one paragraph: the prompt's parts no longer as labels, no chapter titles
-/// as labels ("第1章 绪论：…", "3.1 传播机制分析：…"), no sentence in a section's voice and no
-/// sentence said twice (the local model, given one summary per section, restates them), every
-/// line ending as a sentence before the lines are joined. The text as it came when nothing
-/// would be left.
+/// as labels ("第1章 绪论：…", "3.1 传播机制分析：…"), no sentence in a section's voice, every line
+/// ending as a sentence before the lines are joined. The text as it came when nothing would be
+/// left.
 fn abstract_prose(text: &str) -> String {
     let mut out = String::new();
-    let mut said: HashSet<Vec<char>> = HashSet::new();
     for line in text.lines() {
         // A chapter's title the model listed ("1. 数字普惠金融的定义与特点").
         if is_inner_heading(line) {
@@ -1452,12 +1453,6 @@ fn abstract_prose(text: &str) -> String {
             if sentence.is_empty() || SECTION_VOICE.iter().any(|w| sentence.contains(w)) {
                 continue;
             }
-            let grams = sentence_grams(sentence);
-            let repeated = grams.iter().filter(|g| said.contains(*g)).count();
-            if grams.len() >= 8 && repeated as f32 >= grams.len() as f32 * REPEAT_SHARE {
-                continue;
-            }
-            said.extend(grams);
             out.push_str(sentence);
             if !ends_sentence(sentence) {
                 out.push('。');
@@ -1614,8 +1609,9 @@ mod tests {
         let restated = "本研究探讨网络流行语的构词方式。第1章 绪论：网络流行语是在网络环境中广泛使用的词语。\
 3.1 传播机制分析：通过分析构词方式与传播机制，可以为促进信息交流提供理论支持。\
 3.2 构词方式研究：通过分析构词方式与传播机制，可以为促进信息交流提供理论支持。";
+        let once = SaidBefore::of(true, std::iter::empty()).drop_repeats(restated);
         assert_eq!(
-            abstract_prose(restated),
+            abstract_prose(&once),
             "本研究探讨网络流行语的构词方式。网络流行语是在网络环境中广泛使用的词语。\
 通过分析构词方式与传播机制，可以为促进信息交流提供理论支持。"
         );

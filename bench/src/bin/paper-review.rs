@@ -16,6 +16,10 @@
 //! - section relevance: sentence-encoder cosine of each section to its own heading and to the
 //!   paper's title, beside the same cosine to a heading and a title of another paper (shuffled);
 //! - similarity of the body against the library (总文字复制比 and the paraphrase share);
+//! - citing sentences in the paper's own voice ("本研究…[2]"): a record's study told as the
+//!   student's own work;
+//! - the longest run of characters the body shares with a record it lists (the copy guard's
+//!   leak: the guard lets a term through, not a sentence);
 //! - minutes per 10,000 字 on this machine.
 //!
 //!   cargo run --release -p wenjian-bench --bin paper-review -- DIR
@@ -107,6 +111,27 @@ fn section_vector(encoder: &embed::UseEncoder, text: &str) -> Option<Vec<f32>> {
     Some(mean.into_iter().map(|x| x / norm).collect())
 }
 
+/// Words by which a sentence tells of the paper's own work.
+const OWN_VOICE: [&str; 5] = ["本文", "本研究", "本论文", "笔者", "我们"];
+
+/// The length in characters of the longest run `a` and `b` share.
+fn longest_shared_run(a: &str, b: &str) -> usize {
+    let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
+    let mut previous = vec![0usize; b.len() + 1];
+    let mut best = 0;
+    for &x in &a {
+        let mut row = vec![0usize; b.len() + 1];
+        for (j, &y) in b.iter().enumerate() {
+            if x == y {
+                row[j + 1] = previous[j] + 1;
+                best = best.max(row[j + 1]);
+            }
+        }
+        previous = row;
+    }
+    best
+}
+
 fn mean(xs: &[f64]) -> Option<f64> {
     if xs.is_empty() {
         None
@@ -181,6 +206,8 @@ fn main() {
     let (mut refs_total, mut refs_valid, mut markers_total, mut markers_valid) = (0, 0, 0, 0);
     let (mut chars_total, mut minutes_total) = (0usize, 0f64);
     let (mut ratios, mut paraphrase_shares, mut length_ratios) = (vec![], vec![], vec![]);
+    let mut longest_runs = vec![];
+    let (mut citing_sentences, mut citing_in_own_voice) = (0, 0);
     let mut failures = Vec::new();
     for (i, asked) in titles.iter().enumerate() {
         let title = asked["title"].as_str().unwrap_or_default().to_string();
@@ -249,6 +276,23 @@ fn main() {
                 )
             })
             .collect();
+        let whole_body: String = body.iter().map(|(_, t)| t.as_str()).collect();
+        let longest_run = references
+            .iter()
+            .filter_map(|r| record_texts.get(r["title"].as_str()?))
+            .map(|record| longest_shared_run(&whole_body, record))
+            .max()
+            .unwrap_or(0);
+        longest_runs.push(longest_run as f64);
+        for (_, text) in &body {
+            for sentence in sentences(text) {
+                if !citation_numbers(&sentence).is_empty() {
+                    citing_sentences += 1;
+                    citing_in_own_voice +=
+                        usize::from(OWN_VOICE.iter().any(|own| sentence.contains(own)));
+                }
+            }
+        }
         let markers: Vec<usize> = body.iter().flat_map(|(_, t)| citation_numbers(t)).collect();
         markers_total += markers.len();
         markers_valid += markers
@@ -317,6 +361,7 @@ fn main() {
             "references_same_field": same_field,
             "citation_markers": markers.len(), "removed_citations": paper["removed_citations"],
             "weak_sections": paper["weak_sections"], "ratio_total": ratio,
+            "longest_run_from_a_listed_record": longest_run,
             "paraphrase_percent": paraphrase_share, "minutes": (minutes * 10.0).round() / 10.0,
             "model": paper["model"],
         }));
@@ -379,6 +424,10 @@ fn main() {
             "to_other_listed_record": mean(&support_other),
         },
         "ratio_total_mean": mean(&ratios), "ratio_total_max": max(&ratios),
+        "citing_sentences": citing_sentences,
+        "citing_sentences_in_own_voice": share(citing_in_own_voice, citing_sentences),
+        "longest_run_from_a_listed_record_mean": mean(&longest_runs),
+        "longest_run_from_a_listed_record_max": max(&longest_runs),
         "paraphrase_percent_mean": mean(&paraphrase_shares),
         "minutes_per_10000_chars": if chars_total == 0 { None } else {
             Some((minutes_total / chars_total as f64 * 10_000.0 * 10.0).round() / 10.0)

@@ -63,6 +63,11 @@ pub struct CopyGuard {
     /// source's terms but not copy its sentences. With 1, Latin words the source does not use
     /// are barred too (a small model drifts into English when its Chinese wording is barred).
     pub run: usize,
+    /// When more than 0: once the answer ends with a run of this many characters of the
+    /// source, every token whose text would continue the run is barred (one draw of
+    /// `probability` per step), however the model splits the characters into tokens. The
+    /// token-level `run` misses a copy written with another split of the same characters.
+    pub chars: usize,
 }
 
 /// Tokens the provider counted for one call (zero when it does not say).

@@ -46,6 +46,87 @@ pub struct Blocking {
     /// Barred at every step: Latin words the source does not use (small models drift into
     /// English when their Chinese wording is barred).
     always: Vec<u32>,
+    /// The guard by characters (`CopyGuard::chars`), when asked for.
+    text_run: Option<TextRun>,
+}
+
+/// Tokens whose text starts with a Chinese character, by that character, each with its text:
+/// what could continue a run of source characters.
+pub struct Pieces(std::collections::HashMap<char, Vec<(u32, Box<[char]>)>>);
+
+impl Pieces {
+    fn new(pieces: impl IntoIterator<Item = (u32, String)>) -> Pieces {
+        let mut index: std::collections::HashMap<char, Vec<(u32, Box<[char]>)>> =
+            Default::default();
+        for (id, text) in pieces {
+            let chars: Box<[char]> = text.chars().collect();
+            match chars.first() {
+                Some(&c) if has_chinese(&c.to_string()) && !chars.contains(&'\u{FFFD}') => {
+                    index.entry(c).or_default().push((id, chars))
+                }
+                _ => {}
+            }
+        }
+        Pieces(index)
+    }
+}
+
+/// The copy guard by characters: the source, which of its characters belong to a kept term,
+/// and the run after which its next characters are barred.
+struct TextRun {
+    source: Vec<char>,
+    kept: Vec<bool>,
+    chars: usize,
+    pieces: std::sync::Arc<Pieces>,
+}
+
+impl TextRun {
+    fn new(guard: &CopyGuard, pieces: std::sync::Arc<Pieces>) -> TextRun {
+        let source: Vec<char> = guard.source.chars().collect();
+        let mut kept = vec![false; source.len()];
+        for term in &guard.keep {
+            let term: Vec<char> = term.chars().collect();
+            if term.is_empty() || term.len() > source.len() {
+                continue;
+            }
+            for start in 0..=source.len() - term.len() {
+                if source[start..start + term.len()] == term[..] {
+                    kept[start..start + term.len()].fill(true);
+                }
+            }
+        }
+        TextRun {
+            source,
+            kept,
+            chars: guard.chars,
+            pieces,
+        }
+    }
+
+    /// The tokens that would continue a run of `chars` source characters at the end of
+    /// `answer`. Punctuation, digits and Latin letters, and kept terms, are never barred, but a
+    /// run goes on through them.
+    fn barred(&self, answer: &str) -> Vec<u32> {
+        let mut tail: Vec<char> = answer.chars().rev().take(self.chars).collect();
+        if self.chars == 0 || tail.len() < self.chars {
+            return Vec::new();
+        }
+        tail.reverse();
+        let mut barred = Vec::new();
+        for next in self.chars..self.source.len() {
+            if self.source[next - self.chars..next] != tail[..] || self.kept[next] {
+                continue;
+            }
+            let ahead = &self.source[next..];
+            for (id, piece) in self.pieces.0.get(&ahead[0]).into_iter().flatten() {
+                let shared = piece.len().min(ahead.len());
+                if piece[..shared] == ahead[..shared] {
+                    barred.push(*id);
+                }
+            }
+        }
+        barred
+    }
 }
 
 impl Blocking {
@@ -54,9 +135,23 @@ impl Blocking {
         self.always.contains(&id)
     }
 
-    /// The tokens barred after the answer so far (`out`): the token that followed each
-    /// occurrence in the source of its last `run` tokens, each with the guard's probability.
-    fn barred(&self, out: &[u32], rng: &mut Rng) -> Vec<u32> {
+    /// The tokens barred after the answer so far (`out`, whose complete text is `text`): by
+    /// tokens and, when asked for, by characters.
+    fn barred(&self, out: &[u32], text: &str, rng: &mut Rng) -> Vec<u32> {
+        let mut barred = self.barred_tokens(out, rng);
+        if let Some(run) = &self.text_run {
+            let by_text = run.barred(text);
+            // One draw for the step: a run is stopped or it is not, whatever its split.
+            if !by_text.is_empty() && rng.next_f32() < self.probability {
+                barred.extend(by_text);
+            }
+        }
+        barred
+    }
+
+    /// The token that followed each occurrence in the source of the answer's last `run`
+    /// tokens, each with the guard's probability.
+    fn barred_tokens(&self, out: &[u32], rng: &mut Rng) -> Vec<u32> {
         let run = self.run.max(1);
         if out.len() < run {
             return Vec::new();
@@ -199,12 +294,22 @@ impl LocalScorer {
         } else {
             vec![]
         };
+        let text_run = (guard.chars > 0).then(|| {
+            let pieces = self.pieces.get_or_init(|| {
+                std::sync::Arc::new(Pieces::new(
+                    (0..self.tokenizer.get_vocab_size(true) as u32)
+                        .filter_map(|id| Some((id, self.tokenizer.decode(&[id], true).ok()?))),
+                ))
+            });
+            TextRun::new(guard, pieces.clone())
+        });
         Ok(Blocking {
             source,
             exempt,
             probability: guard.probability,
             run: guard.run,
             always,
+            text_run,
         })
     }
 
@@ -247,7 +352,7 @@ impl LocalScorer {
                 }
             }
             if let Some(b) = blocking {
-                for t in b.barred(&out, &mut rng) {
+                for t in b.barred(&out, &text, &mut rng) {
                     if let Some(l) = logits.get_mut(t as usize) {
                         *l = f32::NEG_INFINITY;
                     }
@@ -404,13 +509,14 @@ mod tests {
             probability: 1.0,
             run: 1,
             always: vec![],
+            text_run: None,
         };
         let mut rng = Rng(3);
-        assert_eq!(b.barred(&[7, 1], &mut rng), vec![2]);
-        assert_eq!(b.barred(&[2], &mut rng), vec![3]);
-        assert!(b.barred(&[5], &mut rng).is_empty());
-        assert!(b.barred(&[9], &mut rng).is_empty());
-        assert!(b.barred(&[], &mut rng).is_empty());
+        assert_eq!(b.barred_tokens(&[7, 1], &mut rng), vec![2]);
+        assert_eq!(b.barred_tokens(&[2], &mut rng), vec![3]);
+        assert!(b.barred_tokens(&[5], &mut rng).is_empty());
+        assert!(b.barred_tokens(&[9], &mut rng).is_empty());
+        assert!(b.barred_tokens(&[], &mut rng).is_empty());
         // A writer's guard: only a run of two source tokens bars what followed them.
         let runs = Blocking {
             run: 2,
@@ -418,16 +524,57 @@ mod tests {
             exempt: Default::default(),
             probability: 1.0,
             always: vec![],
+            text_run: None,
         };
-        assert!(runs.barred(&[9, 1], &mut rng).is_empty());
-        assert_eq!(runs.barred(&[1, 2], &mut rng), vec![3]);
-        assert_eq!(runs.barred(&[3, 1], &mut rng), vec![4]);
+        assert!(runs.barred_tokens(&[9, 1], &mut rng).is_empty());
+        assert_eq!(runs.barred_tokens(&[1, 2], &mut rng), vec![3]);
+        assert_eq!(runs.barred_tokens(&[3, 1], &mut rng), vec![4]);
         let never = Blocking {
             probability: 0.0,
             ..b
         };
-        assert!(never.barred(&[1], &mut rng).is_empty());
+        assert!(never.barred_tokens(&[1], &mut rng).is_empty());
         assert!(has_chinese("研究") && !has_chinese("95.2%") && !has_chinese("，"));
+    }
+
+    #[test]
+    fn a_run_of_source_characters_is_stopped_however_it_is_split_into_tokens() {
+        let pieces = std::sync::Arc::new(Pieces::new(
+            [
+                (1, "市场"),
+                (2, "市"),
+                (3, "场结构"),
+                (4, "结构"),
+                (5, "结"),
+                (6, "结果"),
+                (7, "。"),
+                (8, "本文"),
+                (9, "本"),
+            ]
+            .map(|(id, t)| (id, t.to_string())),
+        ));
+        let guard = CopyGuard {
+            source: "没有考虑到市场结构的影响。本文从市场结构的角度出发".into(),
+            keep: vec!["角度".into()],
+            probability: 1.0,
+            run: 6,
+            chars: 4,
+        };
+        let run = TextRun::new(&guard, pieces);
+        // Too short a run bars nothing.
+        assert!(run.barred("考虑市场").is_empty());
+        // "考虑到市场" continues with "结构": every token agreeing with it is barred, whatever
+        // it covers; "结果" leaves the source and stays.
+        let mut barred = run.barred("我们考虑到市场");
+        barred.sort();
+        assert_eq!(barred, vec![4, 5]);
+        // Punctuation is never barred, but the run goes on through it.
+        assert!(run.barred("结构的影响").is_empty());
+        assert_eq!(run.barred("构的影响。"), vec![8, 9]);
+        // A kept term's characters are never barred.
+        assert!(run.barred("结构的角").is_empty());
+        // Nor is anything after text the source does not hold.
+        assert!(run.barred("文从市场化").is_empty());
     }
 
     #[test]

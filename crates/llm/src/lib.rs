@@ -94,6 +94,9 @@ pub struct LocalScorer {
     /// Tokens with Latin letters and their text, gathered on first use (the copy guard bars
     /// those a Chinese source does not contain).
     latin: std::sync::OnceLock<Vec<(u32, String)>>,
+    /// Tokens by their text's first character, gathered on first use (the copy guard bars by
+    /// characters).
+    pieces: std::sync::OnceLock<std::sync::Arc<generate::Pieces>>,
 }
 
 impl LocalScorer {
@@ -120,6 +123,7 @@ impl LocalScorer {
             model,
             tokenizer,
             latin: std::sync::OnceLock::new(),
+            pieces: std::sync::OnceLock::new(),
         })
     }
 

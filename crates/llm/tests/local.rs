@@ -34,6 +34,7 @@ fn copy_guard_never_bars_the_end_of_an_answer() {
         keep: vec!["RFID".into()],
         probability: 1.0,
         run: 1,
+        chars: 0,
     };
     let blocking = model.blocking(&guard).unwrap();
     for stop in ["<|im_end|>", "<|endoftext|>"] {

@@ -240,6 +240,7 @@ pub fn request(paragraph: &str, goal: Goal, strength: Strength, frozen: &[String
             keep: keep.clone(),
             probability: strength.copy_block_probability(),
             run: 1,
+            chars: 0,
         });
     ChatRequest {
         messages: vec![Message::system(system), Message::user(paragraph)],

@@ -3,7 +3,8 @@
 //! One sentence of a record close to a section's query is weak evidence: a query built of a
 //! title and a generic heading ("研究背景与意义") is close to every record that talks about research
 //! significance, whatever its field. A record is offered only if it is also about the paper as a
-//! whole: its sentences must be close to the topic (title and keywords) too. The thresholds
+//! whole: its sentences must be close to the topic (title and keywords) too, and so must its
+//! title (one garbled or generic sentence is close to anything). The thresholds
 //! were chosen on `paper-retrieval` (bench) with two fields' titles and checked on two others.
 
 use crate::library::{DocId, SentenceHit};
@@ -16,12 +17,24 @@ pub struct RelatedRule {
     pub min_section: f32,
     /// A record's closest sentence to the paper's topic (title and keywords).
     pub min_topic: f32,
+    /// The record's title to the paper's topic. One sentence of a record can be close to
+    /// almost any query (a generic or a garbled one); its title says what the whole record is
+    /// about. Checked last, on the records that pass the other two (`admits_title`).
+    pub min_title: f32,
+}
+
+impl RelatedRule {
+    /// Whether a record whose title is this close to the paper's topic may be offered.
+    pub fn admits_title(&self, similarity: f32) -> bool {
+        similarity >= self.min_title
+    }
 }
 
 /// The shipped rule (see docs/compose.md, "Which records are offered").
 pub const RELATED_RULE: RelatedRule = RelatedRule {
     min_section: 0.45,
     min_topic: 0.40,
+    min_title: 0.30,
 };
 
 /// Library sentences looked at for the topic query: enough that a record about the topic has
@@ -75,12 +88,14 @@ mod tests {
         let rule = RelatedRule {
             min_section: 0.45,
             min_topic: 0.5,
+            min_title: f32::MIN,
         };
         // 2 is absent from the topic's hits, 3 too far from the section.
         assert_eq!(related_records(&section, &topic, rule), vec![(1, 0.7)]);
         let open = RelatedRule {
             min_section: 0.45,
             min_topic: f32::MIN,
+            min_title: f32::MIN,
         };
         assert_eq!(
             related_records(&section, &topic, open),

@@ -23,8 +23,9 @@ pub struct LibrarySource<L> {
     scope: ScopeFilter,
     /// The paper's title and keywords: a record is offered only if it is about them.
     topic: String,
-    /// Each record's closest sentence to the topic, searched once per paper.
-    topic_hits: OnceCell<HashMap<DocId, f32>>,
+    /// Each record's closest sentence to the topic, and the topic's vector, found once per
+    /// paper.
+    topic_hits: OnceCell<(HashMap<DocId, f32>, Vec<f32>)>,
 }
 
 impl<L: Library> LibrarySource<L> {
@@ -59,11 +60,12 @@ impl<L: Library> LibrarySource<L> {
     }
 
     async fn find(&self, query: &str, limit: usize) -> Result<Vec<Candidate>, String> {
-        let topic = self
+        let (topic, topic_vector) = self
             .topic_hits
             .get_or_try_init(|| async {
-                Ok::<_, String>(best_per_record(
-                    &self.closest(&self.topic, TOPIC_SENTENCES).await?,
+                Ok::<_, String>((
+                    best_per_record(&self.closest(&self.topic, TOPIC_SENTENCES).await?),
+                    self.encoder.embed(&self.topic),
                 ))
             })
             .await?;
@@ -78,6 +80,10 @@ impl<L: Library> LibrarySource<L> {
                 continue;
             };
             if !self.scope.admits(meta.scope, meta.owner) || meta.title.trim().is_empty() {
+                continue;
+            }
+            let title = self.encoder.embed(meta.title.trim());
+            if !RELATED_RULE.admits_title(embed::cosine(&title, topic_vector)) {
                 continue;
             }
             let text = self

@@ -784,7 +784,12 @@ async fn write_leaf(
     if offered.is_empty() {
         user.push_str("本节没有可引用的文献，请不要标注任何引用。\n\n");
     } else {
-        user.push_str("可引用的文献：\n");
+        // Told only where records are offered: without them the local model wrote "已有研究指出"
+        // before claims nobody made.
+        user.push_str(
+            "可引用的文献（都是别人的研究：引用时写成“已有研究指出……”“有学者发现……”，\
+             不得把其中的研究对象、样本、数据和结论写成本文自己的工作）：\n",
+        );
         for (i, id) in offered.iter().enumerate() {
             if let Some(c) = draft.catalog.get(id) {
                 let snippet: String = c.snippet.chars().take(160).collect();

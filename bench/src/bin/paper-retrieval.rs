@@ -5,7 +5,7 @@
 //! to a paper is wrong for certain; one of the same field is counted right (an upper bound: a
 //! same-field record may still be off the topic).
 //!
-//! Sweeps the three thresholds of `simcheck::related::RelatedRule` and prints, per split, the field
+//! Sweeps the thresholds of `simcheck::related::RelatedRule` and prints, per split, the field
 //! precision of the offered records, the share of offered records sharing a keyword with the
 //! paper's own record (a second, stricter measure of being on the topic: the corpus's keywords,
 //! which retrieval never reads), the share of sections offered at least one, and the records
@@ -63,7 +63,9 @@ fn tally(
     let mut t = Tally::default();
     for q in queries {
         let mut ranked = related_records(&q.section, &q.topic, rule);
-        ranked.retain(|(d, _)| rule.admits_title(q.titles[d]));
+        ranked.retain(|(d, _)| {
+            rule.admits_title(q.titles[d], q.topic.get(d).copied().unwrap_or(f32::MIN))
+        });
         ranked.truncate(REFERENCES_PER_SECTION);
         t.sections += 1;
         t.sections_offered += usize::from(!ranked.is_empty());
@@ -221,22 +223,28 @@ async fn main() {
     let sections = [0.40f32, 0.45, 0.50, 0.55];
     let topics = [f32::MIN, 0.40, 0.45, 0.50];
     let titles = [f32::MIN, 0.20, 0.25, 0.30, 0.35, 0.40];
+    let waivers = [f32::INFINITY, 0.50, 0.55, 0.60];
     for (keywords, queries) in [("with", &with_keywords), ("without", &without_keywords)] {
         let (tune, held): (Vec<&Query>, Vec<&Query>) =
             queries.iter().partition(|q| tune_fields.contains(&q.field));
         for &min_section in &sections {
             for &min_topic in &topics {
-                for &min_title in &titles {
+                for (&min_title, &title_waived_from) in titles
+                    .iter()
+                    .flat_map(|t| waivers.iter().map(move |w| (t, w)))
+                {
                     let rule = RelatedRule {
                         min_section,
                         min_topic,
                         min_title,
+                        title_waived_from,
                     };
                     rows.push(serde_json::json!({
                         "keywords": keywords,
                         "min_section": min_section,
                         "min_topic": (min_topic != f32::MIN).then_some(min_topic),
                         "min_title": (min_title != f32::MIN).then_some(min_title),
+                        "title_waived_from": title_waived_from.is_finite().then_some(title_waived_from),
                         "shipped": rule == RELATED_RULE,
                         "tune": figures(&tally(&tune, &field_of, &keywords_of, rule)),
                         "held_out": figures(&tally(&held, &field_of, &keywords_of, rule)),

@@ -21,12 +21,17 @@ pub struct RelatedRule {
     /// almost any query (a generic or a garbled one); its title says what the whole record is
     /// about. Checked last, on the records that pass the other two (`admits_title`).
     pub min_title: f32,
+    /// A record whose closest sentence is this close to the topic needs no title check: short
+    /// titles are read poorly by the encoder ("图书馆借阅业务的需求分析" is 0.23 from "高校图书馆管理系统的
+    /// 设计与实现").
+    pub title_waived_from: f32,
 }
 
 impl RelatedRule {
-    /// Whether a record whose title is this close to the paper's topic may be offered.
-    pub fn admits_title(&self, similarity: f32) -> bool {
-        similarity >= self.min_title
+    /// Whether a record whose title is `title` from the paper's topic, and whose closest
+    /// sentence is `topic` from it, may be offered.
+    pub fn admits_title(&self, title: f32, topic: f32) -> bool {
+        title >= self.min_title || topic >= self.title_waived_from
     }
 }
 
@@ -35,6 +40,7 @@ pub const RELATED_RULE: RelatedRule = RelatedRule {
     min_section: 0.45,
     min_topic: 0.40,
     min_title: 0.30,
+    title_waived_from: 0.50,
 };
 
 /// Library sentences looked at for the topic query: enough that a record about the topic has
@@ -82,6 +88,19 @@ mod tests {
     }
 
     #[test]
+    fn a_title_far_from_the_topic_bars_a_record_that_only_brushes_the_topic() {
+        let rule = RelatedRule {
+            min_title: 0.3,
+            title_waived_from: 0.5,
+            ..RELATED_RULE
+        };
+        assert!(rule.admits_title(0.3, 0.41));
+        assert!(!rule.admits_title(0.29, 0.49));
+        // Close enough by its own sentences: a short title read poorly does not bar it.
+        assert!(rule.admits_title(0.1, 0.5));
+    }
+
+    #[test]
     fn a_record_close_to_the_section_but_not_to_the_topic_is_not_offered() {
         let section = [hit(1, 0.7), hit(1, 0.5), hit(2, 0.8), hit(3, 0.3)];
         let topic = HashMap::from([(1, 0.6), (3, 0.9)]);
@@ -89,6 +108,7 @@ mod tests {
             min_section: 0.45,
             min_topic: 0.5,
             min_title: f32::MIN,
+            title_waived_from: f32::INFINITY,
         };
         // 2 is absent from the topic's hits, 3 too far from the section.
         assert_eq!(related_records(&section, &topic, rule), vec![(1, 0.7)]);
@@ -96,6 +116,7 @@ mod tests {
             min_section: 0.45,
             min_topic: f32::MIN,
             min_title: f32::MIN,
+            title_waived_from: f32::INFINITY,
         };
         assert_eq!(
             related_records(&section, &topic, open),

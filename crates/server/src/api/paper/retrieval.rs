@@ -83,7 +83,8 @@ impl<L: Library> LibrarySource<L> {
                 continue;
             }
             let title = self.encoder.embed(meta.title.trim());
-            if !RELATED_RULE.admits_title(embed::cosine(&title, topic_vector)) {
+            let closest = topic.get(&id).copied().unwrap_or(f32::MIN);
+            if !RELATED_RULE.admits_title(embed::cosine(&title, topic_vector), closest) {
                 continue;
             }
             let text = self

@@ -868,7 +868,10 @@ async fn write_leaf(
             .map(|(_, s)| s.text.as_str()),
     );
     let body = best_answer(model, &chat, on_delta, wanted, |text| {
-        let text = end_at_sentence(&drop_inner_headings(&clean_section(text, &title, &heading)));
+        let text = without_paper_title(text, &request.title);
+        let text = end_at_sentence(&drop_inner_headings(&clean_section(
+            &text, &title, &heading,
+        )));
         cap_length(&said.drop_repeats(&text), wanted_budget)
     })
     .await?;
@@ -951,7 +954,18 @@ async fn best_answer(
 fn clean_section(text: &str, title: &str, heading: &str) -> String {
     let mut lines: Vec<String> = Vec::new();
     let raw: Vec<&str> = text.lines().collect();
+    let mut in_code = false;
     for (i, line) in raw.iter().enumerate() {
+        // A fenced code block: the thesis body is prose, and the small model's code came out
+        // cut short, its comments read as headings ("# 下载停用词" lost its '#'). Dropped whole,
+        // to the end when the fence is never closed.
+        if line.trim_start().starts_with("```") {
+            in_code = !in_code;
+            continue;
+        }
+        if in_code {
+            continue;
+        }
         let trimmed = line.trim().trim_start_matches('#').trim().replace("**", "");
         // A markdown list item is a line of prose here.
         let trimmed = trimmed
@@ -1451,6 +1465,27 @@ const SECTION_VOICE: &[&str] = &["本节", "本章", "这一章", "这一节", "
 /// as labels ("第1章 绪论：…", "3.1 传播机制分析：…"), no sentence in a section's voice, every line
 /// ending as a sentence before the lines are joined. The text as it came when nothing would be
 /// left.
+/// `text` without the lines that are only the paper's title (the model opened a chapter with it).
+fn without_paper_title(text: &str, paper_title: &str) -> String {
+    let bare = |line: &str| {
+        line.trim()
+            .trim_start_matches('#')
+            .trim()
+            .trim_start_matches('《')
+            .trim_end_matches('》')
+            .trim()
+            .to_string()
+    };
+    let paper_title = bare(paper_title);
+    text.lines()
+        .filter(|line| bare(line) != paper_title)
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// A list's lead-in this short says nothing without its list.
+const LEAD_IN_CHARS: usize = 8;
+
 fn abstract_prose(text: &str) -> String {
     let mut out = String::new();
     for line in text.lines() {
@@ -1463,6 +1498,13 @@ fn abstract_prose(text: &str) -> String {
             if sentence.is_empty() || SECTION_VOICE.iter().any(|w| sentence.contains(w)) {
                 continue;
             }
+            // A list's lead-in ("具体而言：") in a one-paragraph abstract: a short one goes, a
+            // longer one ends as a sentence (it had come out "具体而言：。").
+            let sentence = match sentence.strip_suffix(['：', ':']) {
+                Some(lead) if lead.chars().count() <= LEAD_IN_CHARS => continue,
+                Some(lead) => lead,
+                None => sentence,
+            };
             out.push_str(sentence);
             if !ends_sentence(sentence) {
                 out.push('。');
@@ -1571,6 +1613,11 @@ mod tests {
                 "如表所示：\n|指标|数值|\n|A|1|",
                 "如表所示：\n|指标|数值|\n|A|1|",
             ),
+            // A code block goes, closed or cut short; the prose around it stays.
+            (
+                "首先对数据进行预处理。\n```python\n# 下载停用词\nimport nltk\n```\n然后训练模型。\n```\ntexts = [",
+                "首先对数据进行预处理。\n然后训练模型。",
+            ),
         ];
         for (written, cleaned) in cases {
             assert_eq!(clean_section(written, "题目", "1.1 现状"), cleaned);
@@ -1604,6 +1651,15 @@ mod tests {
     }
 
     #[test]
+    fn a_line_that_is_only_the_papers_title_goes() {
+        let written = "数字普惠金融对农村居民消费的影响研究\n在当今社会，数字普惠金融已经成为重要力量。\n《数字普惠金融对农村居民消费的影响研究》";
+        assert_eq!(
+            without_paper_title(written, "数字普惠金融对农村居民消费的影响研究"),
+            "在当今社会，数字普惠金融已经成为重要力量。"
+        );
+    }
+
+    #[test]
     fn an_abstract_loses_the_prompts_labels_and_the_sections_voice() {
         // What the local model wrote on the bench (2026-11-27), shortened.
         let written = "研究背景与目的\n随着国家对药品质量要求的提高，质量标准不断完善。本研究旨在分析其问题。\n研究方法：本研究采用文献回顾与访谈相结合的方法\n主要内容与结论（1）现状分析：本节将从国内外研究现状出发，分析发展趋势。标准仍不统一。\n主要内容与结论\n1. 数字普惠金融的定义与特点\n数字普惠金融利用互联网提供金融服务。";
@@ -1631,6 +1687,13 @@ mod tests {
             "结论性的判断需要证据。"
         );
         assert_eq!(abstract_prose("本章小结\n本节说明"), "本章小结本节说明");
+        // A list's lead-in (bench, 数字普惠金融).
+        assert_eq!(
+            abstract_prose(
+                "能够提升消费水平。具体而言：\n本文的主要贡献包括以下几个方面：\n支付更便捷。"
+            ),
+            "能够提升消费水平。本文的主要贡献包括以下几个方面。支付更便捷。"
+        );
     }
 
     #[test]

@@ -52,12 +52,14 @@ pub struct Blocking {
 
 /// Tokens whose text starts with a Chinese character, by that character, each with its text:
 /// what could continue a run of source characters.
-pub struct Pieces(std::collections::HashMap<char, Vec<(u32, Box<[char]>)>>);
+pub struct Pieces(std::collections::HashMap<char, Vec<Piece>>);
+
+/// A token and its text.
+type Piece = (u32, Box<[char]>);
 
 impl Pieces {
     fn new(pieces: impl IntoIterator<Item = (u32, String)>) -> Pieces {
-        let mut index: std::collections::HashMap<char, Vec<(u32, Box<[char]>)>> =
-            Default::default();
+        let mut index: std::collections::HashMap<char, Vec<Piece>> = Default::default();
         for (id, text) in pieces {
             let chars: Box<[char]> = text.chars().collect();
             match chars.first() {

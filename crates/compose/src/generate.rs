@@ -645,18 +645,38 @@ fn brief(sections: &[SectionText]) -> String {
     sections[from..]
         .iter()
         .map(|s| {
-            let first: String = s
-                .text
-                .split_inclusive(['。', '！', '？'])
-                .next()
-                .unwrap_or("")
-                .chars()
-                .take(BRIEF_CHARS_PER_SECTION)
-                .collect();
-            format!("{}：{}", s.heading, first.trim())
+            format!(
+                "{}：{}",
+                s.heading,
+                opening(&s.text, BRIEF_CHARS_PER_SECTION)
+            )
         })
         .collect::<Vec<_>>()
         .join("\n")
+}
+
+/// A section's opening in about `chars` characters, in whole words: its first sentences while
+/// they fit, or its first sentence up to the last comma that fits, as a sentence. Cut mid-word
+/// ("…等方"), the local model copied the pieces into the abstract as they were.
+fn opening(text: &str, chars: usize) -> String {
+    let first_line = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
+    let sentences = split_sentences(first_line.trim());
+    let mut out = String::new();
+    for sentence in &sentences {
+        if out.chars().count() + sentence.chars().count() > chars {
+            break;
+        }
+        out.push_str(sentence.trim());
+    }
+    if !out.is_empty() {
+        return out;
+    }
+    let first = sentences.first().map_or("", |s| s.trim());
+    let fitting: String = first.chars().take(chars).collect();
+    match fitting.rfind(['，', '；']) {
+        Some(comma) if comma > 0 => format!("{}。", &fitting[..comma]),
+        _ => first.to_string(),
+    }
 }
 
 /// The outline as the model reads it: numbered headings, one per line.
@@ -1542,7 +1562,7 @@ fn brief_all(sections: &[SectionText]) -> String {
     sections
         .iter()
         .map(|s| {
-            let first: String = s.text.chars().take(BRIEF_CHARS_PER_SECTION).collect();
+            let first = opening(&s.text, BRIEF_CHARS_PER_SECTION);
             format!("{}：{}", s.heading, first)
         })
         .collect::<Vec<_>>()
@@ -1648,6 +1668,24 @@ mod tests {
             chapter_voice("本节将介绍方法。在本节中，我们讨论基本节点的划分；本节最后给出结论。"),
             "本章将介绍方法。在本章中，我们讨论基本节点的划分；本章最后给出结论。"
         );
+    }
+
+    #[test]
+    fn a_sections_opening_is_cut_between_words() {
+        let text = "网络流行语是通过社交媒体、在线论坛等平台迅速传播的语言现象，其构词方式和传播机制对社会语言学、文化心理学等方面有着深远的影响。通过分析可以理解规律。";
+        assert_eq!(
+            opening(text, 40),
+            "网络流行语是通过社交媒体、在线论坛等平台迅速传播的语言现象。"
+        );
+        assert_eq!(
+            opening("短句一。短句二。短句三很长很长。", 8),
+            "短句一。短句二。"
+        );
+        assert_eq!(
+            opening("没有逗号也没有句号的一段话", 4),
+            "没有逗号也没有句号的一段话"
+        );
+        assert_eq!(opening("", 10), "");
     }
 
     #[test]

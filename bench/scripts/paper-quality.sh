@@ -9,7 +9,8 @@
 # qwen2.5-1.5b when installed; an endpoint with WENJIAN_LLM_BASE_URL / _MODEL / _API_KEY).
 # Build first: cargo build --release -p wenjian -p wenjian-bench --bin wenjian --bin paper-review
 #   bench/scripts/paper-quality.sh [N=20] [WORDS=3000]   (OUT_DIR keeps the papers; WENJIAN_BIN,
-#   WENJIAN_MODELS_DIR, WENJIAN_EVAL_DATA)
+#   WENJIAN_MODELS_DIR, WENJIAN_EVAL_DATA; FROM=K starts at the (K+1)-th title of the round-robin,
+#   so a session can write the titles an earlier one did not reach)
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
 N="${1:-20}"
@@ -18,9 +19,10 @@ BIN="${WENJIAN_BIN:-$ROOT/target/release/wenjian}"
 DATA="${WENJIAN_EVAL_DATA:-$ROOT/../shared/data}"
 WORK="${OUT_DIR:-$(mktemp -d)}"
 mkdir -p "$WORK"
-python3 - "$DATA" "$WORK" "$N" "$WORDS" "$ROOT/bench/data/paper-titles.json" <<'PY'
+python3 - "$DATA" "$WORK" "$N" "$WORDS" "$ROOT/bench/data/paper-titles.json" "${FROM:-0}" <<'PY'
 import json, sys
 data, work, n, words, titles = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), sys.argv[5]
+start = int(sys.argv[6])
 corpus = json.load(open(f"{data}/corpus/csl-abstracts-a.json"))
 with open(f"{work}/library.jsonl", "w") as lib:
     for field, records in corpus.items():
@@ -31,7 +33,7 @@ chosen = json.load(open(titles))
 by_field = {}
 for t in chosen:
     by_field.setdefault(t["field"], []).append(t)
-order = [t for group in zip(*by_field.values()) for t in group][:n]
+order = [t for group in zip(*by_field.values()) for t in group][start:n]
 for t in order:
     t["words"] = words
 json.dump(order, open(f"{work}/titles.json", "w"), ensure_ascii=False, indent=1)

@@ -1547,8 +1547,11 @@ const LEAD_IN_CHARS: usize = 8;
 fn abstract_prose(text: &str) -> String {
     let mut out = String::new();
     for line in text.lines() {
-        // A chapter's title the model listed ("1. 数字普惠金融的定义与特点").
-        if is_inner_heading(line) {
+        // A chapter's title the model listed ("1. 数字普惠金融的定义与特点"), or a short
+        // unnumbered one ("系统设计", which came out "系统设计。").
+        let short_heading = line.trim().chars().count() <= LEAD_IN_CHARS
+            && !line.trim().ends_with(['。', '！', '？', '；', '：', ':']);
+        if is_inner_heading(line) || short_heading {
             continue;
         }
         for sentence in split_sentences(line) {
@@ -1784,6 +1787,11 @@ mod tests {
                 "能够提升消费水平。具体而言：\n本文的主要贡献包括以下几个方面：\n支付更便捷。"
             ),
             "能够提升消费水平。本文的主要贡献包括以下几个方面。支付更便捷。"
+        );
+        // A short heading of its own (bench, 图书推荐).
+        assert_eq!(
+            abstract_prose("系统需要快速响应。\n系统设计\n本系统的目标是推荐图书。"),
+            "系统需要快速响应。本系统的目标是推荐图书。"
         );
     }
 

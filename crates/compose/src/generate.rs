@@ -1541,15 +1541,15 @@ fn without_claimed_studies(text: &str, records: &[String]) -> String {
         .join("\n")
 }
 
-/// A list's lead-in this short says nothing without its list.
-const LEAD_IN_CHARS: usize = 8;
+/// A line this short without a sentence's end is a heading, in an abstract.
+const ABSTRACT_HEADING_CHARS: usize = 8;
 
 fn abstract_prose(text: &str) -> String {
     let mut out = String::new();
     for line in text.lines() {
         // A chapter's title the model listed ("1. 数字普惠金融的定义与特点"), or a short
         // unnumbered one ("系统设计", which came out "系统设计。").
-        let short_heading = line.trim().chars().count() <= LEAD_IN_CHARS
+        let short_heading = line.trim().chars().count() <= ABSTRACT_HEADING_CHARS
             && !line.trim().ends_with(['。', '！', '？', '；', '：', ':']);
         if is_inner_heading(line) || short_heading {
             continue;
@@ -1559,13 +1559,12 @@ fn abstract_prose(text: &str) -> String {
             if sentence.is_empty() || SECTION_VOICE.iter().any(|w| sentence.contains(w)) {
                 continue;
             }
-            // A list's lead-in ("具体而言：") in a one-paragraph abstract: a short one goes, a
-            // longer one ends as a sentence (it had come out "具体而言：。").
-            let sentence = match sentence.strip_suffix(['：', ':']) {
-                Some(lead) if lead.chars().count() <= LEAD_IN_CHARS => continue,
-                Some(lead) => lead,
-                None => sentence,
-            };
+            // A list's lead-in ("具体而言：", "本研究的主要内容包括：") in a one-paragraph abstract:
+            // the list's items follow as sentences, the lead-in says nothing (it had come out
+            // "具体而言：。").
+            if sentence.ends_with(['：', ':']) {
+                continue;
+            }
             out.push_str(sentence);
             if !ends_sentence(sentence) {
                 out.push('。');
@@ -1786,7 +1785,7 @@ mod tests {
             abstract_prose(
                 "能够提升消费水平。具体而言：\n本文的主要贡献包括以下几个方面：\n支付更便捷。"
             ),
-            "能够提升消费水平。本文的主要贡献包括以下几个方面。支付更便捷。"
+            "能够提升消费水平。支付更便捷。"
         );
         // A short heading of its own (bench, 图书推荐).
         assert_eq!(

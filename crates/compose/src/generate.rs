@@ -1595,8 +1595,20 @@ fn without_label(sentence: &str) -> &str {
     {
         return rest.trim();
     }
+    // An unnumbered chapter title as a label ("实验设计与方法论：本研究通过…"): short, no clause
+    // of its own, something after it.
+    if let Some((label, rest)) = sentence.split_once(['：', ':'])
+        && label.chars().count() <= ABSTRACT_LABEL_CHARS
+        && !label.contains(['，', ',', '；'])
+        && !rest.trim().is_empty()
+    {
+        return rest.trim();
+    }
     sentence
 }
+
+/// A label before a colon this short, in an abstract, is a heading used as a label.
+const ABSTRACT_LABEL_CHARS: usize = 10;
 
 fn brief_all(sections: &[SectionText]) -> String {
     sections
@@ -1786,6 +1798,13 @@ mod tests {
                 "能够提升消费水平。具体而言：\n本文的主要贡献包括以下几个方面：\n支付更便捷。"
             ),
             "能够提升消费水平。支付更便捷。"
+        );
+        // Chapter titles as labels (bench, 对外汉语).
+        assert_eq!(
+            abstract_prose(
+                "实验设计与方法论：本研究通过实验进行分析。结果分析：实验结果显示：\n学生之间差异显著。"
+            ),
+            "本研究通过实验进行分析。学生之间差异显著。"
         );
         // A short heading of its own (bench, 图书推荐).
         assert_eq!(

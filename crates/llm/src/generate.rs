@@ -63,7 +63,7 @@ impl Pieces {
         for (id, text) in pieces {
             let chars: Box<[char]> = text.chars().collect();
             match chars.first() {
-                Some(&c) if has_chinese(&c.to_string()) && !chars.contains(&'\u{FFFD}') => {
+                Some(&c) if is_chinese(c) && !chars.contains(&'\u{FFFD}') => {
                     index.entry(c).or_default().push((id, chars))
                 }
                 _ => {}
@@ -168,9 +168,12 @@ impl Blocking {
     }
 }
 
+fn is_chinese(c: char) -> bool {
+    matches!(c as u32, 0x3400..=0x4DBF | 0x4E00..=0x9FFF | 0xF900..=0xFAFF)
+}
+
 fn has_chinese(text: &str) -> bool {
-    text.chars()
-        .any(|c| matches!(c as u32, 0x3400..=0x4DBF | 0x4E00..=0x9FFF | 0xF900..=0xFAFF))
+    text.chars().any(is_chinese)
 }
 
 #[derive(Debug, Clone, PartialEq)]

@@ -364,6 +364,9 @@ fn fill(prompt: &Prompt, pairs: &[(&str, String)]) -> String {
     llm::prompts::fill(prompt.text().trim_end(), pairs)
 }
 
+/// Chapters below which an outline is asked for again (the bench's outline validity: 4–8).
+const MIN_FULL_CHAPTERS: usize = 4;
+
 /// Chapters to ask for: a short paper has fewer.
 fn chapters_for(words: u32) -> usize {
     match words {
@@ -394,29 +397,40 @@ pub async fn plan_outline(
     if !request.keywords.is_empty() {
         user.push_str(&format!("\n关键词：{}", request.keywords.join("；")));
     }
-    let mut chapters = Vec::new();
-    for _ in 0..OUTLINE_ATTEMPTS {
-        let reply = model
-            .chat(&short_request(&system, &user, 300), None)
-            .await?;
-        chapters = titles_in(&reply.text, &request.title, wanted + 2);
-        if chapters.len() >= 3 {
-            break;
-        }
-    }
-    if chapters.len() < 3 {
-        return Err(ComposeError::NoOutline(OUTLINE_ATTEMPTS));
-    }
     // A thesis ends with its conclusions; the prompt asks for them, a small model forgets.
     let concludes = |t: &String| {
         ["结论", "总结", "展望", "结语"]
             .iter()
             .any(|w| t.contains(w))
     };
-    if !chapters.last().is_some_and(concludes) {
-        chapters.retain(|t| !concludes(t));
-        chapters.truncate(wanted + 1);
-        chapters.push(CONCLUSION_TITLE.to_string());
+    let concluded = |mut chapters: Vec<String>| {
+        if !chapters.last().is_some_and(concludes) {
+            chapters.retain(|t| !concludes(t));
+            chapters.truncate(wanted + 1);
+            chapters.push(CONCLUSION_TITLE.to_string());
+        }
+        chapters
+    };
+    // Three titles are an outline; fewer than four chapters is a thin one (the bench's 纳米脂质体
+    // paper had three), so the model is asked again and the fullest answer kept.
+    let mut chapters: Vec<String> = Vec::new();
+    for _ in 0..OUTLINE_ATTEMPTS {
+        let reply = model
+            .chat(&short_request(&system, &user, 300), None)
+            .await?;
+        let titles = titles_in(&reply.text, &request.title, wanted + 2);
+        if titles.len() >= 3 {
+            let answer = concluded(titles);
+            if answer.len() > chapters.len() {
+                chapters = answer;
+            }
+        }
+        if chapters.len() >= MIN_FULL_CHAPTERS {
+            break;
+        }
+    }
+    if chapters.is_empty() {
+        return Err(ComposeError::NoOutline(OUTLINE_ATTEMPTS));
     }
     let sections_per_chapter = if request.words <= 6_000 { 2 } else { 3 };
     let mut outline = Outline::default();
@@ -2126,6 +2140,9 @@ mod tests {
     }
 
     const CHAPTERS: &str = "第1章 绪论\n第2章 研究方法\n第3章 结论";
+    /// The planner's answers for the three-chapter outline: thin, so it is asked for three
+    /// times before it is taken; then the sections of its two body chapters.
+    const OUTLINE_ANSWERS: [&str; 5] = [CHAPTERS, CHAPTERS, CHAPTERS, SECTIONS_1, SECTIONS_2];
     /// A list without its conclusion, and one with it in the middle.
     const NO_CONCLUSION: &str = "第1章 绪论\n第2章 研究方法\n第3章 实验\n第4章 总结\n第5章 应用";
     const SECTIONS_1: &str = "1.1 研究背景\n1.2 研究意义";
@@ -2148,7 +2165,7 @@ mod tests {
             long("实验表明方法有效[ref:1]。"),
             long("结论如下[ref:2]。"),
         ];
-        let mut script = vec![CHAPTERS, SECTIONS_1, SECTIONS_2];
+        let mut script = OUTLINE_ANSWERS.to_vec();
         script.extend(sections.iter().map(String::as_str));
         // Sentences the abstract's tidying keeps (it drops repeated ones).
         let abstract_zh = "本文研究了图像识别的背景与意义。随后设计了基于卷积网络的分类方法。\
@@ -2199,15 +2216,17 @@ mod tests {
         assert_eq!(draft.abstract_en, "This paper studies image recognition.");
         // Each section's prompt carried its budget, the outline and the brief of what came before.
         let seen = model.seen.lock().unwrap();
-        assert!(seen[4].messages[1].content.contains("前文要点"));
-        assert!(seen[4].messages[1].content.contains("1.1 研究背景"));
-        assert!(seen[4].messages[0].content.contains("约 "));
+        assert!(seen[6].messages[1].content.contains("前文要点"));
+        assert!(seen[6].messages[1].content.contains("1.1 研究背景"));
+        assert!(seen[6].messages[0].content.contains("约 "));
     }
 
     #[tokio::test]
     async fn an_empty_or_echoed_answer_is_asked_again_then_marked_weak() {
         let good = long("第二次写得完整。");
         let model = Scripted::new(&[
+            CHAPTERS,
+            CHAPTERS,
             CHAPTERS,
             SECTIONS_1,
             SECTIONS_2,
@@ -2241,7 +2260,7 @@ mod tests {
     #[tokio::test]
     async fn writing_resumes_from_the_last_finished_section() {
         let (a, b) = (long("第一节[ref:1]。"), long("第二节[ref:1]。"));
-        let model = Scripted::new(&[CHAPTERS, SECTIONS_1, SECTIONS_2, &a, &b]);
+        let model = Scripted::new(&[&OUTLINE_ANSWERS[..], &[&a, &b]].concat());
         let outline = plan_outline(&model, &request()).await.unwrap();
         let mut draft = Draft {
             outline,
@@ -2284,7 +2303,7 @@ mod tests {
     #[tokio::test]
     async fn a_section_rewritten_on_request_keeps_the_numbering_in_reading_order() {
         let (a, b) = (long("第一节[ref:1]。"), long("第二节[ref:2]。"));
-        let model = Scripted::new(&[CHAPTERS, SECTIONS_1, SECTIONS_2, &a, &b]);
+        let model = Scripted::new(&[&OUTLINE_ANSWERS[..], &[&a, &b]].concat());
         let outline = plan_outline(&model, &request()).await.unwrap();
         let mut draft = Draft {
             outline,
@@ -2353,6 +2372,19 @@ mod tests {
         let outline = plan_outline(&model, &request()).await.unwrap();
         let titles: Vec<&str> = outline.chapters.iter().map(|c| c.title.as_str()).collect();
         assert_eq!(titles, ["绪论", "研究方法", "实验", "应用", "结论与展望"]);
+    }
+
+    #[tokio::test]
+    async fn a_thin_outline_is_asked_for_again_and_the_fuller_one_kept() {
+        let thin = "第1章 绪论\n第2章 研究方法\n第3章 结论";
+        let model = Scripted::new(&[thin, NO_CONCLUSION, "", "", "", ""]);
+        let outline = plan_outline(&model, &request()).await.unwrap();
+        assert_eq!(outline.chapters.len(), 5);
+        // Asked three times and thin each time, the thin outline is still an outline.
+        let model = Scripted::new(&[thin, "好的。", thin, "", ""]);
+        let outline = plan_outline(&model, &request()).await.unwrap();
+        let titles: Vec<&str> = outline.chapters.iter().map(|c| c.title.as_str()).collect();
+        assert_eq!(titles, ["绪论", "研究方法", "结论"]);
     }
 
     #[tokio::test]

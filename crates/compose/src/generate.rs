@@ -1289,10 +1289,25 @@ fn numbered_prefix(line: &str) -> Option<&str> {
     None
 }
 
-/// The section without the sub-headings the model numbered itself (see `is_inner_heading`).
+/// Longest line read as an unnumbered heading the model wrote inside a section.
+const BARE_HEADING_CHARS: usize = 8;
+
+/// A short line of words alone ("研究背景", "实验结果"): a heading the model gave a paragraph
+/// without numbering it (read on the bench). A caption ("表1 样本") and anything with
+/// punctuation is not one.
+fn is_bare_heading(line: &str) -> bool {
+    let line = line.trim();
+    let count = line.chars().count();
+    (2..=BARE_HEADING_CHARS).contains(&count)
+        && line.chars().all(char::is_alphabetic)
+        && !line.starts_with(['表', '图'])
+}
+
+/// The section without the sub-headings the model wrote itself (see `is_inner_heading` and
+/// `is_bare_heading`).
 fn drop_inner_headings(text: &str) -> String {
     text.lines()
-        .filter(|line| !is_inner_heading(line))
+        .filter(|line| !is_inner_heading(line) && !is_bare_heading(line))
         .collect::<Vec<_>>()
         .join("\n")
 }
@@ -1447,11 +1462,20 @@ pub async fn write_abstract(
     };
     let wanted = ABSTRACT_CHARS as usize / 3;
     let title = request.title.clone();
+    let headings: Vec<String> = draft
+        .outline
+        .numbered_titles()
+        .into_iter()
+        .map(|(_, title, _)| title)
+        .collect();
     draft.abstract_zh = best_answer(model, &chat, None, wanted, |text| {
         // Sentences said twice go whatever wrote them: the local model, given one summary per
         // section, restates them.
         let once = SaidBefore::of(true, std::iter::empty()).drop_repeats(text);
-        end_at_sentence(&abstract_prose(&clean_section(&once, &title, "摘要")))
+        end_at_sentence(&abstract_prose(
+            &clean_section(&once, &title, "摘要"),
+            &headings,
+        ))
     })
     .await?;
     let chat = ChatRequest {
@@ -1628,18 +1652,38 @@ fn without_near_copies(text: &str, records: &[String], common: &str) -> String {
 /// A line this short without a sentence's end is a heading, in an abstract.
 const ABSTRACT_HEADING_CHARS: usize = 8;
 
-fn abstract_prose(text: &str) -> String {
+/// `line` without a heading number and the end the model may have put after it: what to compare
+/// with the outline's titles.
+fn bare_heading(line: &str) -> &str {
+    let line = line.trim();
+    numbered_prefix(line)
+        .unwrap_or(line)
+        .trim()
+        .trim_end_matches(['。', '：', ':'])
+        .trim()
+}
+
+/// The abstract as one paragraph of prose: without headings (a line that is a title of the
+/// outline, `headings`, or looks like one), labels and sentences in a section's voice.
+fn abstract_prose(text: &str, headings: &[String]) -> String {
+    let is_outline_title = |s: &str| headings.iter().any(|h| h == bare_heading(s));
     let mut out = String::new();
     for line in text.lines() {
         // A chapter's title the model listed ("1. 数字普惠金融的定义与特点"), or a short
         // unnumbered one ("系统设计", which came out "系统设计。").
         let short_heading = line.trim().chars().count() <= ABSTRACT_HEADING_CHARS
             && !line.trim().ends_with(['。', '！', '？', '；', '：', ':']);
-        if is_inner_heading(line) || short_heading {
+        if is_inner_heading(line) || short_heading || is_outline_title(line) {
             continue;
         }
         for sentence in split_sentences(line) {
             let sentence = without_label(sentence.trim());
+            // A title of the outline used as a label, however long ("汪曾祺小说中日常生活的
+            // 呈现方式：…"; the summaries the abstract is written from are labelled so).
+            let sentence = match sentence.split_once(['：', ':']) {
+                Some((label, rest)) if is_outline_title(label) => rest.trim(),
+                _ => sentence,
+            };
             if sentence.is_empty() || SECTION_VOICE.iter().any(|w| sentence.contains(w)) {
                 continue;
             }
@@ -1877,47 +1921,65 @@ mod tests {
         // What the local model wrote on the bench (2026-11-27), shortened.
         let written = "研究背景与目的\n随着国家对药品质量要求的提高，质量标准不断完善。本研究旨在分析其问题。\n研究方法：本研究采用文献回顾与访谈相结合的方法\n主要内容与结论（1）现状分析：本节将从国内外研究现状出发，分析发展趋势。标准仍不统一。\n主要内容与结论\n1. 数字普惠金融的定义与特点\n数字普惠金融利用互联网提供金融服务。";
         assert_eq!(
-            abstract_prose(written),
+            abstract_prose(written, &[]),
             "随着国家对药品质量要求的提高，质量标准不断完善。本研究旨在分析其问题。\
 本研究采用文献回顾与访谈相结合的方法。标准仍不统一。数字普惠金融利用互联网提供金融服务。"
         );
         let voice = "这一章将探讨汪曾祺的生活与创作之间的互动：在现代文学史上，汪曾祺是一位杰出的作家。\
 他的小说书写日常生活。";
-        assert_eq!(abstract_prose(voice), "他的小说书写日常生活。");
+        assert_eq!(abstract_prose(voice, &[]), "他的小说书写日常生活。");
         // Chapters as labels, and the same sentence restated for each of them (bench, 网络流行语).
         let restated = "本研究探讨网络流行语的构词方式。第1章 绪论：网络流行语是在网络环境中广泛使用的词语。\
 3.1 传播机制分析：通过分析构词方式与传播机制，可以为促进信息交流提供理论支持。\
 3.2 构词方式研究：通过分析构词方式与传播机制，可以为促进信息交流提供理论支持。";
         let once = SaidBefore::of(true, std::iter::empty()).drop_repeats(restated);
         assert_eq!(
-            abstract_prose(&once),
+            abstract_prose(&once, &[]),
             "本研究探讨网络流行语的构词方式。网络流行语是在网络环境中广泛使用的词语。\
 通过分析构词方式与传播机制，可以为促进信息交流提供理论支持。"
         );
         // A word that merely starts like a label is left alone; nothing left → the text as it came.
         assert_eq!(
-            abstract_prose("结论性的判断需要证据。"),
+            abstract_prose("结论性的判断需要证据。", &[]),
             "结论性的判断需要证据。"
         );
-        assert_eq!(abstract_prose("本章小结\n本节说明"), "本章小结本节说明");
+        assert_eq!(
+            abstract_prose("本章小结\n本节说明", &[]),
+            "本章小结本节说明"
+        );
         // A list's lead-in (bench, 数字普惠金融).
         assert_eq!(
             abstract_prose(
-                "能够提升消费水平。具体而言：\n本文的主要贡献包括以下几个方面：\n支付更便捷。"
+                "能够提升消费水平。具体而言：\n本文的主要贡献包括以下几个方面：\n支付更便捷。",
+                &[]
             ),
             "能够提升消费水平。支付更便捷。"
         );
         // Chapter titles as labels (bench, 对外汉语).
         assert_eq!(
             abstract_prose(
-                "实验设计与方法论：本研究通过实验进行分析。结果分析：实验结果显示：\n学生之间差异显著。"
+                "实验设计与方法论：本研究通过实验进行分析。结果分析：实验结果显示：\n学生之间差异显著。",
+                &[]
             ),
             "本研究通过实验进行分析。学生之间差异显著。"
         );
         // A short heading of its own (bench, 图书推荐).
         assert_eq!(
-            abstract_prose("系统需要快速响应。\n系统设计\n本系统的目标是推荐图书。"),
+            abstract_prose(
+                "系统需要快速响应。\n系统设计\n本系统的目标是推荐图书。",
+                &[]
+            ),
             "系统需要快速响应。本系统的目标是推荐图书。"
+        );
+        // The outline's own titles, however long, as labels or lines (bench, 汪曾祺).
+        let headings = ["汪曾祺小说中日常生活的呈现方式".to_string()];
+        assert_eq!(
+            abstract_prose(
+                "汪曾祺小说中日常生活的呈现方式：他写市井人物的衣食住行。\n\
+                 2.1 汪曾祺小说中日常生活的呈现方式\n语言平淡而有味。",
+                &headings
+            ),
+            "他写市井人物的衣食住行。语言平淡而有味。"
         );
     }
 
@@ -2003,10 +2065,10 @@ mod tests {
     #[test]
     fn sub_headings_the_model_numbered_itself_are_dropped_and_their_paragraphs_kept() {
         let text = "导语。\n2.1 现代文学中“日常”概念的演变\n正文一。\n一、日常生活的本质与细节\n正文二。\n\
-                    （二）研究方法\n1. 情感表达与人情味\n第三节 结语\n三、结语\n正文三。";
+                    （二）研究方法\n1. 情感表达与人情味\n第三节 结语\n三、结语\n正文三。\n研究背景\n正文四。";
         assert_eq!(
             drop_inner_headings(text),
-            "导语。\n正文一。\n正文二。\n正文三。"
+            "导语。\n正文一。\n正文二。\n正文三。\n正文四。"
         );
         // Sentences that start with numbers stay.
         for kept in [
@@ -2014,6 +2076,9 @@ mod tests {
             "1. 首先，样本取自三所高校，共发放问卷300份。",
             "3.5%的患者出现不良反应",
             "一般而言、总体上",
+            "表1 样本",
+            "图2",
+            "综上所述，",
         ] {
             assert_eq!(drop_inner_headings(kept), kept, "{kept}");
         }

@@ -1292,22 +1292,39 @@ fn numbered_prefix(line: &str) -> Option<&str> {
 /// Longest line read as an unnumbered heading the model wrote inside a section.
 const BARE_HEADING_CHARS: usize = 8;
 
-/// A short line of words alone ("研究背景", "实验结果"): a heading the model gave a paragraph
-/// without numbering it (read on the bench). A caption ("表1 样本") and anything with
-/// punctuation is not one.
-fn is_bare_heading(line: &str) -> bool {
-    let line = line.trim();
-    let count = line.chars().count();
-    (2..=BARE_HEADING_CHARS).contains(&count)
-        && line.chars().all(char::is_alphabetic)
-        && !line.starts_with(['表', '图'])
+/// Shortest paragraph a bare heading stands over.
+const BARE_HEADING_PARAGRAPH_CHARS: usize = 20;
+
+fn is_han(c: char) -> bool {
+    ('\u{4e00}'..='\u{9fff}').contains(&c)
+}
+
+/// Whether `lines[at]` is a short line of Chinese words alone ("研究背景", "实验结果") standing
+/// over a paragraph: a heading the model gave it without numbering it (read on the bench). A
+/// list's items (after a lead-in "…：" or beside each other), a poem's lines and a caption are not.
+fn is_bare_heading(lines: &[&str], at: usize) -> bool {
+    // A line as short without a sentence's end: an item or a verse beside it.
+    let short =
+        |line: &str| line.trim().chars().count() <= BARE_HEADING_CHARS && !ends_sentence(line);
+    let line = lines[at].trim();
+    let before = lines[..at].iter().rev().find(|l| !l.trim().is_empty());
+    let after = lines[at + 1..].iter().find(|l| !l.trim().is_empty());
+    (2..=BARE_HEADING_CHARS).contains(&line.chars().count())
+        && line.chars().all(is_han)
+        && before.is_none_or(|b| !short(b) && !b.trim_end().ends_with(['：', ':']))
+        && after
+            .is_some_and(|a| counted_chars(a) >= BARE_HEADING_PARAGRAPH_CHARS && ends_sentence(a))
 }
 
 /// The section without the sub-headings the model wrote itself (see `is_inner_heading` and
 /// `is_bare_heading`).
 fn drop_inner_headings(text: &str) -> String {
-    text.lines()
-        .filter(|line| !is_inner_heading(line) && !is_bare_heading(line))
+    let lines: Vec<&str> = text.lines().collect();
+    lines
+        .iter()
+        .enumerate()
+        .filter(|(at, line)| !is_inner_heading(line) && !is_bare_heading(&lines, *at))
+        .map(|(_, line)| *line)
         .collect::<Vec<_>>()
         .join("\n")
 }
@@ -1585,7 +1602,7 @@ fn without_claimed_studies(text: &str, records: &[String]) -> String {
 }
 
 /// Shortest run of letters and digits, shared with a record, that counts as the record's words.
-const NEAR_COPY_RUN: usize = 5;
+const NEAR_COPY_RUN: usize = 8;
 /// Share of a sentence's letters and digits inside such runs of one record that makes the
 /// sentence a near copy of it.
 const NEAR_COPY_SHARE: f32 = 0.5;
@@ -1601,24 +1618,26 @@ fn plain_chars(text: &str) -> Vec<char> {
         .collect()
 }
 
-/// Share of `sentence` covered by runs of at least `NEAR_COPY_RUN` characters it shares with
-/// `record`, leaving out runs that are in `common` (the title and keywords are the student's).
-fn copied_share(sentence: &[char], record: &[char], common: &str) -> f32 {
+type CopyGram = [char; NEAR_COPY_RUN];
+
+fn copy_grams(plain: &[char]) -> HashSet<CopyGram> {
+    plain
+        .windows(NEAR_COPY_RUN)
+        .filter_map(|w| w.try_into().ok())
+        .collect()
+}
+
+/// Share of `sentence` covered by runs of at least `NEAR_COPY_RUN` characters that are in
+/// `record` and not in `own` (the title, heading and keywords are the student's words, and a run
+/// most offered records share is the field's).
+fn copied_share(sentence: &[char], record: &HashSet<CopyGram>, own: &HashSet<CopyGram>) -> f32 {
     let mut covered = vec![false; sentence.len()];
-    // run[j]: length of the common run ending at the current sentence character and record[j].
-    let mut run = vec![0usize; record.len() + 1];
-    for (i, c) in sentence.iter().enumerate() {
-        let mut longest = 0;
-        for j in (0..record.len()).rev() {
-            run[j + 1] = if record[j] == *c { run[j] + 1 } else { 0 };
-            longest = longest.max(run[j + 1]);
-        }
-        if longest >= NEAR_COPY_RUN {
-            let start = i + 1 - NEAR_COPY_RUN;
-            let gram: String = sentence[start..=i].iter().collect();
-            if !common.contains(&gram) {
-                covered[start..=i].iter_mut().for_each(|c| *c = true);
-            }
+    for (start, window) in sentence.windows(NEAR_COPY_RUN).enumerate() {
+        let Ok(gram) = CopyGram::try_from(window) else {
+            continue;
+        };
+        if record.contains(&gram) && !own.contains(&gram) {
+            covered[start..start + NEAR_COPY_RUN].fill(true);
         }
     }
     covered.iter().filter(|c| **c).count() as f32 / sentence.len().max(1) as f32
@@ -1628,17 +1647,38 @@ fn copied_share(sentence: &[char], record: &[char], common: &str) -> f32 {
 /// runs of ten characters, and the local model went on around it: a change every nine
 /// characters, and the check counted 12.8 % of a paper as the library's.
 fn without_near_copies(text: &str, records: &[String], common: &str) -> String {
-    let records: Vec<Vec<char>> = records.iter().map(|r| plain_chars(r)).collect();
-    let common: String = plain_chars(common).into_iter().collect();
+    let records: Vec<HashSet<CopyGram>> = records
+        .iter()
+        .map(|r| copy_grams(&plain_chars(r)))
+        .collect();
+    // Each part of `common` on its own: joined, its parts would make runs nobody wrote.
+    let mut own: HashSet<CopyGram> = common
+        .split_whitespace()
+        .flat_map(|part| copy_grams(&plain_chars(part)))
+        .collect();
+    let mut users: HashMap<CopyGram, usize> = HashMap::new();
+    for gram in records.iter().flatten() {
+        *users.entry(*gram).or_default() += 1;
+    }
+    own.extend(
+        users
+            .into_iter()
+            .filter(|(_, n)| records.len() > 1 && *n * 2 > records.len())
+            .map(|(gram, _)| gram),
+    );
     let is_copy = |sentence: &str| {
         let plain = plain_chars(sentence);
         plain.len() >= NEAR_COPY_MIN_CHARS
             && records
                 .iter()
-                .any(|r| copied_share(&plain, r, &common) >= NEAR_COPY_SHARE)
+                .any(|r| copied_share(&plain, r, &own) >= NEAR_COPY_SHARE)
     };
     text.lines()
         .map(|line| {
+            // A table row is the table's: it goes with the table or not at all.
+            if line.contains('|') {
+                return line.to_string();
+            }
             split_sentences(line)
                 .into_iter()
                 .filter(|s| !is_copy(s))
@@ -1899,6 +1939,25 @@ mod tests {
             without_near_copies(written, &records, common),
             "沈从文小说中的湘西世界研究离不开对民俗学价值的重新认识。"
         );
+        // A sentence of the field's terms is the student's, and so are the title's words.
+        let review = ["综述了高效液相色谱法、气相色谱法、薄层色谱法、紫外分光光度法及指纹图谱技术在中药质量控制中的应用。"
+            .to_string()];
+        for own in [
+            "目前常用的检测手段包括高效液相色谱法、薄层色谱法和紫外分光光度法。",
+            "本研究将指纹图谱技术与高效液相色谱法结合使用。",
+        ] {
+            assert_eq!(without_near_copies(own, &review, common), own);
+        }
+        let on_topic = [
+            "沈从文小说中的湘西世界研究述评。本文梳理了沈从文小说中的湘西世界研究成果。"
+                .to_string(),
+        ];
+        let titled = "沈从文小说中的湘西世界研究应当回到文本本身。";
+        assert_eq!(without_near_copies(titled, &on_topic, common), titled);
+        assert_eq!(without_near_copies(titled, &on_topic, ""), "");
+        // A table row stays whole.
+        let row = "| 乌布西奔妈妈是满族说部中流传于东海女真人的长篇英雄史诗 | 1 |";
+        assert_eq!(without_near_copies(row, &records, common), row);
         // A short sentence is not judged, and nothing is dropped without a record.
         assert_eq!(
             without_near_copies("满族说部的长篇英雄史诗。", &records, common),
@@ -1976,7 +2035,7 @@ mod tests {
         assert_eq!(
             abstract_prose(
                 "汪曾祺小说中日常生活的呈现方式：他写市井人物的衣食住行。\n\
-                 2.1 汪曾祺小说中日常生活的呈现方式\n语言平淡而有味。",
+                 汪曾祺小说中日常生活的呈现方式。\n语言平淡而有味。",
                 &headings
             ),
             "他写市井人物的衣食住行。语言平淡而有味。"
@@ -2065,19 +2124,26 @@ mod tests {
     #[test]
     fn sub_headings_the_model_numbered_itself_are_dropped_and_their_paragraphs_kept() {
         let text = "导语。\n2.1 现代文学中“日常”概念的演变\n正文一。\n一、日常生活的本质与细节\n正文二。\n\
-                    （二）研究方法\n1. 情感表达与人情味\n第三节 结语\n三、结语\n正文三。\n研究背景\n正文四。";
+                    （二）研究方法\n1. 情感表达与人情味\n第三节 结语\n三、结语\n正文三。\n研究背景\n近年来，随着数字技术的发展，日常生活书写受到越来越多的关注。";
         assert_eq!(
             drop_inner_headings(text),
-            "导语。\n正文一。\n正文二。\n正文三。\n正文四。"
+            "导语。\n正文一。\n正文二。\n正文三。\n近年来，随着数字技术的发展，日常生活书写受到越来越多的关注。"
         );
+        // A list's items and a poem's lines are not headings, nor is a word before a short line.
+        for kept in [
+            "系统主要包括以下模块：\n用户管理\n图书管理\n借阅管理\n各模块之间通过统一的接口交换数据，便于维护。",
+            "徐志摩写道。\n轻轻的我走了\n正如我轻轻的来\n我轻轻的招手\n作别西天的云彩\n诗人以轻柔的语调写出了告别时的不舍与留恋。",
+            "实验环境如下。\nPython\n实验使用的编程语言版本为3.10，运行于普通笔记本电脑之上。",
+            "研究背景\n正文。",
+        ] {
+            assert_eq!(drop_inner_headings(kept), kept, "{kept}");
+        }
         // Sentences that start with numbers stay.
         for kept in [
             "2020年，该市居民消费增长。",
             "1. 首先，样本取自三所高校，共发放问卷300份。",
             "3.5%的患者出现不良反应",
             "一般而言、总体上",
-            "表1 样本",
-            "图2",
             "综上所述，",
         ] {
             assert_eq!(drop_inner_headings(kept), kept, "{kept}");
@@ -2450,6 +2516,8 @@ mod tests {
         let outline = plan_outline(&model, &request()).await.unwrap();
         let titles: Vec<&str> = outline.chapters.iter().map(|c| c.title.as_str()).collect();
         assert_eq!(titles, ["绪论", "研究方法", "结论"]);
+        // Three outline answers, then the sections of the two body chapters.
+        assert_eq!(model.seen.lock().unwrap().len(), 5);
     }
 
     #[tokio::test]

@@ -8,7 +8,7 @@ use llm::chat::BoxFuture;
 use simcheck::related::{RELATED_RULE, TOPIC_SENTENCES, best_per_record, related_records};
 use simcheck::{DocId, DocMeta, Library, ScopeFilter, SentenceEmbedder};
 use std::collections::HashMap;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use tokio::sync::OnceCell;
 
 /// Library sentences looked at per query, before grouping by record.
@@ -26,6 +26,9 @@ pub struct LibrarySource<L> {
     /// Each record's closest sentence to the topic, and the topic's vector, found once per
     /// paper.
     topic_hits: OnceCell<(HashMap<DocId, f32>, Vec<f32>)>,
+    /// Each record's title's cosine to the topic: a record found for several sections has its
+    /// title read by the encoder once.
+    title_cosines: Mutex<HashMap<DocId, f32>>,
 }
 
 impl<L: Library> LibrarySource<L> {
@@ -41,6 +44,7 @@ impl<L: Library> LibrarySource<L> {
             scope: ScopeFilter { owner },
             topic,
             topic_hits: OnceCell::new(),
+            title_cosines: Mutex::new(HashMap::new()),
         }
     }
 
@@ -82,9 +86,20 @@ impl<L: Library> LibrarySource<L> {
             if !self.scope.admits(meta.scope, meta.owner) || meta.title.trim().is_empty() {
                 continue;
             }
-            let title = self.encoder.embed(meta.title.trim());
+            let cached = self
+                .title_cosines
+                .lock()
+                .ok()
+                .and_then(|c| c.get(&id).copied());
+            let title_cosine = cached.unwrap_or_else(|| {
+                let cosine = embed::cosine(&self.encoder.embed(meta.title.trim()), topic_vector);
+                if let Ok(mut cache) = self.title_cosines.lock() {
+                    cache.insert(id, cosine);
+                }
+                cosine
+            });
             let closest = topic.get(&id).copied().unwrap_or(f32::MIN);
-            if !RELATED_RULE.admits_title(embed::cosine(&title, topic_vector), closest) {
+            if !RELATED_RULE.admits_title(title_cosine, closest) {
                 continue;
             }
             let text = self

@@ -1042,7 +1042,16 @@ fn clean_section(text: &str, title: &str, heading: &str) -> String {
         // The model repeating the heading, or the request, instead of writing.
         let unnumbered = outline::clean_title(&trimmed);
         let short = trimmed.chars().count() <= title.chars().count() + 16;
-        let echoes_heading = short && (unnumbered == title || trimmed.contains(title));
+        // Or restating it in other words on a line of its own ("汪曾祺的生活方式与现代生活的启示"
+        // over "汪曾祺的生活方式及其对现代生活的启示", read on the bench); a caption stays.
+        let is_caption = trimmed.starts_with(['表', '图'])
+            && trimmed.chars().nth(1).is_some_and(|c| c.is_ascii_digit());
+        let restates_heading = short
+            && !ends_sentence(&trimmed)
+            && !is_caption
+            && overlap(&unnumbered, title) >= HEADING_ECHO_OVERLAP;
+        let echoes_heading =
+            short && (unnumbered == title || trimmed.contains(title)) || restates_heading;
         let echoes_request = trimmed.contains("这一节的正文")
             || trimmed.starts_with("本节正文")
             || (trimmed.starts_with('《') && trimmed.ends_with('》') && short)
@@ -1085,6 +1094,10 @@ fn clean_section(text: &str, title: &str, heading: &str) -> String {
     }
     lines.join("\n")
 }
+
+/// Bigram overlap with the section's title from which a line without a sentence's end is the
+/// title restated.
+const HEADING_ECHO_OVERLAP: f32 = 0.6;
 
 /// Longest bare label line ("主要特点：") dropped from a section.
 const LABEL_CHARS: usize = 6;
@@ -1964,6 +1977,18 @@ mod tests {
             "满族说部的长篇英雄史诗。"
         );
         assert_eq!(without_near_copies(written, &[], common), written);
+    }
+
+    #[test]
+    fn a_line_restating_the_sections_title_goes() {
+        let title = "汪曾祺的生活方式及其对现代生活的启示";
+        let written = "汪曾祺的生活方式与现代生活的启示\n汪曾祺的作品以其独特的艺术魅力吸引着读者。\n\
+                       表1 汪曾祺的生活方式与现代生活的启示\n汪曾祺的生活方式对现代生活有许多启示。";
+        assert_eq!(
+            clean_section(written, title, "第3章 汪曾祺的生活方式及其对现代生活的启示"),
+            "汪曾祺的作品以其独特的艺术魅力吸引着读者。\n表1 汪曾祺的生活方式与现代生活的启示\n\
+             汪曾祺的生活方式对现代生活有许多启示。"
+        );
     }
 
     #[test]

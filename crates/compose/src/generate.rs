@@ -1409,11 +1409,12 @@ fn end_at_sentence(text: &str) -> String {
 /// How strongly the local decoder is kept from copying the offered records' snippets (the
 /// rewriter's "medium": copying stays possible for a token, not for a run).
 const SNIPPET_COPY_BLOCK: f32 = 0.8;
-/// Tokens of a snippet the local model may repeat in a row before the next is barred: about
-/// eight Chinese characters, so the records' terms ("高效液相色谱法") stay usable while their
-/// sentences cannot be copied. Barring every repeated pair (the rewriter's setting) mangled the
-/// terms on the bench ("高效色液相", "薄层层色法") and pushed the model into other scripts.
-const SNIPPET_COPY_RUN: usize = 6;
+/// Tokens of a snippet the local model may repeat in a row before the next is barred, so the
+/// records' terms ("高效液相色谱法") stay usable. Barring every repeated pair (the rewriter's
+/// setting) mangled the terms on the bench ("高效色液相", "薄层层色法") and pushed the model into
+/// other scripts. Six tokens still cut names written a character a token ("氟康唑粘附凝 gel"); the
+/// guard by characters below stops sentences, so this one is set above it.
+const SNIPPET_COPY_RUN: usize = 10;
 /// The same guard counted in characters: the bench's papers carried runs of 41 to 72
 /// characters of a cited record, written with another split into tokens than the record's.
 /// Ten characters keep a term with a word of context ("采用高效液相色谱法") and stop a sentence.

@@ -265,6 +265,35 @@ fn draw(logits: &mut [f32], recent: &[u32], sampling: &Sampling, rng: &mut Rng) 
     probs[0].0 as u32
 }
 
+/// The Latin tokens (`latin`: id and trimmed text) `guard` bars at every step, for a Chinese
+/// source: small models drift into English when their Chinese wording is barred. A rewrite
+/// (`run` ≤ 1) may use no Latin word its source does not use. A writer may (names and acronyms:
+/// Python, CNN), but not an ordinary English word of three letters or more that neither the
+/// records nor the kept terms use — read on the bench where a record's term was barred mid-way:
+/// "氟康唑粘附凝 gel", "卡莫氟固体 lipid纳米粒".
+fn always_barred(latin: &[(u32, String)], guard: &CopyGuard) -> Vec<u32> {
+    if !has_chinese(&guard.source) {
+        return vec![];
+    }
+    if guard.run <= 1 {
+        return latin
+            .iter()
+            .filter(|(_, text)| !guard.source.contains(text.as_str()))
+            .map(|(id, _)| *id)
+            .collect();
+    }
+    let used = format!("{} {}", guard.source, guard.keep.join(" ")).to_lowercase();
+    latin
+        .iter()
+        .filter(|(_, text)| {
+            text.len() >= 3
+                && text.chars().all(|c| c.is_ascii_lowercase())
+                && !used.contains(text.as_str())
+        })
+        .map(|(id, _)| *id)
+        .collect()
+}
+
 impl LocalScorer {
     /// The token form of `guard`.
     pub fn blocking(&self, guard: &CopyGuard) -> Result<Blocking, LlmError> {
@@ -290,15 +319,7 @@ impl LocalScorer {
                 })
                 .collect()
         });
-        let always = if guard.run <= 1 && has_chinese(&guard.source) {
-            latin
-                .iter()
-                .filter(|(_, text)| !guard.source.contains(text.as_str()))
-                .map(|(id, _)| *id)
-                .collect()
-        } else {
-            vec![]
-        };
+        let always = always_barred(latin, guard);
         let text_run = (guard.chars > 0).then(|| {
             let pieces = self.pieces.get_or_init(|| {
                 std::sync::Arc::new(Pieces::new(
@@ -540,6 +561,41 @@ mod tests {
         };
         assert!(never.barred_tokens(&[1], &mut rng).is_empty());
         assert!(has_chinese("研究") && !has_chinese("95.2%") && !has_chinese("，"));
+    }
+
+    #[test]
+    fn a_writer_is_kept_from_english_words_nobody_used_and_a_rewrite_from_any() {
+        let latin: Vec<(u32, String)> = [
+            (1, "gel"),
+            (2, "lipid"),
+            (3, "Python"),
+            (4, "CNN"),
+            (5, "ml"),
+            (6, "hplc"),
+            (7, "bert"),
+        ]
+        .map(|(id, t)| (id, t.to_string()))
+        .into();
+        let writer = CopyGuard {
+            source: "采用HPLC法测定，流动相为乙腈，流速1.0 ml/min。".into(),
+            keep: vec!["BERT模型".into()],
+            probability: 0.8,
+            run: 10,
+            chars: 10,
+        };
+        // Ordinary words barred; names, acronyms, short units and the records' or kept terms
+        // (whatever their case) allowed.
+        assert_eq!(always_barred(&latin, &writer), vec![1, 2]);
+        let rewrite = CopyGuard {
+            run: 1,
+            ..writer.clone()
+        };
+        assert_eq!(always_barred(&latin, &rewrite), vec![1, 2, 3, 4, 6, 7]);
+        let english = CopyGuard {
+            source: "The mobile phase was acetonitrile.".into(),
+            ..writer
+        };
+        assert!(always_barred(&latin, &english).is_empty());
     }
 
     #[test]

@@ -503,6 +503,14 @@ fn short_request(system: &str, user: &str, max_tokens: u32) -> ChatRequest {
 
 /// The headings in a model's list, numbering stripped: at most `most`, each a real title.
 fn titles_in(text: &str, paper_title: &str, most: usize) -> Vec<String> {
+    // The paper's title with or without its 《》 and quotes (bench, 红楼梦: a chapter "红楼梦人物对话
+    // 中的称谓语研究" under the title "《红楼梦》人物对话中的称谓语研究").
+    let words = |s: &str| {
+        s.chars()
+            .filter(|c| c.is_alphanumeric())
+            .collect::<String>()
+    };
+    let paper_words = words(paper_title);
     let mut out: Vec<String> = Vec::new();
     for line in text.lines() {
         let title = outline::clean_title(line);
@@ -516,7 +524,7 @@ fn titles_in(text: &str, paper_title: &str, most: usize) -> Vec<String> {
             .any(|w| title.contains(w));
         if (2..=outline::MAX_TITLE_CHARS).contains(&chars)
             && !is_label
-            && title != paper_title
+            && words(&title) != paper_words
             && !title.ends_with('。')
             && !out.contains(&title)
         {
@@ -2521,6 +2529,16 @@ mod tests {
         assert!(is_own_reference(ids[2]) && !is_own_reference(ids[0]));
         let found = source.search("宋代诗词的意象", 1).await.unwrap();
         assert_eq!(found[0].id, OWN_REFERENCE_BASE + 1);
+    }
+
+    #[test]
+    fn the_papers_title_is_no_chapter_with_or_without_its_marks() {
+        let answer =
+            "第1章 绪论\n第2章 红楼梦人物对话中的称谓语研究\n第3章 称谓语的分类\n第4章 结论";
+        assert_eq!(
+            titles_in(answer, "《红楼梦》人物对话中的称谓语研究", 6),
+            ["绪论", "称谓语的分类", "结论"]
+        );
     }
 
     #[tokio::test]

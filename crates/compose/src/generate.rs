@@ -1718,11 +1718,16 @@ const ABSTRACT_HEADING_CHARS: usize = 8;
 /// with the outline's titles.
 fn bare_heading(line: &str) -> &str {
     let line = line.trim();
-    numbered_prefix(line)
-        .unwrap_or(line)
-        .trim()
-        .trim_end_matches(['。', '：', ':'])
-        .trim()
+    let line = numbered_prefix(line).unwrap_or(line).trim();
+    // "第2.1 理论基础": a section's number given a chapter's 第 (bench, 黄芩苷).
+    let line = match line.strip_prefix('第') {
+        Some(rest) if rest.starts_with(|c: char| c.is_ascii_digit()) => rest
+            .trim_start_matches(|c: char| c.is_ascii_digit() || c == '.')
+            .trim_start_matches(['章', '节'])
+            .trim(),
+        _ => line,
+    };
+    line.trim_end_matches(['。', '：', ':']).trim()
 }
 
 /// The abstract as one paragraph of prose: without headings (a line that is a title of the
@@ -1746,6 +1751,10 @@ fn abstract_prose(text: &str, headings: &[String]) -> String {
                 Some((label, rest)) if is_outline_title(label) => rest.trim(),
                 _ => sentence,
             };
+            // A heading of the outline as a sentence of its own ("第2.1 理论基础。").
+            if is_outline_title(sentence) {
+                continue;
+            }
             if sentence.is_empty() || SECTION_VOICE.iter().any(|w| sentence.contains(w)) {
                 continue;
             }
@@ -2073,6 +2082,15 @@ mod tests {
                 &headings
             ),
             "他写市井人物的衣食住行。语言平淡而有味。"
+        );
+        // Sections' headings as sentences, numbered with a chapter's 第 (bench, 黄芩苷).
+        let headings = ["理论基础".to_string(), "实验设计".to_string()];
+        assert_eq!(
+            abstract_prose(
+                "黄芩是常用的中药材。第2.1 理论基础。第2.2 实验设计。然后进行前处理。",
+                &headings
+            ),
+            "黄芩是常用的中药材。然后进行前处理。"
         );
     }
 

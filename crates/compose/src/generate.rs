@@ -1716,7 +1716,7 @@ const ABSTRACT_HEADING_CHARS: usize = 8;
 
 /// `line` without a heading number and the end the model may have put after it: what to compare
 /// with the outline's titles.
-fn bare_heading(line: &str) -> &str {
+fn heading_words(line: &str) -> &str {
     let line = line.trim();
     let line = numbered_prefix(line).unwrap_or(line).trim();
     // "第2.1 理论基础": a section's number given a chapter's 第 (bench, 黄芩苷).
@@ -1733,7 +1733,7 @@ fn bare_heading(line: &str) -> &str {
 /// The abstract as one paragraph of prose: without headings (a line that is a title of the
 /// outline, `headings`, or looks like one), labels and sentences in a section's voice.
 fn abstract_prose(text: &str, headings: &[String]) -> String {
-    let is_outline_title = |s: &str| headings.iter().any(|h| h == bare_heading(s));
+    let is_outline_title = |s: &str| headings.iter().any(|h| h == heading_words(s));
     let mut out = String::new();
     for line in text.lines() {
         // A chapter's title the model listed ("1. 数字普惠金融的定义与特点"), or a short

@@ -137,16 +137,19 @@ impl Reference {
 
 /// Whether `s` has a CJK ideograph (the entry is then Chinese and uses "等").
 pub fn is_chinese(s: &str) -> bool {
-    s.chars().any(|c| {
-        matches!(c as u32,
-            0x3007
-            | 0x3400..=0x4DBF
-            | 0x4E00..=0x9FFF
-            | 0xF900..=0xFAFF
-            | 0x20000..=0x2A6DF
-            | 0x2A700..=0x2EBEF
-            | 0x30000..=0x323AF)
-    })
+    s.chars().any(is_ideograph)
+}
+
+/// Whether `c` is a CJK ideograph.
+pub fn is_ideograph(c: char) -> bool {
+    matches!(c as u32,
+        0x3007
+        | 0x3400..=0x4DBF
+        | 0x4E00..=0x9FFF
+        | 0xF900..=0xFAFF
+        | 0x20000..=0x2A6DF
+        | 0x2A700..=0x2EBEF
+        | 0x30000..=0x323AF)
 }
 
 /// Formats one entry of the reference list (without its "[n]" number).

@@ -1316,10 +1316,6 @@ const BARE_HEADING_CHARS: usize = 8;
 /// Shortest paragraph a bare heading stands over.
 const BARE_HEADING_PARAGRAPH_CHARS: usize = 20;
 
-fn is_han(c: char) -> bool {
-    ('\u{4e00}'..='\u{9fff}').contains(&c)
-}
-
 /// Whether `lines[at]` is a short line of Chinese words alone ("研究背景", "实验结果") standing
 /// over a paragraph: a heading the model gave it without numbering it (read on the bench). A
 /// list's items (after a lead-in "…：" or beside each other), a poem's lines and a caption are not.
@@ -1331,7 +1327,7 @@ fn is_bare_heading(lines: &[&str], at: usize) -> bool {
     let before = lines[..at].iter().rev().find(|l| !l.trim().is_empty());
     let after = lines[at + 1..].iter().find(|l| !l.trim().is_empty());
     (2..=BARE_HEADING_CHARS).contains(&line.chars().count())
-        && line.chars().all(is_han)
+        && line.chars().all(crate::gbt7714::is_ideograph)
         && before.is_none_or(|b| !short(b) && !b.trim_end().ends_with(['：', ':']))
         && after
             .is_some_and(|a| counted_chars(a) >= BARE_HEADING_PARAGRAPH_CHARS && ends_sentence(a))

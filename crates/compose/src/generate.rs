@@ -1489,11 +1489,20 @@ pub async fn write_abstract(
         request.field,
         brief_all(&draft.sections)
     );
+    // Nothing to copy from here, but the guard's language bar holds: without it the local model
+    // drifted into English words the paper never used ("对 collected的数据", read on the bench).
+    let language_only = CopyGuard {
+        source: user.clone(),
+        keep: request.keywords.clone(),
+        probability: 0.0,
+        run: SNIPPET_COPY_RUN,
+        chars: 0,
+    };
     let chat = ChatRequest {
         messages: vec![Message::system(system), Message::user(user)],
         temperature: 0.5,
         max_tokens: Some(ABSTRACT_CHARS * 2),
-        copy_guard: None,
+        copy_guard: Some(language_only),
     };
     let wanted = ABSTRACT_CHARS as usize / 3;
     let title = request.title.clone();

@@ -286,9 +286,9 @@ fn always_barred(latin: &[(u32, String)], guard: &CopyGuard) -> Vec<u32> {
     latin
         .iter()
         .filter(|(_, text)| {
-            text.len() >= 3
-                && text.chars().all(|c| c.is_ascii_lowercase())
-                && !used.contains(text.as_str())
+            // "_sentence" and "-types" are words too: the model glues them to Chinese.
+            let word = text.trim_matches(|c: char| !c.is_ascii_alphanumeric());
+            word.len() >= 3 && word.chars().all(|c| c.is_ascii_lowercase()) && !used.contains(word)
         })
         .map(|(id, _)| *id)
         .collect()
@@ -573,6 +573,9 @@ mod tests {
             (5, "ml"),
             (6, "hplc"),
             (7, "bert"),
+            (8, "_sentence"),
+            (9, "-types"),
+            (10, "_HPLC"),
         ]
         .map(|(id, t)| (id, t.to_string()))
         .into();
@@ -585,12 +588,15 @@ mod tests {
         };
         // Ordinary words barred; names, acronyms, short units and the records' or kept terms
         // (whatever their case) allowed.
-        assert_eq!(always_barred(&latin, &writer), vec![1, 2]);
+        assert_eq!(always_barred(&latin, &writer), vec![1, 2, 8, 9]);
         let rewrite = CopyGuard {
             run: 1,
             ..writer.clone()
         };
-        assert_eq!(always_barred(&latin, &rewrite), vec![1, 2, 3, 4, 6, 7]);
+        assert_eq!(
+            always_barred(&latin, &rewrite),
+            vec![1, 2, 3, 4, 6, 7, 8, 9, 10]
+        );
         let english = CopyGuard {
             source: "The mobile phase was acetonitrile.".into(),
             ..writer

@@ -5,7 +5,9 @@
 //! to a paper is wrong for certain; one of the same field is counted right (an upper bound: a
 //! same-field record may still be off the topic).
 //!
-//! Sweeps the thresholds of `simcheck::related::RelatedRule` and prints, per split, the field
+//! Sweeps the thresholds of `simcheck::related::RelatedRule`, each with and without the gate on
+//! the paper's words (`topic_term`: off, always — the record uses one of `topic_terms` — or
+//! always unless the record's closest sentence to the topic reaches a figure), and prints, per split, the field
 //! precision of the offered records, the share of offered records sharing a keyword with the
 //! paper's own record (a second, stricter measure of being on the topic: the corpus's keywords,
 //! which retrieval never reads), the share of sections offered at least one, and the records
@@ -17,7 +19,8 @@
 //! `RETRIEVAL_TITLES` titles per field (default 60).
 
 use simcheck::related::{
-    RELATED_RULE, RelatedRule, TOPIC_SENTENCES, best_per_record, related_records,
+    RELATED_RULE, RelatedRule, TOPIC_SENTENCES, best_per_record, mentions_topic, related_records,
+    topic_terms,
 };
 use simcheck::{EmbeddedLibrary, FingerprintParams, Library, NewDoc, SemanticLibrary};
 use std::collections::HashMap;
@@ -43,6 +46,17 @@ struct Query {
     topic: HashMap<u64, f32>,
     /// Each library record's title to the paper's topic.
     titles: HashMap<u64, f32>,
+    /// The paper's `topic_terms`.
+    terms: Vec<String>,
+}
+
+/// The gate on the paper's words: off; a record must use one of `topic_terms` (shipped); or must
+/// unless its closest sentence to the topic is at least this close.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum TermGate {
+    Off,
+    Always,
+    Unless(f32),
 }
 
 #[derive(Default)]
@@ -58,13 +72,24 @@ fn tally(
     queries: &[&Query],
     field_of: &HashMap<u64, String>,
     keywords_of: &HashMap<u64, Vec<String>>,
+    text_of: &HashMap<u64, String>,
     rule: RelatedRule,
+    term: TermGate,
 ) -> Tally {
     let mut t = Tally::default();
     for q in queries {
         let mut ranked = related_records(&q.section, &q.topic, rule);
         ranked.retain(|(d, _)| {
             rule.admits_title(q.titles[d], q.topic.get(d).copied().unwrap_or(f32::MIN))
+        });
+        let waived_from = match term {
+            TermGate::Off => f32::MIN,
+            TermGate::Always => f32::INFINITY,
+            TermGate::Unless(w) => w,
+        };
+        ranked.retain(|(d, _)| {
+            q.topic.get(d).copied().unwrap_or(f32::MIN) >= waived_from
+                || mentions_topic(&text_of[d], &q.terms)
         });
         ranked.truncate(REFERENCES_PER_SECTION);
         t.sections += 1;
@@ -131,6 +156,8 @@ async fn main() {
     let began = std::time::Instant::now();
     let mut field_of: HashMap<u64, String> = HashMap::new();
     let mut keywords_of: HashMap<u64, Vec<String>> = HashMap::new();
+    // Each record's title and abstract, as the server reads them for the term gate.
+    let mut text_of: HashMap<u64, String> = HashMap::new();
     let mut title_vectors: HashMap<u64, Vec<f32>> = HashMap::new();
     // (field, title, keywords) of the papers.
     let mut papers: Vec<(String, String, Vec<String>)> = Vec::new();
@@ -163,6 +190,14 @@ async fn main() {
                 encoder_embed(&encoder, r["title"].as_str().unwrap_or("")),
             );
             keywords_of.insert(id, keywords(r));
+            text_of.insert(
+                id,
+                format!(
+                    "{}\n{}",
+                    r["title"].as_str().unwrap_or(""),
+                    r["abstract"].as_str().unwrap_or("")
+                ),
+            );
         }
         for r in rows.iter().skip(1).step_by(2).take(titles_per_field) {
             papers.push((
@@ -179,10 +214,11 @@ async fn main() {
     let mut without_keywords = Vec::new();
     for (field, title, paper_keywords) in &papers {
         let joined = paper_keywords.join(" ");
-        for (keywords, out) in [
-            (joined.as_str(), &mut with_keywords),
-            ("", &mut without_keywords),
+        for (keywords, given, out) in [
+            (joined.as_str(), paper_keywords.clone(), &mut with_keywords),
+            ("", Vec::new(), &mut without_keywords),
         ] {
+            let terms = topic_terms(title, &given);
             let topic_query = format!("{title} {keywords}");
             let topic_hits = library
                 .similar_sentences(
@@ -214,6 +250,7 @@ async fn main() {
                     section: hits.into_iter().next().unwrap_or_default(),
                     topic: topic.clone(),
                     titles: titles.clone(),
+                    terms: terms.clone(),
                 });
             }
         }
@@ -224,14 +261,22 @@ async fn main() {
     let topics = [f32::MIN, 0.40, 0.45, 0.50];
     let titles = [f32::MIN, 0.20, 0.25, 0.30, 0.35, 0.40];
     let waivers = [f32::INFINITY, 0.50, 0.55, 0.60];
+    let term_gates = [
+        TermGate::Off,
+        TermGate::Always,
+        TermGate::Unless(0.50),
+        TermGate::Unless(0.55),
+        TermGate::Unless(0.60),
+    ];
     for (keywords, queries) in [("with", &with_keywords), ("without", &without_keywords)] {
         let (tune, held): (Vec<&Query>, Vec<&Query>) =
             queries.iter().partition(|q| tune_fields.contains(&q.field));
         for &min_section in &sections {
             for &min_topic in &topics {
-                for (&min_title, &title_waived_from) in titles
+                for ((&min_title, &title_waived_from), term) in titles
                     .iter()
                     .flat_map(|t| waivers.iter().map(move |w| (t, w)))
+                    .flat_map(|tw| term_gates.iter().map(move |&g| (tw, g)))
                 {
                     let rule = RelatedRule {
                         min_section,
@@ -245,9 +290,14 @@ async fn main() {
                         "min_topic": (min_topic != f32::MIN).then_some(min_topic),
                         "min_title": (min_title != f32::MIN).then_some(min_title),
                         "title_waived_from": title_waived_from.is_finite().then_some(title_waived_from),
-                        "shipped": rule == RELATED_RULE,
-                        "tune": figures(&tally(&tune, &field_of, &keywords_of, rule)),
-                        "held_out": figures(&tally(&held, &field_of, &keywords_of, rule)),
+                        "topic_term": match term {
+                            TermGate::Off => serde_json::json!("off"),
+                            TermGate::Always => serde_json::json!("always"),
+                            TermGate::Unless(w) => serde_json::json!(format!("unless topic ≥ {w:.2}")),
+                        },
+                        "shipped": rule == RELATED_RULE && term == TermGate::Always,
+                        "tune": figures(&tally(&tune, &field_of, &keywords_of, &text_of, rule, term)),
+                        "held_out": figures(&tally(&held, &field_of, &keywords_of, &text_of, rule, term)),
                     }));
                 }
             }

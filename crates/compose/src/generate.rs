@@ -1573,10 +1573,6 @@ const ABSTRACT_LABELS: &[&str] = &[
 /// nothing.
 const SECTION_VOICE: &[&str] = &["本节", "本章", "这一章", "这一节", "此章", "此节"];
 
-/// The abstract as one paragraph: the prompt's parts no longer as labels, no chapter titles
-/// as labels ("第1章 绪论：…", "3.1 传播机制分析：…"), no sentence in a section's voice, every line
-/// ending as a sentence before the lines are joined. The text as it came when nothing would be
-/// left.
 /// `text` without the lines that are only the paper's title (the model opened a chapter with it).
 fn without_paper_title(text: &str, paper_title: &str) -> String {
     let bare = |line: &str| {
@@ -1756,8 +1752,10 @@ fn abstract_prose(text: &str, headings: &[String]) -> String {
                 Some((label, rest)) if is_outline_title(label) => rest.trim(),
                 _ => sentence,
             };
-            // A heading of the outline as a sentence of its own ("第2.1 理论基础。").
-            if is_outline_title(sentence) {
+            // A heading of the outline as a sentence of its own ("第2.1 理论基础。"), or with only
+            // a few words around it ("再次，我们来看…的启示。", "最后，在结论与展望方面。"): it points at a
+            // chapter and says nothing of it.
+            if is_outline_title(sentence) || names_a_heading_only(sentence, headings) {
                 continue;
             }
             if sentence.is_empty() || SECTION_VOICE.iter().any(|w| sentence.contains(w)) {
@@ -1780,6 +1778,24 @@ fn abstract_prose(text: &str, headings: &[String]) -> String {
     } else {
         out
     }
+}
+
+/// Chinese characters a sentence may add to one of the outline's titles and still only point at
+/// it.
+const HEADING_FILLER_CHARS: usize = 6;
+
+/// Whether `sentence` is one of `headings` with at most a few other Chinese characters
+/// ("首先，我们来看", "在…方面").
+fn names_a_heading_only(sentence: &str, headings: &[String]) -> bool {
+    headings.iter().filter(|h| !h.is_empty()).any(|h| {
+        sentence.contains(h.as_str())
+            && sentence
+                .replacen(h.as_str(), "", 1)
+                .chars()
+                .filter(|&c| gbt7714::is_ideograph(c))
+                .count()
+                <= HEADING_FILLER_CHARS
+    })
 }
 
 /// A sentence of the abstract without the label it opens with: one of the prompt's parts
@@ -2096,6 +2112,20 @@ mod tests {
                 &headings
             ),
             "黄芩是常用的中药材。然后进行前处理。"
+        );
+        // A title with a few words around it points at a chapter (bench, 汪曾祺); a sentence
+        // that says something of the title stays.
+        let headings = [
+            "汪曾祺的生活方式及其对现代生活的启示".to_string(),
+            "结论与展望".to_string(),
+        ];
+        assert_eq!(
+            abstract_prose(
+                "再次，我们来看汪曾祺的生活方式及其对现代生活的启示。最后，在结论与展望方面。\
+                 本文认为汪曾祺的生活方式及其对现代生活的启示在于以平淡之心对待日常琐事。",
+                &headings
+            ),
+            "本文认为汪曾祺的生活方式及其对现代生活的启示在于以平淡之心对待日常琐事。"
         );
     }
 

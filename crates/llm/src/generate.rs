@@ -46,6 +46,9 @@ pub struct Blocking {
     /// Barred at every step: Latin words the source does not use (small models drift into
     /// English when their Chinese wording is barred).
     always: Vec<u32>,
+    /// Such words as tokens without a space before them: barred unless the answer ends with a
+    /// Latin letter, where they continue a word ("Hy" + "brid") rather than start one.
+    glued: Vec<u32>,
     /// The guard by characters (`CopyGuard::chars`), when asked for.
     text_run: Option<TextRun>,
 }
@@ -135,6 +138,14 @@ impl Blocking {
     /// Whether `id` is barred at every step, wherever generation stands.
     pub fn bars_always(&self, id: u32) -> bool {
         self.always.contains(&id)
+    }
+
+    /// The Latin words barred after the answer's `text`: `always`, and `glued` unless the
+    /// text ends inside a Latin word.
+    fn barred_after(&self, text: &str) -> impl Iterator<Item = &u32> {
+        let in_a_word = text.ends_with(|c: char| c.is_ascii_alphabetic());
+        let glued: &[u32] = if in_a_word { &[] } else { &self.glued };
+        self.always.iter().chain(glued)
     }
 
     /// The tokens barred after the answer so far (`out`, whose complete text is `text`): by
@@ -265,33 +276,40 @@ fn draw(logits: &mut [f32], recent: &[u32], sampling: &Sampling, rng: &mut Rng) 
     probs[0].0 as u32
 }
 
-/// The Latin tokens (`latin`: id and trimmed text) `guard` bars at every step, for a Chinese
-/// source: small models drift into English when their Chinese wording is barred. A rewrite
-/// (`run` ≤ 1) may use no Latin word its source does not use. A writer may (names and acronyms:
-/// Python, CNN), but not an ordinary English word of three letters or more that neither the
-/// records nor the kept terms use — read on the bench where a record's term was barred mid-way:
-/// "氟康唑粘附凝 gel", "卡莫氟固体 lipid纳米粒".
-fn always_barred(latin: &[(u32, String)], guard: &CopyGuard) -> Vec<u32> {
+/// The Latin tokens (`latin`: id and text) `guard` bars at every step, for a Chinese source:
+/// small models drift into English when their Chinese wording is barred. A rewrite (`run` ≤ 1)
+/// may use no Latin word its source does not use. A writer may (names and acronyms: Python,
+/// CNN), but not an ordinary English word of three letters or more that neither the records nor
+/// the kept terms use — read on the bench where a record's term was barred mid-way: "氟康唑粘附凝
+/// gel", "卡莫氟固体 lipid纳米粒". Returned as (always, glued): the writer's words whose token has
+/// no space or mark before it may be the end of a name ("Hy" + "brid" came out "Hybrd IDS" when
+/// barred), so they are barred only where they would start a word (`Blocking::glued`).
+fn always_barred(latin: &[(u32, String)], guard: &CopyGuard) -> (Vec<u32>, Vec<u32>) {
     if !has_chinese(&guard.source) {
-        return vec![];
+        return (vec![], vec![]);
     }
     if guard.run <= 1 {
-        return latin
+        let always = latin
             .iter()
-            .filter(|(_, text)| !guard.source.contains(text.as_str()))
+            .filter(|(_, text)| !guard.source.contains(text.trim()))
             .map(|(id, _)| *id)
             .collect();
+        return (always, vec![]);
     }
     let used = format!("{} {}", guard.source, guard.keep.join(" ")).to_lowercase();
-    latin
-        .iter()
-        .filter(|(_, text)| {
-            // "_sentence" and "-types" are words too: the model glues them to Chinese.
-            let word = text.trim_matches(|c: char| !c.is_ascii_alphanumeric());
-            word.len() >= 3 && word.chars().all(|c| c.is_ascii_lowercase()) && !used.contains(word)
-        })
-        .map(|(id, _)| *id)
-        .collect()
+    let (mut always, mut glued) = (vec![], vec![]);
+    for (id, text) in latin {
+        // "_sentence" and "-types" are words too: the model glues them to Chinese.
+        let word = text.trim_matches(|c: char| !c.is_ascii_alphanumeric());
+        if word.len() >= 3 && word.chars().all(|c| c.is_ascii_lowercase()) && !used.contains(word) {
+            if text.starts_with(|c: char| c.is_ascii_alphanumeric()) {
+                glued.push(*id);
+            } else {
+                always.push(*id);
+            }
+        }
+    }
+    (always, glued)
 }
 
 impl LocalScorer {
@@ -315,11 +333,11 @@ impl LocalScorer {
                     let text = self.tokenizer.decode(&[id], true).ok()?;
                     text.chars()
                         .any(|c| c.is_ascii_alphabetic())
-                        .then(|| (id, text.trim().to_string()))
+                        .then_some((id, text))
                 })
                 .collect()
         });
-        let always = always_barred(latin, guard);
+        let (always, glued) = always_barred(latin, guard);
         let text_run = (guard.chars > 0).then(|| {
             let pieces = self.pieces.get_or_init(|| {
                 std::sync::Arc::new(Pieces::new(
@@ -335,6 +353,7 @@ impl LocalScorer {
             probability: guard.probability,
             run: guard.run,
             always,
+            glued,
             text_run,
         })
     }
@@ -371,7 +390,7 @@ impl LocalScorer {
         let mut finish_reason = "length";
         while out.len() < max_tokens.min(room) {
             if let Some(b) = blocking {
-                for &t in &b.always {
+                for &t in b.barred_after(&text) {
                     if let Some(l) = logits.get_mut(t as usize) {
                         *l = f32::NEG_INFINITY;
                     }
@@ -535,6 +554,7 @@ mod tests {
             probability: 1.0,
             run: 1,
             always: vec![],
+            glued: vec![],
             text_run: None,
         };
         let mut rng = Rng(3);
@@ -550,6 +570,7 @@ mod tests {
             exempt: Default::default(),
             probability: 1.0,
             always: vec![],
+            glued: vec![],
             text_run: None,
         };
         assert!(runs.barred_tokens(&[9, 1], &mut rng).is_empty());
@@ -566,16 +587,17 @@ mod tests {
     #[test]
     fn a_writer_is_kept_from_english_words_nobody_used_and_a_rewrite_from_any() {
         let latin: Vec<(u32, String)> = [
-            (1, "gel"),
+            (1, " gel"),
             (2, "lipid"),
-            (3, "Python"),
+            (3, " Python"),
             (4, "CNN"),
-            (5, "ml"),
-            (6, "hplc"),
+            (5, " ml"),
+            (6, " hplc"),
             (7, "bert"),
             (8, "_sentence"),
             (9, "-types"),
             (10, "_HPLC"),
+            (11, "brid"),
         ]
         .map(|(id, t)| (id, t.to_string()))
         .into();
@@ -587,21 +609,35 @@ mod tests {
             chars: 10,
         };
         // Ordinary words barred; names, acronyms, short units and the records' or kept terms
-        // (whatever their case) allowed.
-        assert_eq!(always_barred(&latin, &writer), vec![1, 2, 8, 9]);
+        // (whatever their case) allowed. Without a space before it, a word is barred only
+        // where it would start one.
+        let (always, glued) = always_barred(&latin, &writer);
+        assert_eq!((&always[..], &glued[..]), (&[1, 8, 9][..], &[2, 11][..]));
+        let blocking = Blocking {
+            source: vec![],
+            exempt: Default::default(),
+            probability: 0.8,
+            run: 10,
+            always,
+            glued,
+            text_run: None,
+        };
+        let barred = |text: &str| blocking.barred_after(text).copied().collect::<Vec<_>>();
+        assert_eq!(barred("固体脂质"), [1, 8, 9, 2, 11]);
+        assert_eq!(barred("混合型Hy"), [1, 8, 9]);
         let rewrite = CopyGuard {
             run: 1,
             ..writer.clone()
         };
         assert_eq!(
             always_barred(&latin, &rewrite),
-            vec![1, 2, 3, 4, 6, 7, 8, 9, 10]
+            (vec![1, 2, 3, 4, 6, 7, 8, 9, 10, 11], vec![])
         );
         let english = CopyGuard {
             source: "The mobile phase was acetonitrile.".into(),
             ..writer
         };
-        assert!(always_barred(&latin, &english).is_empty());
+        assert_eq!(always_barred(&latin, &english), (vec![], vec![]));
     }
 
     #[test]

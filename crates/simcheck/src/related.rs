@@ -4,8 +4,10 @@
 //! title and a generic heading ("研究背景与意义") is close to every record that talks about research
 //! significance, whatever its field. A record is offered only if it is also about the paper as a
 //! whole: its sentences must be close to the topic (title and keywords) too, and so must its
-//! title (one garbled or generic sentence is close to anything). The thresholds
-//! were chosen on `paper-retrieval` (bench) with two fields' titles and checked on two others.
+//! title (one garbled or generic sentence is close to anything), and it must use one of the
+//! paper's words (`topic_terms`): the encoder finds a linguistics record close to "中文短文本情感分类".
+//! The thresholds and the word gate were chosen on `paper-retrieval` (bench) with two fields'
+//! titles and checked on two others.
 
 use crate::library::{DocId, SentenceHit};
 use std::collections::HashMap;
@@ -42,6 +44,71 @@ pub const RELATED_RULE: RelatedRule = RelatedRule {
     min_title: 0.30,
     title_waived_from: 0.50,
 };
+
+/// Characters that bind words rather than name anything ("…的影响", "…与…"): a run of the title
+/// holding one is not a term of it.
+const BINDING_CHARS: &str = "的与和及对在中于其之为以并或等下上";
+/// Words every kind of title uses ("…研究", "基于…", "…的设计与实现"): a run of the title that touches
+/// one ("类研究") would match any record of the kind.
+const GENERIC_TITLE_WORDS: &[&str] = &[
+    "研究", "分析", "设计", "实现", "影响", "现状", "问题", "对策", "应用", "方法", "探讨", "策略",
+    "进展", "基于", "作用", "意义", "因素", "调查", "系统", "发展", "我国", "中国", "评价", "机制",
+    "优化", "构建", "成因", "防范", "及其", "浅析", "试论", "初探", "相关", "理论", "实践",
+];
+/// Length in characters of the title's runs taken as its terms: three says more than a
+/// two-character word shared with anything ("学习", "文本") and still matches a four-character
+/// term split differently.
+const TITLE_TERM_CHARS: usize = 3;
+
+/// The words a record must use, one at least, to be about the paper: the student's keywords,
+/// and every run of three Chinese characters of the title that holds no binding character and
+/// no character of a generic title word. A sentence of an unrelated record can be close in
+/// meaning to the topic (a linguistics record to "中文短文本情感分类"; a lipid-nanoparticle record to
+/// "中药配方颗粒质量标准", read on the paper bench), but it rarely shares its words.
+pub fn topic_terms(title: &str, keywords: &[String]) -> Vec<String> {
+    let mut terms: Vec<String> = keywords
+        .iter()
+        .map(|k| k.trim().to_string())
+        .filter(|k| k.chars().count() >= 2)
+        .collect();
+    let chars: Vec<char> = title.chars().collect();
+    // Characters of the title covered by a generic word.
+    let mut generic = vec![false; chars.len()];
+    for word in GENERIC_TITLE_WORDS {
+        let w: Vec<char> = word.chars().collect();
+        for start in 0..chars.len().saturating_sub(w.len() - 1) {
+            if chars[start..start + w.len()] == w[..] {
+                generic[start..start + w.len()]
+                    .iter_mut()
+                    .for_each(|g| *g = true);
+            }
+        }
+    }
+    for start in 0..chars.len().saturating_sub(TITLE_TERM_CHARS - 1) {
+        let run = &chars[start..start + TITLE_TERM_CHARS];
+        let named = run.iter().all(|&c| is_han(c) && !BINDING_CHARS.contains(c));
+        if named && !generic[start..start + TITLE_TERM_CHARS].iter().any(|&g| g) {
+            let term: String = run.iter().collect();
+            if !terms.contains(&term) {
+                terms.push(term);
+            }
+        }
+    }
+    terms
+}
+
+/// Whether a record (its title and text) uses one of `terms`. A record without Chinese (an
+/// English source) cannot use them and is left to the encoder's gates; so is every record when
+/// the paper gives no terms.
+pub fn mentions_topic(record: &str, terms: &[String]) -> bool {
+    terms.is_empty()
+        || !record.chars().any(is_han)
+        || terms.iter().any(|t| record.contains(t.as_str()))
+}
+
+fn is_han(c: char) -> bool {
+    matches!(c as u32, 0x3400..=0x4DBF | 0x4E00..=0x9FFF | 0xF900..=0xFAFF)
+}
 
 /// Library sentences looked at for the topic query: enough that a record about the topic has
 /// one of its sentences among them.
@@ -85,6 +152,40 @@ mod tests {
             sentence: 0,
             similarity,
         }
+    }
+
+    #[test]
+    fn a_titles_terms_are_its_keywords_and_its_named_runs() {
+        let terms = topic_terms("基于深度学习的中文短文本情感分类研究", &["情感分类".into()]);
+        for t in ["情感分类", "深度学", "度学习", "短文本", "感分类"] {
+            assert!(terms.contains(&t.to_string()), "{t} in {terms:?}");
+        }
+        // Runs across a binding character or into a generic word name nothing.
+        for t in ["习的中", "的中文", "类研究", "分类研", "基于深"] {
+            assert!(!terms.contains(&t.to_string()), "{t} in {terms:?}");
+        }
+        assert!(topic_terms("系统的设计与实现", &[]).is_empty());
+        assert!(topic_terms("研究", &[]).is_empty());
+        assert_eq!(
+            topic_terms("《红楼梦》称谓语研究", &[]),
+            ["红楼梦", "称谓语"]
+        );
+    }
+
+    #[test]
+    fn a_record_is_about_the_paper_when_it_uses_one_of_its_terms() {
+        let terms = topic_terms("中药配方颗粒质量标准的现状与问题研究", &[]);
+        assert!(mentions_topic("某院中药配方颗粒的使用情况调查", &terms));
+        assert!(!mentions_topic(
+            "卡莫氟固体脂质纳米粒的制备及工艺研究",
+            &terms
+        ));
+        // An English record, or a paper with no terms: the encoder's gates decide.
+        assert!(mentions_topic(
+            "Quality standards of dispensing granules",
+            &terms
+        ));
+        assert!(mentions_topic("卡莫氟固体脂质纳米粒的制备", &[]));
     }
 
     #[test]

@@ -79,6 +79,7 @@ pub async fn run<L: simcheck::Library + 'static>(
         encoder as Arc<dyn simcheck::SentenceEmbedder>,
         None,
         request.topic(),
+        simcheck::related::topic_terms(&request.title, &request.keywords),
     );
     let json = args.json;
     let started = std::time::Instant::now();

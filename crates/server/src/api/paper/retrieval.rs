@@ -5,7 +5,9 @@
 use compose::gbt7714::{RefKind, Reference};
 use compose::generate::{Candidate, ReferenceSource};
 use llm::chat::BoxFuture;
-use simcheck::related::{RELATED_RULE, TOPIC_SENTENCES, best_per_record, related_records};
+use simcheck::related::{
+    RELATED_RULE, TOPIC_SENTENCES, best_per_record, mentions_topic, related_records,
+};
 use simcheck::{DocId, DocMeta, Library, ScopeFilter, SentenceEmbedder};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -23,6 +25,9 @@ pub struct LibrarySource<L> {
     scope: ScopeFilter,
     /// The paper's title and keywords: a record is offered only if it is about them.
     topic: String,
+    /// Words of the title and keywords of which a record must use one
+    /// (`simcheck::related::topic_terms`).
+    terms: Vec<String>,
     /// Each record's closest sentence to the topic, and the topic's vector, found once per
     /// paper.
     topic_hits: OnceCell<(HashMap<DocId, f32>, Vec<f32>)>,
@@ -37,12 +42,14 @@ impl<L: Library> LibrarySource<L> {
         encoder: Arc<dyn SentenceEmbedder>,
         owner: Option<i64>,
         topic: String,
+        terms: Vec<String>,
     ) -> Self {
         LibrarySource {
             library,
             encoder,
             scope: ScopeFilter { owner },
             topic,
+            terms,
             topic_hits: OnceCell::new(),
             title_cosines: Mutex::new(HashMap::new()),
         }
@@ -108,6 +115,9 @@ impl<L: Library> LibrarySource<L> {
                 .await
                 .map_err(|e| e.to_string())?
                 .unwrap_or_default();
+            if !mentions_topic(&format!("{}\n{text}", meta.title), &self.terms) {
+                continue;
+            }
             out.push(Candidate {
                 id,
                 reference: reference_of(&meta),

@@ -165,6 +165,7 @@ impl<L: simcheck::Library + 'static> PaperHandler<L> {
                     encoder as Arc<dyn simcheck::SentenceEmbedder>,
                     Some(owner),
                     request.topic(),
+                    simcheck::related::topic_terms(&request.title, &request.keywords),
                 )),
                 None,
             ),

@@ -72,7 +72,7 @@ fn tally(
     queries: &[&Query],
     field_of: &HashMap<u64, String>,
     keywords_of: &HashMap<u64, Vec<String>>,
-    text_of: &HashMap<u64, String>,
+    text_of: &HashMap<u64, (String, String)>,
     rule: RelatedRule,
     term: TermGate,
 ) -> Tally {
@@ -89,7 +89,7 @@ fn tally(
         };
         ranked.retain(|(d, _)| {
             q.topic.get(d).copied().unwrap_or(f32::MIN) >= waived_from
-                || mentions_topic(&text_of[d], &q.terms)
+                || mentions_topic(&text_of[d].0, &text_of[d].1, &q.terms)
         });
         ranked.truncate(REFERENCES_PER_SECTION);
         t.sections += 1;
@@ -157,7 +157,7 @@ async fn main() {
     let mut field_of: HashMap<u64, String> = HashMap::new();
     let mut keywords_of: HashMap<u64, Vec<String>> = HashMap::new();
     // Each record's title and abstract, as the server reads them for the term gate.
-    let mut text_of: HashMap<u64, String> = HashMap::new();
+    let mut text_of: HashMap<u64, (String, String)> = HashMap::new();
     let mut title_vectors: HashMap<u64, Vec<f32>> = HashMap::new();
     // (field, title, keywords) of the papers.
     let mut papers: Vec<(String, String, Vec<String>)> = Vec::new();
@@ -192,10 +192,9 @@ async fn main() {
             keywords_of.insert(id, keywords(r));
             text_of.insert(
                 id,
-                format!(
-                    "{}\n{}",
-                    r["title"].as_str().unwrap_or(""),
-                    r["abstract"].as_str().unwrap_or("")
+                (
+                    r["title"].as_str().unwrap_or("").to_string(),
+                    r["abstract"].as_str().unwrap_or("").to_string(),
                 ),
             );
         }

@@ -46,8 +46,8 @@ pub struct Blocking {
     /// Barred at every step: Latin words the source does not use (small models drift into
     /// English when their Chinese wording is barred).
     always: Vec<u32>,
-    /// Such words as tokens without a space before them: barred unless the answer ends with a
-    /// Latin letter, where they continue a word ("Hy" + "brid") rather than start one.
+    /// Such words as tokens without a space before them: barred unless the answer ends inside a
+    /// capitalised Latin word, which they may continue ("Hy" + "brid") rather than start one.
     glued: Vec<u32>,
     /// The guard by characters (`CopyGuard::chars`), when asked for.
     text_run: Option<TextRun>,
@@ -141,10 +141,15 @@ impl Blocking {
     }
 
     /// The Latin words barred after the answer's `text`: `always`, and `glued` unless the
-    /// text ends inside a Latin word.
+    /// text ends inside a name (a run of Latin letters and digits opening with a capital:
+    /// "Hy", "Word2"). A lowercase start ("co" + "llected") is the drift the bar is for.
     fn barred_after(&self, text: &str) -> impl Iterator<Item = &u32> {
-        let in_a_word = text.ends_with(|c: char| c.is_ascii_alphabetic());
-        let glued: &[u32] = if in_a_word { &[] } else { &self.glued };
+        let tail = text
+            .rsplit(|c: char| !c.is_ascii_alphanumeric())
+            .next()
+            .unwrap_or_default();
+        let in_a_name = tail.starts_with(|c: char| c.is_ascii_uppercase());
+        let glued: &[u32] = if in_a_name { &[] } else { &self.glued };
         self.always.iter().chain(glued)
     }
 
@@ -282,8 +287,9 @@ fn draw(logits: &mut [f32], recent: &[u32], sampling: &Sampling, rng: &mut Rng) 
 /// CNN), but not an ordinary English word of three letters or more that neither the records nor
 /// the kept terms use — read on the bench where a record's term was barred mid-way: "氟康唑粘附凝
 /// gel", "卡莫氟固体 lipid纳米粒". Returned as (always, glued): the writer's words whose token has
-/// no space or mark before it may be the end of a name ("Hy" + "brid" came out "Hybrd IDS" when
-/// barred), so they are barred only where they would start a word (`Blocking::glued`).
+/// no space before it may be the end of a name ("Hy" + "brid" came out "Hybrd IDS" when barred)
+/// or of an identifier ("Python" + "_script"), so they are barred only where they would not
+/// continue one (`Blocking::glued`); glued to Chinese ("古汉语_sentence") they are barred.
 fn always_barred(latin: &[(u32, String)], guard: &CopyGuard) -> (Vec<u32>, Vec<u32>) {
     if !has_chinese(&guard.source) {
         return (vec![], vec![]);
@@ -296,20 +302,33 @@ fn always_barred(latin: &[(u32, String)], guard: &CopyGuard) -> (Vec<u32>, Vec<u
             .collect();
         return (always, vec![]);
     }
-    let used = format!("{} {}", guard.source, guard.keep.join(" ")).to_lowercase();
+    let used = latin_words(&format!("{} {}", guard.source, guard.keep.join(" ")));
     let (mut always, mut glued) = (vec![], vec![]);
     for (id, text) in latin {
         // "_sentence" and "-types" are words too: the model glues them to Chinese.
         let word = text.trim_matches(|c: char| !c.is_ascii_alphanumeric());
         if word.len() >= 3 && word.chars().all(|c| c.is_ascii_lowercase()) && !used.contains(word) {
-            if text.starts_with(|c: char| c.is_ascii_alphanumeric()) {
-                glued.push(*id);
-            } else {
+            if text.starts_with(char::is_whitespace) {
                 always.push(*id);
+            } else {
+                glued.push(*id);
             }
         }
     }
     (always, glued)
+}
+
+/// The distinct Latin words (runs of letters and digits) of `text`, lowercased and joined by
+/// spaces: what a token's word is looked up in. Short whatever the text's length, so a guard over
+/// a whole paper costs no more than one over a snippet.
+fn latin_words(text: &str) -> String {
+    let mut seen = std::collections::BTreeSet::new();
+    for word in text.split(|c: char| !c.is_ascii_alphanumeric()) {
+        if word.chars().any(|c| c.is_ascii_alphabetic()) {
+            seen.insert(word.to_ascii_lowercase());
+        }
+    }
+    seen.into_iter().collect::<Vec<_>>().join(" ")
 }
 
 impl LocalScorer {
@@ -598,6 +617,7 @@ mod tests {
             (9, "-types"),
             (10, "_HPLC"),
             (11, "brid"),
+            (12, " HPLC"),
         ]
         .map(|(id, t)| (id, t.to_string()))
         .into();
@@ -612,7 +632,7 @@ mod tests {
         // (whatever their case) allowed. Without a space before it, a word is barred only
         // where it would start one.
         let (always, glued) = always_barred(&latin, &writer);
-        assert_eq!((&always[..], &glued[..]), (&[1, 8, 9][..], &[2, 11][..]));
+        assert_eq!((&always[..], &glued[..]), (&[1][..], &[2, 8, 9, 11][..]));
         let blocking = Blocking {
             source: vec![],
             exempt: Default::default(),
@@ -623,8 +643,10 @@ mod tests {
             text_run: None,
         };
         let barred = |text: &str| blocking.barred_after(text).copied().collect::<Vec<_>>();
-        assert_eq!(barred("固体脂质"), [1, 8, 9, 2, 11]);
-        assert_eq!(barred("混合型Hy"), [1, 8, 9]);
+        assert_eq!(barred("固体脂质"), [1, 2, 8, 9, 11]);
+        assert_eq!(barred("古汉语"), [1, 2, 8, 9, 11]);
+        assert_eq!(barred("混合型Hy"), [1]);
+        assert_eq!(barred("对 co"), [1, 2, 8, 9, 11]);
         let rewrite = CopyGuard {
             run: 1,
             ..writer.clone()

@@ -115,7 +115,7 @@ impl<L: Library> LibrarySource<L> {
                 .await
                 .map_err(|e| e.to_string())?
                 .unwrap_or_default();
-            if !mentions_topic(&format!("{}\n{text}", meta.title), &self.terms) {
+            if !mentions_topic(&meta.title, &text, &self.terms) {
                 continue;
             }
             out.push(Candidate {

@@ -81,16 +81,13 @@ pub fn topic_terms(title: &str, keywords: &[String]) -> Vec<String> {
     }
     for word in GENERIC_TITLE_WORDS {
         let w: Vec<char> = word.chars().collect();
-        for start in 0..chars.len().saturating_sub(w.len() - 1) {
-            if chars[start..start + w.len()] == w[..] {
-                generic[start..start + w.len()]
-                    .iter_mut()
-                    .for_each(|g| *g = true);
+        for (start, window) in chars.windows(w.len()).enumerate() {
+            if window == w {
+                generic[start..start + w.len()].fill(true);
             }
         }
     }
-    for start in 0..chars.len().saturating_sub(TITLE_TERM_CHARS - 1) {
-        let run = &chars[start..start + TITLE_TERM_CHARS];
+    for (start, run) in chars.windows(TITLE_TERM_CHARS).enumerate() {
         let named = run.iter().all(|&c| is_han(c) && !BINDING_CHARS.contains(c));
         if named && !generic[start..start + TITLE_TERM_CHARS].iter().any(|&g| g) {
             let term: String = run.iter().collect();

@@ -233,7 +233,13 @@ impl Rng {
 /// The next token from `logits`, after the penalty on `recent`.
 fn draw(logits: &mut [f32], recent: &[u32], sampling: &Sampling, rng: &mut Rng) -> u32 {
     if sampling.repeat_penalty > 1.0 {
-        for &t in recent {
+        // Once per distinct token, as llama.cpp does: per occurrence, a character the text uses
+        // often (对, 的) was pushed down as a power of the penalty and dropped where it belongs
+        // ("外汉语" for 对外汉语).
+        let mut distinct = recent.to_vec();
+        distinct.sort_unstable();
+        distinct.dedup();
+        for t in distinct {
             if let Some(l) = logits.get_mut(t as usize) {
                 *l = if *l > 0.0 {
                     *l / sampling.repeat_penalty
@@ -563,6 +569,11 @@ mod tests {
             ..Sampling::default()
         };
         assert_eq!(draw(&mut [0.1, 3.0, 2.0], &[1], &sampling, &mut rng), 2);
+        // A token generated often is penalised once, like one generated once: 3.0 / 2 > 1.4.
+        assert_eq!(
+            draw(&mut [0.1, 3.0, 1.4], &[1, 1, 1, 1], &sampling, &mut rng),
+            1
+        );
     }
 
     #[test]

@@ -104,18 +104,21 @@ pub fn topic_terms(title: &str, keywords: &[String]) -> Vec<String> {
 pub const TERM_SCOPE_CHARS: usize = 1000;
 
 /// Whether a record (its title and the opening of its text) uses one of `terms`, Latin letters
-/// in any case. A record without Chinese (an English source) cannot use them and is left to the
-/// encoder's gates; so is every record when the paper gives no terms.
+/// in any case, traditional characters as simplified ones (a record imported from Taiwan or Hong
+/// Kong, 圖書館, uses the word 图书馆). A record without Chinese (an English source) cannot use them
+/// and is left to the encoder's gates; so is every record when the paper gives no terms.
 pub fn mentions_topic(title: &str, text: &str, terms: &[String]) -> bool {
     let read: String = title
         .chars()
         .chain(['\n'])
         .chain(text.chars().take(TERM_SCOPE_CHARS))
-        .collect::<String>()
-        .to_lowercase();
+        .collect();
+    let read = fast2s::convert(&read).to_lowercase();
     terms.is_empty()
         || !read.chars().any(is_han)
-        || terms.iter().any(|t| read.contains(&t.to_lowercase()))
+        || terms
+            .iter()
+            .any(|t| read.contains(&fast2s::convert(t).to_lowercase()))
 }
 
 fn is_han(c: char) -> bool {
@@ -207,6 +210,11 @@ mod tests {
         ));
         // Latin keywords in any case.
         assert!(mentions_topic("基于python的爬虫", "", &["Python".into()]));
+        // Traditional characters, in the record or in the paper's words.
+        let library = topic_terms("高校图书馆管理系统的设计与实现", &[]);
+        assert!(mentions_topic("大學圖書館借閱服務", "", &library));
+        assert!(mentions_topic("大学图书馆借阅服务", "", &["圖書館".into()]));
+        assert!(!mentions_topic("大學藏書樓借閱服務", "", &library));
         // An English record, or a paper with no terms: the encoder's gates decide.
         assert!(mentions_topic(
             "Quality standards of dispensing granules",

@@ -1047,6 +1047,7 @@ fn clean_section(text: &str, title: &str, heading: &str) -> String {
             continue;
         }
         let trimmed = enumeration_as_prose(&normalize_citation_markers(&trimmed));
+        let trimmed = without_heading_lead_in(&trimmed, heading).to_string();
         // The model repeating the heading, or the request, instead of writing.
         let unnumbered = outline::clean_title(&trimmed);
         let short = trimmed.chars().count() <= title.chars().count() + 16;
@@ -1101,6 +1102,30 @@ fn clean_section(text: &str, title: &str, heading: &str) -> String {
         lines.push(trimmed);
     }
     lines.join("\n")
+}
+
+/// `line` without a lead-in that names its own numbered section ("在第3.2 基于农村居民消费行为的分析中，
+/// 已有研究指出…", read on the bench): the sentence goes on without it. Only the numbered heading
+/// counts: "在数字普惠金融中，…" under "2.1 数字普惠金融" says something.
+fn without_heading_lead_in<'a>(line: &'a str, heading: &str) -> &'a str {
+    let numbered = heading.trim_start_matches('第');
+    if !numbered.starts_with(|c: char| c.is_ascii_digit()) {
+        return line;
+    }
+    let Some(rest) = line.strip_prefix('在') else {
+        return line;
+    };
+    let Some(after) = rest.trim_start_matches('第').strip_prefix(numbered) else {
+        return line;
+    };
+    for tail in ["这一节中，", "一节中，", "部分中，", "中，", "，"] {
+        if let Some(body) = after.strip_prefix(tail)
+            && !body.trim().is_empty()
+        {
+            return body;
+        }
+    }
+    line
 }
 
 /// Bigram overlap with the section's title from which a line without a sentence's end is the
@@ -2082,6 +2107,29 @@ mod tests {
         assert_eq!(
             without_paper_title(written, "数字普惠金融对农村居民消费的影响研究"),
             "在当今社会，数字普惠金融已经成为重要力量。"
+        );
+    }
+
+    #[test]
+    fn a_lead_in_naming_the_numbered_section_is_dropped() {
+        let title = "基于农村居民消费行为的分析";
+        assert_eq!(
+            clean_section(
+                "在第3.2 基于农村居民消费行为的分析中，已有研究指出，农村居民的消费结构正在变化。",
+                title,
+                "3.2 基于农村居民消费行为的分析"
+            ),
+            "已有研究指出，农村居民的消费结构正在变化。"
+        );
+        assert_eq!(
+            clean_section("在第2章 现状中，相关研究不断增多。", "现状", "第2章 现状"),
+            "相关研究不断增多。"
+        );
+        // Without the number it is a sentence about the matter, and stays.
+        let said = "在数字普惠金融中，移动支付是农村居民最常用也最便捷的金融服务。";
+        assert_eq!(
+            clean_section(said, "数字普惠金融", "2.1 数字普惠金融"),
+            said
         );
     }
 

@@ -882,13 +882,28 @@ async fn write_leaf(
         .filter_map(|id| draft.catalog.get(id))
         .map(|c| c.snippet.clone())
         .collect();
-    let copy_guard = (!snippets.is_empty()).then(|| CopyGuard {
-        source: snippets.join("\n"),
-        keep: request.keywords.clone(),
-        probability: SNIPPET_COPY_BLOCK,
-        run: SNIPPET_COPY_RUN,
-        chars: SNIPPET_COPY_CHARS,
-    });
+    let copy_guard = if snippets.is_empty() {
+        // Nothing to copy, but the guard's language bar holds, as for the abstract: a section
+        // without records was written with no bar at all and drifted into English (run F, the
+        // 情感分类 paper: "捕捉文本中的长-range依赖关系"). The title, the heading and the other
+        // sections are the Latin words it may use.
+        let others: Vec<&str> = draft.sections.iter().map(|s| s.text.as_str()).collect();
+        Some(CopyGuard {
+            source: format!("{}\n{}\n{}", request.title, node.title, others.join("\n")),
+            keep: request.keywords.clone(),
+            probability: 0.0,
+            run: SNIPPET_COPY_RUN,
+            chars: 0,
+        })
+    } else {
+        Some(CopyGuard {
+            source: snippets.join("\n"),
+            keep: request.keywords.clone(),
+            probability: SNIPPET_COPY_BLOCK,
+            run: SNIPPET_COPY_RUN,
+            chars: SNIPPET_COPY_CHARS,
+        })
+    };
     let chat = ChatRequest {
         messages: vec![Message::system(system), Message::user(user)],
         temperature: 0.7,
@@ -2599,6 +2614,39 @@ mod tests {
             "{text}{}",
             "卷积网络在图像分类中取得了较好的效果。".repeat(20)
         )
+    }
+
+    /// A library with nothing on the topic.
+    struct EmptyShelf;
+
+    impl ReferenceSource for EmptyShelf {
+        fn search<'a>(
+            &'a self,
+            _query: &'a str,
+            _limit: usize,
+        ) -> BoxFuture<'a, Result<Vec<Candidate>, String>> {
+            Box::pin(async { Ok(vec![]) })
+        }
+    }
+
+    #[tokio::test]
+    async fn a_section_offered_no_record_is_still_held_to_the_papers_latin_words() {
+        let sections: Vec<String> = (0..5).map(|_| long("研究意义重大。")).collect();
+        let mut script = OUTLINE_ANSWERS.to_vec();
+        script.extend(sections.iter().map(String::as_str));
+        let model = Scripted::new(&script);
+        let _ = generate(&model, &EmptyShelf, &request(), &|_| {}).await;
+        let seen = model.seen.lock().unwrap();
+        let writing: Vec<&ChatRequest> = seen[OUTLINE_ANSWERS.len()..][..5].iter().collect();
+        for (i, request_seen) in writing.iter().enumerate() {
+            let guard = request_seen.copy_guard.as_ref().expect("the language bar");
+            // Nothing barred as a copy; the words it may use are the paper's.
+            assert_eq!((guard.probability, guard.chars), (0.0, 0));
+            assert!(guard.source.starts_with(&request().title));
+            if i > 0 {
+                assert!(guard.source.contains("研究意义重大"));
+            }
+        }
     }
 
     #[tokio::test]

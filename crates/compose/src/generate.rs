@@ -968,7 +968,7 @@ async fn write_leaf(
     Ok(SectionText {
         path,
         heading,
-        text: without_uncited_attributions(&resolved.text),
+        text: tidy_resolved(&resolved.text),
         cited: resolved.cited,
         removed_citations: resolved.removed,
         placed_citations: grounded.placed,
@@ -1632,6 +1632,47 @@ fn without_paper_title(text: &str, paper_title: &str) -> String {
         .filter(|line| bare(line) != paper_title)
         .collect::<Vec<_>>()
         .join("\n")
+}
+
+/// The section's text once its citations are resolved, tidied of what only the local model
+/// writes, read on run F's papers: words in square brackets that are not a citation ("…阶段。
+/// [已有研究指出]，随着…": the prompt's quoted phrasing, bracketed like a marker) lose their
+/// brackets; a paragraph opening with a comma ("，网络流行语的构成元素…") loses it; and studies
+/// named without a citation are not claimed (`without_uncited_attributions`).
+fn tidy_resolved(text: &str) -> String {
+    let unbracketed: Vec<String> = text.lines().map(unwrap_bracketed_words).collect();
+    without_uncited_attributions(&unbracketed.join("\n"))
+        .lines()
+        .map(|line| line.trim_start_matches(['，', '、', '；', ',', ';']))
+        .filter(|line| !line.trim().is_empty())
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// `line` with "[已有研究指出]" as "已有研究指出": square brackets around Chinese words without a
+/// digit are never a citation mark ("[1]", "[ref:2]", "[1,3]" keep theirs).
+fn unwrap_bracketed_words(line: &str) -> String {
+    let mut out = String::with_capacity(line.len());
+    let mut rest = line;
+    while let Some(open) = rest.find('[') {
+        out.push_str(&rest[..open]);
+        let after = &rest[open + 1..];
+        match after.find(']') {
+            Some(close)
+                if after[..close].chars().any(gbt7714::is_ideograph)
+                    && !after[..close].chars().any(|c| c.is_ascii_digit()) =>
+            {
+                out.push_str(&after[..close]);
+                rest = &after[close + 1..];
+            }
+            _ => {
+                out.push('[');
+                rest = after;
+            }
+        }
+    }
+    out.push_str(rest);
+    out
 }
 
 /// Who a sentence says holds its claim when it names no one ("已有研究", "有学者"), and the verbs
@@ -2544,6 +2585,19 @@ mod tests {
         assert_eq!(fresh.drop_repeats(earlier), earlier);
         let endpoint = SaidBefore::of(false, [earlier].into_iter());
         assert_eq!(endpoint.drop_repeats(body), body);
+    }
+
+    #[test]
+    fn bracketed_words_and_opening_commas_are_tidied() {
+        let text = "网络流行语的演变是一个重要的阶段[1]。[已有研究指出]，随着互联网的发展，网络流行语不断创新。\n\
+                    ，网络流行语的构成元素包括词汇、语法结构和情感色彩[ref:2]。\n，";
+        assert_eq!(
+            tidy_resolved(text),
+            "网络流行语的演变是一个重要的阶段[1]。随着互联网的发展，网络流行语不断创新。\n\
+             网络流行语的构成元素包括词汇、语法结构和情感色彩[ref:2]。"
+        );
+        assert_eq!(unwrap_bracketed_words("见[1,3]与[注]"), "见[1,3]与注");
+        assert_eq!(unwrap_bracketed_words("未闭合[已有研究"), "未闭合[已有研究");
     }
 
     #[test]

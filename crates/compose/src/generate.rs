@@ -1706,6 +1706,8 @@ const ATTRIBUTIONS: &[&str] = &[
     "有文献",
 ];
 const ATTRIBUTION_VERBS: &[&str] = &["指出", "表明", "显示", "发现", "认为", "证实", "揭示"];
+/// Adverbs between the one named and the verb ("现有研究还表明", "有学者曾指出").
+const ATTRIBUTION_ADVERBS: &[&str] = &["进一步", "普遍", "还", "也", "曾", "均", "都", "已"];
 /// Longest opening clause ("此外，", "近年来，") or label ("（1）国内外研究进展：") before an
 /// attribution.
 const ATTRIBUTION_LEAD_CHARS: usize = 12;
@@ -1738,6 +1740,10 @@ fn without_uncited_attributions(text: &str) -> String {
             let Some(after) = ATTRIBUTIONS.iter().find_map(|a| rest.strip_prefix(a)) else {
                 continue;
             };
+            let after = ATTRIBUTION_ADVERBS
+                .iter()
+                .find_map(|a| after.strip_prefix(a))
+                .unwrap_or(after);
             let Some(claim) = ATTRIBUTION_VERBS.iter().find_map(|v| after.strip_prefix(v)) else {
                 continue;
             };
@@ -2603,12 +2609,12 @@ mod tests {
     #[test]
     fn studies_named_without_a_citation_are_not_claimed() {
         let text = "已有研究指出，农村居民的消费结构正在变化。此外，有学者认为数字普惠金融缓解了流动性约束。\n\
-                    已有研究表明，数字金融提高了居民消费[2]。已有研究采用面板数据模型检验这一效应。有研究表明。有学者揭示了其中的机制。\n\
+                    已有研究表明，数字金融提高了居民消费[2]。已有研究采用面板数据模型检验这一效应。有研究表明。有学者揭示了其中的机制。现有研究还表明，价格影响需求。\n\
                     （1）国内外研究进展：现有文献表明，各国的质量标准差异较大。";
         assert_eq!(
             without_uncited_attributions(text),
             "农村居民的消费结构正在变化。此外，数字普惠金融缓解了流动性约束。\n\
-             已有研究表明，数字金融提高了居民消费[2]。已有研究采用面板数据模型检验这一效应。有研究表明。有学者揭示了其中的机制。\n\
+             已有研究表明，数字金融提高了居民消费[2]。已有研究采用面板数据模型检验这一效应。有研究表明。有学者揭示了其中的机制。价格影响需求。\n\
              （1）国内外研究进展：各国的质量标准差异较大。"
         );
         // The paper's own findings are not attributions.

@@ -18,6 +18,8 @@
 //! - similarity of the body against the library (总文字复制比 and the paraphrase share);
 //! - citing sentences in the paper's own voice ("本研究…[2]"): a record's study told as the
 //!   student's own work;
+//! - papers with at least one reference, and sentences per paper that say studies or scholars
+//!   hold a claim and cite nothing ("已有研究指出…", ghost references without a number);
 //! - the longest run of characters the body shares with a record it lists (the copy guard's
 //!   leak: the guard lets a term through, not a sentence);
 //! - minutes per 10,000 字 on this machine.
@@ -114,6 +116,25 @@ fn section_vector(encoder: &embed::UseEncoder, text: &str) -> Option<Vec<f32>> {
 /// Words by which a sentence tells of the paper's own work.
 const OWN_VOICE: [&str; 5] = ["本文", "本研究", "本论文", "笔者", "我们"];
 
+/// Studies or scholars said to hold a claim ("已有研究指出", "有学者认为", "相关文献表明",
+/// "研究者们普遍发现"), anywhere in a sentence: read here by a pattern of its own, wider than the
+/// generator's rule, so the figure checks that rule rather than repeating it.
+const ATTRIBUTION: &str = "(研究|文献|学者|研究者)们?(还|也|曾|均|都|普遍|已|进一步)?(指出|表明|显示|发现|认为|证实|揭示)";
+
+/// Sentences of `text` that name studies or scholars for a claim and cite nothing: the
+/// unsupported attributions the issue calls ghost references. "本研究表明" is the paper's own.
+fn uncited_attributions(text: &str, pattern: &regex::Regex) -> usize {
+    sentences(text)
+        .iter()
+        .filter(|s| citation_numbers(s).is_empty())
+        .filter(|s| {
+            pattern
+                .find_iter(s)
+                .any(|m| !s[..m.start()].ends_with('本'))
+        })
+        .count()
+}
+
 /// The length in characters of the longest run `a` and `b` share.
 fn longest_shared_run(a: &str, b: &str) -> usize {
     let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
@@ -208,6 +229,8 @@ fn main() {
     let (mut ratios, mut paraphrase_shares, mut length_ratios) = (vec![], vec![], vec![]);
     let mut longest_runs = vec![];
     let (mut citing_sentences, mut citing_in_own_voice) = (0, 0);
+    let attribution = regex::Regex::new(ATTRIBUTION).expect("attribution pattern");
+    let (mut attributions_uncited, mut papers_with_a_reference) = (0, 0);
     let mut failures = Vec::new();
     for (i, asked) in titles.iter().enumerate() {
         let title = asked["title"].as_str().unwrap_or_default().to_string();
@@ -293,6 +316,12 @@ fn main() {
                 }
             }
         }
+        let uncited: usize = body
+            .iter()
+            .map(|(_, t)| uncited_attributions(t, &attribution))
+            .sum();
+        attributions_uncited += uncited;
+        papers_with_a_reference += usize::from(!references.is_empty());
         let markers: Vec<usize> = body.iter().flat_map(|(_, t)| citation_numbers(t)).collect();
         markers_total += markers.len();
         markers_valid += markers
@@ -361,6 +390,7 @@ fn main() {
             "references_same_field": same_field,
             "citation_markers": markers.len(), "removed_citations": paper["removed_citations"],
             "weak_sections": paper["weak_sections"], "ratio_total": ratio,
+            "uncited_attributions": uncited,
             "longest_run_from_a_listed_record": longest_run,
             "paraphrase_percent": paraphrase_share, "minutes": (minutes * 10.0).round() / 10.0,
             "model": paper["model"],
@@ -415,6 +445,10 @@ fn main() {
         "length_delivered_within_15_percent": share(delivered_within, papers),
         "length_ratio_mean": mean(&length_ratios),
         "references": refs_total, "references_valid": share(refs_valid, refs_total),
+        "papers_with_a_reference": share(papers_with_a_reference, papers),
+        "uncited_attributions_per_paper": if papers == 0 { None } else {
+            Some((attributions_uncited as f64 / papers as f64 * 100.0).round() / 100.0)
+        },
         "references_on_the_papers_field": share(refs_same_field, refs_with_field),
         "citation_markers": markers_total, "citation_markers_valid": share(markers_valid, markers_total),
         "relevance": relevance,

@@ -68,3 +68,26 @@ fn local_model(name: &str, arithmetic: llm::Arithmetic) -> Option<llm::LocalScor
         }
     }
 }
+
+/// The CSL abstracts (`corpus/csl-abstracts-a.json` of the evaluation data), by field.
+pub fn csl_abstracts(data: &std::path::Path) -> serde_json::Value {
+    let bytes = std::fs::read(data.join("corpus/csl-abstracts-a.json")).expect("CSL abstracts");
+    serde_json::from_slice(&bytes).expect("CSL JSON")
+}
+
+/// An empty embedded library with a sentence index read by `encoder`, in `dir`: the library
+/// paper generation retrieves from, as the paper benches build it.
+pub fn sentence_library(
+    dir: &std::path::Path,
+    encoder: std::sync::Arc<embed::UseEncoder>,
+) -> simcheck::SemanticLibrary<simcheck::EmbeddedLibrary> {
+    let inner =
+        simcheck::EmbeddedLibrary::open(dir.join("lib"), simcheck::FingerprintParams::default())
+            .expect("open");
+    simcheck::SemanticLibrary::open(
+        inner,
+        dir.join("sentences"),
+        Some(encoder as std::sync::Arc<dyn simcheck::SentenceEmbedder>),
+    )
+    .expect("open")
+}

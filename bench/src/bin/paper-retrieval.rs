@@ -22,7 +22,7 @@ use simcheck::related::{
     RELATED_RULE, RelatedRule, TOPIC_SENTENCES, best_per_record, mentions_topic, related_records,
     topic_terms,
 };
-use simcheck::{EmbeddedLibrary, FingerprintParams, Library, NewDoc, SemanticLibrary};
+use simcheck::{Library, NewDoc};
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -142,17 +142,9 @@ async fn main() {
         .map(str::to_string)
         .collect();
 
-    let bytes = std::fs::read(data.join("corpus/csl-abstracts-a.json")).expect("CSL abstracts");
-    let value: serde_json::Value = serde_json::from_slice(&bytes).expect("CSL JSON");
+    let value = wenjian_bench::csl_abstracts(&data);
     let dir = tempfile::tempdir().expect("temp dir");
-    let inner =
-        EmbeddedLibrary::open(dir.path().join("lib"), FingerprintParams::default()).expect("open");
-    let library = SemanticLibrary::open(
-        inner,
-        dir.path().join("sentences"),
-        Some(encoder.clone() as Arc<dyn simcheck::SentenceEmbedder>),
-    )
-    .expect("open");
+    let library = wenjian_bench::sentence_library(dir.path(), encoder.clone());
     let began = std::time::Instant::now();
     let mut field_of: HashMap<u64, String> = HashMap::new();
     let mut keywords_of: HashMap<u64, Vec<String>> = HashMap::new();

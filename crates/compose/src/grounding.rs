@@ -14,7 +14,7 @@
 //! the topic words every sentence of the section uses say nothing about which record it draws on. A marker the
 //! model wrote as `[ref:n]` is kept as written (it is what the prompt asks for).
 
-use crate::citations::{CitationMap, bare_marker_at, marker_len};
+use crate::citations::{CitationMap, bare_marker_at, has_marker, marker_len};
 use std::collections::HashSet;
 
 /// Distinct record-specific trigrams a sentence must share with a record before the engine
@@ -91,12 +91,6 @@ fn sentences(text: &str) -> Vec<(usize, usize)> {
         .into_iter()
         .filter(|&(s, e)| text[s..e].trim().chars().count() > 1)
         .collect()
-}
-
-fn has_marker(sentence: &str) -> bool {
-    sentence
-        .char_indices()
-        .any(|(i, _)| marker_len(&sentence[i..]).is_some())
 }
 
 /// Grounds the citations of one section written from `records` (the offered records' titles

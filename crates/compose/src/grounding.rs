@@ -14,7 +14,7 @@
 //! the topic words every sentence of the section uses say nothing about which record it draws on. A marker the
 //! model wrote as `[ref:n]` is kept as written (it is what the prompt asks for).
 
-use crate::citations::{CitationMap, bare_marker_at, has_marker, marker_len};
+use crate::citations::{CitationMap, bare_marker_at, has_marker};
 use std::collections::HashSet;
 
 /// Distinct record-specific trigrams a sentence must share with a record before the engine

@@ -38,6 +38,11 @@ const TRANSLATE_PROMPT: Prompt = Prompt {
     title: "论文生成 · 英文摘要翻译",
     builtin: include_str!("../prompts/v1/translate.md"),
 };
+const KEYWORDS_EN_PROMPT: Prompt = Prompt {
+    name: "paper/keywords_en",
+    title: "论文生成 · 英文关键词翻译",
+    builtin: include_str!("../prompts/v1/keywords_en.md"),
+};
 const DOCUMENT_PROMPT: Prompt = Prompt {
     name: "paper/document",
     title: "毕业材料（开题报告、任务书等）",
@@ -51,6 +56,7 @@ pub const PROMPTS: &[Prompt] = &[
     SECTION_PROMPT,
     ABSTRACT_PROMPT,
     TRANSLATE_PROMPT,
+    KEYWORDS_EN_PROMPT,
     DOCUMENT_PROMPT,
 ];
 
@@ -289,6 +295,9 @@ pub struct Draft {
     pub abstract_zh: String,
     pub abstract_en: String,
     pub keywords: Vec<String>,
+    /// The keywords in English, for the Abstract's "Key words".
+    #[serde(default)]
+    pub keywords_en: Vec<String>,
     /// Set for a document written from a finished paper (开题报告, 任务书, 文献综述).
     #[serde(default)]
     pub brief: Option<DocumentBrief>,
@@ -1549,6 +1558,7 @@ pub async fn write_abstract(
     };
     let wanted = ABSTRACT_CHARS as usize / 3;
     let title = request.title.clone();
+    let keywords = request.keywords.clone();
     let headings: Vec<String> = draft
         .outline
         .numbered_titles()
@@ -1559,10 +1569,8 @@ pub async fn write_abstract(
         // Sentences said twice go whatever wrote them: the local model, given one summary per
         // section, restates them.
         let once = SaidBefore::of(true, std::iter::empty()).drop_repeats(text);
-        end_at_sentence(&abstract_prose(
-            &clean_section(&once, &title, "摘要"),
-            &headings,
-        ))
+        let prose = abstract_prose(&clean_section(&once, &title, "摘要"), &headings);
+        end_at_sentence(&without_keyword_lists(&prose, &title, &keywords))
     })
     .await?;
     let chat = ChatRequest {
@@ -1572,7 +1580,7 @@ pub async fn write_abstract(
         ],
         temperature: 0.3,
         max_tokens: Some(ABSTRACT_CHARS * 2),
-        copy_guard: None,
+        copy_guard: Some(CopyGuard::english_only()),
     };
     let english = model.chat(&chat, None).await?;
     draft.abstract_en =
@@ -1591,7 +1599,55 @@ pub async fn write_abstract(
             request.keywords.clone()
         };
     }
+    if !draft.keywords.is_empty() {
+        let chat = ChatRequest {
+            messages: vec![
+                Message::system(KEYWORDS_EN_PROMPT.text().trim_end()),
+                Message::user(draft.keywords.join("\n")),
+            ],
+            temperature: 0.2,
+            max_tokens: Some(16 * draft.keywords.len() as u32 + 16),
+            copy_guard: Some(CopyGuard::english_only()),
+        };
+        let reply = model.chat(&chat, None).await?;
+        draft.keywords_en = english_keywords(&reply.text, draft.keywords.len());
+    }
     Ok(())
+}
+
+/// The English keywords in a translator's answer: one per line (or separated by semicolons or
+/// commas), list markers and quotes dropped, at most `count` of them. An entry that is not a
+/// short English term (Chinese left in it, or a sentence) is left out rather than printed
+/// under "Key words".
+fn english_keywords(answer: &str, count: usize) -> Vec<String> {
+    let mut words: Vec<String> = Vec::new();
+    for entry in answer.split(['\n', ';', '；', ',', '，', '、']) {
+        let entry = entry
+            .trim()
+            .trim_start_matches(['-', '*', '•'])
+            .trim_start();
+        // "1. deep learning", "2）CNN"; "5G network" keeps its digit.
+        let digits = entry.len() - entry.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+        let after = &entry[digits..];
+        let unnumbered = match after.chars().next() {
+            // "2.5D reconstruction" is a term, not item 2.
+            Some('.') if after[1..].starts_with(|c: char| c.is_ascii_digit()) => entry,
+            Some(mark @ ('.' | ')' | '）' | '、')) if digits > 0 => &after[mark.len_utf8()..],
+            _ => entry,
+        };
+        let word = unnumbered
+            .trim_matches(|c: char| "\"'“”‘’。. ".contains(c))
+            .trim();
+        let is_term = word.chars().any(|c| c.is_ascii_alphabetic())
+            && !word.chars().any(gbt7714::is_ideograph)
+            && word.split_whitespace().count() <= 6
+            && !word.contains(':');
+        if is_term && !words.iter().any(|w| w.eq_ignore_ascii_case(word)) {
+            words.push(word.to_string());
+        }
+    }
+    words.truncate(count);
+    words
 }
 
 /// The parts the abstract prompt names, which the local model writes as labels of their own
@@ -1704,14 +1760,33 @@ const ATTRIBUTIONS: &[&str] = &[
     "相关文献",
     "大量文献",
     "有文献",
+    "也有研究",
+    "还有研究",
+    "亦有研究",
+    "也有学者",
+    "还有学者",
     "一项研究",
     "该研究",
     "该文",
     "文章",
 ];
 const ATTRIBUTION_VERBS: &[&str] = &["指出", "表明", "显示", "发现", "认为", "证实", "揭示"];
-/// Adverbs between the one named and the verb ("现有研究还表明", "有学者曾指出").
-const ATTRIBUTION_ADVERBS: &[&str] = &["进一步", "普遍", "还", "也", "曾", "均", "都", "已"];
+/// Words between the one named and the verb ("现有研究还表明", "有学者曾指出", "文章的研究结果
+/// 表明"), longer first.
+const ATTRIBUTION_ADVERBS: &[&str] = &[
+    "的研究结果",
+    "的研究",
+    "的结果",
+    "研究结果",
+    "进一步",
+    "普遍",
+    "还",
+    "也",
+    "曾",
+    "均",
+    "都",
+    "已",
+];
 /// Longest opening clause ("此外，", "近年来，") or label ("（1）国内外研究进展：") before an
 /// attribution.
 const ATTRIBUTION_LEAD_CHARS: usize = 12;
@@ -1903,6 +1978,35 @@ fn heading_words(line: &str) -> &str {
         _ => line,
     };
     line.trim_end_matches(['。', '：', ':']).trim()
+}
+
+/// Items of a keyword list are short terms.
+const KEYWORD_LIST_ITEM_CHARS: usize = 8;
+
+/// `abstract_text` without a sentence that only lists keywords ("跨境电商、出口贸易、竞争力提升、
+/// 全球电子商务。" closed a run G abstract; the keywords have their own line): three or more
+/// short terms, one of them a keyword or a term of three characters or more from the title. A
+/// sentence listing topics ("研究涉及历史、文化、经济。") names none of them and stays.
+fn without_keyword_lists(abstract_text: &str, title: &str, keywords: &[String]) -> String {
+    let is_keyword_list = |sentence: &str| {
+        let items: Vec<&str> = sentence
+            .trim_end_matches(['。', '；', '.'])
+            .split(['、', '，', '；', ',', ';'])
+            .map(str::trim)
+            .collect();
+        items.len() >= 3
+            && items
+                .iter()
+                .all(|item| (2..=KEYWORD_LIST_ITEM_CHARS).contains(&counted_chars(item)))
+            && items.iter().any(|item| {
+                (counted_chars(item) >= 3 && title.contains(item))
+                    || keywords.iter().any(|k| k == item)
+            })
+    };
+    split_sentences(abstract_text)
+        .into_iter()
+        .filter(|sentence| !is_keyword_list(sentence))
+        .collect()
 }
 
 /// The abstract as one paragraph of prose: without headings (a line that is a title of the
@@ -2605,12 +2709,14 @@ mod tests {
     fn studies_named_without_a_citation_are_not_claimed() {
         let text = "已有研究指出，农村居民的消费结构正在变化。此外，有学者认为数字普惠金融缓解了流动性约束。\n\
                     已有研究表明，数字金融提高了居民消费[2]。已有研究采用面板数据模型检验这一效应。有研究表明。有学者揭示了其中的机制。现有研究还表明，价格影响需求。文章认为，汇率转嫁是不完全的。\n\
-                    （1）国内外研究进展：现有文献表明，各国的质量标准差异较大。";
+                    （1）国内外研究进展：现有文献表明，各国的质量标准差异较大。\n\
+                    此外，也有研究显示，护士在药品管理方面存在不足。文章的研究结果表明，关税会对出口贸易产生负面影响。";
         assert_eq!(
             without_uncited_attributions(text),
             "农村居民的消费结构正在变化。此外，数字普惠金融缓解了流动性约束。\n\
              已有研究表明，数字金融提高了居民消费[2]。已有研究采用面板数据模型检验这一效应。有研究表明。有学者揭示了其中的机制。价格影响需求。汇率转嫁是不完全的。\n\
-             （1）国内外研究进展：各国的质量标准差异较大。"
+             （1）国内外研究进展：各国的质量标准差异较大。\n\
+             此外，护士在药品管理方面存在不足。关税会对出口贸易产生负面影响。"
         );
         // The paper's own findings are not attributions.
         let own =
@@ -2723,6 +2829,8 @@ mod tests {
                            文中还讨论了训练样本不均衡带来的影响。所得结论可供相关课题参考。";
         script.push(abstract_zh);
         script.push("This paper studies image recognition.");
+        // One keyword (the body chapter's title): a second English one is not taken.
+        script.push("1. research method\n2. convolutional network");
         let model = Scripted::new(&script);
         let draft = generate(&model, &Shelf, &request(), &|_| {}).await.unwrap();
         assert!(
@@ -2767,17 +2875,69 @@ mod tests {
         let seen = model.seen.lock().unwrap();
         // The abstract is held to the paper's own Latin words (the guard's language bar, nothing
         // barred as a copy); its translation is not.
-        let guard = seen[seen.len() - 2]
+        let guard = seen[seen.len() - 3]
             .copy_guard
             .as_ref()
             .expect("the abstract's bar");
         assert_eq!(guard.probability, 0.0);
         let opening: String = draft.sections[1].text.chars().take(10).collect();
         assert!(guard.source.contains(&opening), "{}", guard.source);
-        assert!(seen[seen.len() - 1].copy_guard.is_none());
+        // The translations are held to English.
+        for translation in &seen[seen.len() - 2..] {
+            assert_eq!(translation.copy_guard, Some(CopyGuard::english_only()));
+        }
+        assert_eq!(
+            seen[seen.len() - 1].messages[1].content,
+            draft.keywords.join("\n")
+        );
+        assert_eq!(draft.keywords, ["研究方法"]);
+        assert_eq!(draft.keywords_en, ["research method"]);
         assert!(seen[6].messages[1].content.contains("前文要点"));
         assert!(seen[6].messages[1].content.contains("1.1 研究背景"));
         assert!(seen[6].messages[0].content.contains("约 "));
+    }
+
+    #[test]
+    fn a_keyword_list_closing_the_abstract_is_dropped() {
+        let title = "跨境电商发展对我国出口贸易的影响分析";
+        let abstract_text = "本文分析了跨境电商对出口贸易的影响。研究涉及历史、文化、经济。\
+                             跨境电商、出口贸易、竞争力提升、全球电子商务。";
+        assert_eq!(
+            without_keyword_lists(abstract_text, title, &[]),
+            "本文分析了跨境电商对出口贸易的影响。研究涉及历史、文化、经济。"
+        );
+        let keywords = ["贸易结构".to_string()];
+        assert_eq!(
+            without_keyword_lists("贸易结构；汇率；关税。", "题目", &keywords),
+            ""
+        );
+    }
+
+    #[test]
+    fn english_keywords_are_short_terms_without_their_list_marks() {
+        assert_eq!(
+            english_keywords(
+                "1. Deep learning\n2）Sentiment classification；“CNN”\n- 5G network\n2.5D reconstruction",
+                5
+            ),
+            [
+                "Deep learning",
+                "Sentiment classification",
+                "CNN",
+                "5G network",
+                "2.5D reconstruction"
+            ]
+        );
+        // Chinese left in, a sentence, a label, a repeat, and more than asked for are left out.
+        assert_eq!(
+            english_keywords(
+                "digital普惠 finance\nKeywords: rural consumption\nThis thesis designs a library \
+                 management system for universities.\nrural consumption\nRural Consumption\nfintech\nextra",
+                2
+            ),
+            ["rural consumption", "fintech"]
+        );
+        assert!(english_keywords("", 3).is_empty());
     }
 
     #[tokio::test]

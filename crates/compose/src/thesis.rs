@@ -35,7 +35,7 @@ pub fn to_thesis(request: &PaperRequest, draft: &Draft, cover: &CoverFields) -> 
         abstract_zh: draft.abstract_zh.clone(),
         keywords_zh: draft.keywords.clone(),
         abstract_en: draft.abstract_en.clone(),
-        keywords_en: Vec::new(),
+        keywords_en: draft.keywords_en.clone(),
         body,
         references: draft
             .references()

@@ -53,7 +53,8 @@ pub struct ChatRequest {
 /// `source`, the token that followed them there is barred for the next step, with
 /// `probability`, so the model must find another wording instead of copying. Tokens without a
 /// Chinese character (numbers, punctuation, Latin terms) and the tokens of `keep` are never
-/// barred.
+/// barred. The answer keeps to the source's script: a Chinese source bars Latin words it does
+/// not use (see `run`), an English one (no Chinese character) bars every Chinese token.
 #[derive(Debug, Clone, PartialEq)]
 pub struct CopyGuard {
     pub source: String,
@@ -68,6 +69,22 @@ pub struct CopyGuard {
     /// `probability` per step), however the model splits the characters into tokens. The
     /// token-level `run` misses a copy written with another split of the same characters.
     pub chars: usize,
+}
+
+impl CopyGuard {
+    /// A guard that bars no copy and only keeps the answer in English: its source holds no
+    /// Chinese, so every token with a Chinese character is barred. The local model translating
+    /// an abstract kept terms it could not put in English ("digital普惠 finance", read on the
+    /// paper bench).
+    pub fn english_only() -> CopyGuard {
+        CopyGuard {
+            source: "English".into(),
+            keep: vec![],
+            probability: 0.0,
+            run: 1,
+            chars: 0,
+        }
+    }
 }
 
 /// Tokens the provider counted for one call (zero when it does not say).

@@ -43,8 +43,8 @@ pub struct Blocking {
     probability: f32,
     /// How many of the answer's last tokens must repeat the source (`CopyGuard::run`).
     run: usize,
-    /// Barred at every step: Latin words the source does not use (small models drift into
-    /// English when their Chinese wording is barred).
+    /// Barred at every step: Latin words a Chinese source does not use (small models drift into
+    /// English when their Chinese wording is barred); every Chinese token for an English source.
     always: Vec<u32>,
     /// Such words as tokens without a space before them: barred unless the answer ends inside a
     /// capitalised Latin word, which they may continue ("Hy" + "brid") rather than start one.
@@ -190,6 +190,12 @@ fn is_chinese(c: char) -> bool {
 
 fn has_chinese(text: &str) -> bool {
     text.chars().any(is_chinese)
+}
+
+/// Whether a guard's source is English: Latin letters and no Chinese character. An answer to
+/// it keeps to English.
+fn is_english(text: &str) -> bool {
+    !has_chinese(text) && text.chars().any(|c| c.is_ascii_alphabetic())
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -351,18 +357,32 @@ impl LocalScorer {
                 exempt.insert(id);
             }
         }
-        let latin = self.latin.get_or_init(|| {
-            (0..self.tokenizer.get_vocab_size(true) as u32)
-                .filter_map(|id| {
-                    // Special tokens decode to nothing here, so the end-of-turn token is never barred.
-                    let text = self.tokenizer.decode(&[id], true).ok()?;
-                    text.chars()
-                        .any(|c| c.is_ascii_alphabetic())
-                        .then_some((id, text))
-                })
-                .collect()
-        });
-        let (always, glued) = always_barred(latin, guard);
+        let (always, glued) = if is_english(&guard.source) {
+            let chinese = self.chinese.get_or_init(|| {
+                (0..self.tokenizer.get_vocab_size(true) as u32)
+                    .filter(|&id| {
+                        self.tokenizer
+                            .decode(&[id], true)
+                            .is_ok_and(|text| has_chinese(&text))
+                    })
+                    .collect()
+            });
+            (chinese.clone(), vec![])
+        } else {
+            let latin = self.latin.get_or_init(|| {
+                (0..self.tokenizer.get_vocab_size(true) as u32)
+                    .filter_map(|id| {
+                        // Special tokens decode to nothing here, so the end-of-turn token is
+                        // never barred.
+                        let text = self.tokenizer.decode(&[id], true).ok()?;
+                        text.chars()
+                            .any(|c| c.is_ascii_alphabetic())
+                            .then_some((id, text))
+                    })
+                    .collect()
+            });
+            always_barred(latin, guard)
+        };
         let text_run = (guard.chars > 0).then(|| {
             let pieces = self.pieces.get_or_init(|| {
                 std::sync::Arc::new(Pieces::new(
@@ -612,6 +632,8 @@ mod tests {
         };
         assert!(never.barred_tokens(&[1], &mut rng).is_empty());
         assert!(has_chinese("研究") && !has_chinese("95.2%") && !has_chinese("，"));
+        assert!(is_english(&CopyGuard::english_only().source));
+        assert!(!is_english("95.2%，") && !is_english("采用HPLC法"));
     }
 
     #[test]

@@ -97,6 +97,9 @@ pub struct LocalScorer {
     /// Tokens by their text's first character, gathered on first use (the copy guard bars by
     /// characters).
     pieces: std::sync::OnceLock<std::sync::Arc<generate::Pieces>>,
+    /// Tokens with a Chinese character, gathered on first use (an English source's guard bars
+    /// them).
+    chinese: std::sync::OnceLock<Vec<u32>>,
 }
 
 impl LocalScorer {
@@ -124,6 +127,7 @@ impl LocalScorer {
             tokenizer,
             latin: std::sync::OnceLock::new(),
             pieces: std::sync::OnceLock::new(),
+            chinese: std::sync::OnceLock::new(),
         })
     }
 

@@ -1,5 +1,6 @@
 //! With the real local model (fetched by `wenjian models fetch`; CI fetches it): the copy guard
-//! of a Chinese source bars stray English words but never the tokens that end an answer.
+//! of a Chinese source bars stray English words, that of an English one bars Chinese, and
+//! neither bars the tokens that end an answer.
 //! The integer arithmetic scores as the f32 one does, within its rounding.
 //! Skips with a clear message when the model files are absent.
 
@@ -48,6 +49,31 @@ fn copy_guard_never_bars_the_end_of_an_answer() {
     );
     let kept = model.tokenize("RFID").unwrap().ids;
     assert!(kept.iter().all(|&id| !blocking.bars_always(id)), "{kept:?}");
+}
+
+#[test]
+fn an_english_guard_bars_chinese_and_nothing_else() {
+    let Some(model) = local_model() else { return };
+    let blocking = model
+        .blocking(&llm::chat::CopyGuard::english_only())
+        .unwrap();
+    let chinese = model.tokenize("普惠金融").unwrap().ids;
+    assert!(
+        chinese.iter().all(|&id| blocking.bars_always(id)),
+        "{chinese:?}"
+    );
+    let english = model
+        .tokenize("Digital inclusive finance (DIF), 2019: 7.6%.")
+        .unwrap()
+        .ids;
+    assert!(
+        english.iter().all(|&id| !blocking.bars_always(id)),
+        "{english:?}"
+    );
+    for stop in ["<|im_end|>", "<|endoftext|>"] {
+        let id = model.token_id(stop).expect(stop);
+        assert!(!blocking.bars_always(id), "{stop} is barred");
+    }
 }
 
 #[test]

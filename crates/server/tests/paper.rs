@@ -67,6 +67,9 @@ fn answer(body: &Value) -> String {
     if system.contains("中文摘要") {
         return "本文围绕高校图书馆管理系统，分析业务需求，完成总体设计，并总结了系统的实现效果与不足。".repeat(2);
     }
+    if system.contains("keywords of a Chinese thesis") {
+        return "1. library\n2. management system".into();
+    }
     if system.contains("academic translator") {
         return "This thesis designs a library management system for universities.".into();
     }
@@ -655,6 +658,7 @@ async fn journey(db: TestDb) {
             .unwrap()
             .starts_with("This thesis")
     );
+    assert_eq!(paper["keywordsEn"], json!(["library", "management system"]));
 
     // 5. A section edited, then restored; another emptied; the third written again on request.
     let update = "/api/base/ai_paper_info_api/update_content";

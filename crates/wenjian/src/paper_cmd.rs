@@ -30,6 +30,7 @@ struct Output<'a> {
     abstract_zh: &'a str,
     abstract_en: &'a str,
     keywords: &'a [String],
+    keywords_en: &'a [String],
     references: Vec<ListedReference>,
     /// Counted characters of the body.
     chars: usize,
@@ -120,6 +121,7 @@ pub async fn run<L: simcheck::Library + 'static>(
         abstract_zh: &draft.abstract_zh,
         abstract_en: &draft.abstract_en,
         keywords: &draft.keywords,
+        keywords_en: &draft.keywords_en,
         references: draft.references(),
         chars: draft.chars(),
         removed_citations: draft.sections.iter().map(|s| s.removed_citations).sum(),

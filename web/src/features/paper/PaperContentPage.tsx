@@ -266,6 +266,7 @@ export default function PaperContentPage() {
             <p className="paper-paragraph">{paper.abstractZh}</p>
             {paper.keywords.length > 0 && <p className="paper-paragraph"><b>关键词：</b>{paper.keywords.join('；')}</p>}
             {paper.abstractEn && <p className="paper-paragraph" lang="en"><b>Abstract: </b>{paper.abstractEn}</p>}
+            {paper.keywordsEn.length > 0 && <p className="paper-paragraph" lang="en"><b>Key words: </b>{paper.keywordsEn.join('; ')}</p>}
           </div>
         )}
         {paper?.sections.map((s, i) => (

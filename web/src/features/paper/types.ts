@@ -81,6 +81,7 @@ export interface PaperContent {
   abstractZh: string
   abstractEn: string
   keywords: string[]
+  keywordsEn: string[]
   references: { number: number; libraryId: number; title: string; formatted: string; own: boolean }[]
   writing: { index: number; heading: string; text: string } | null
   reloads: { id: number; index: number; status: TaskStatus; error: string | null }[]

@@ -216,6 +216,8 @@ pub struct PaperContent {
     pub abstract_zh: String,
     pub abstract_en: String,
     pub keywords: Vec<String>,
+    /// The keywords in English, printed under the Abstract as "Key words".
+    pub keywords_en: Vec<String>,
     pub references: Vec<ReferenceView>,
     #[schema(value_type = Option<Object>)]
     pub writing: Option<Writing>,
@@ -936,6 +938,7 @@ fn content(task: &Task, reloads: Vec<ReloadView>) -> Result<PaperContent, ApiErr
         abstract_zh: doc.draft.abstract_zh.clone(),
         abstract_en: doc.draft.abstract_en.clone(),
         keywords: doc.draft.keywords.clone(),
+        keywords_en: doc.draft.keywords_en.clone(),
         references: doc
             .draft
             .references()

@@ -38,7 +38,7 @@ for t in order:
     t["words"] = words
 json.dump(order, open(f"{work}/titles.json", "w"), ensure_ascii=False, indent=1)
 PY
-export WENJIAN_DATA_DIR="$WORK/data" WENJIAN_MODELS_DIR="${WENJIAN_MODELS_DIR:-$ROOT/data/models}" WENJIAN_LOG=warn
+export WENJIAN_DATA_DIR="$WORK/data" WENJIAN_MODELS_DIR="${WENJIAN_MODELS_DIR:-$ROOT/data/models}" WENJIAN_LOG="${WENJIAN_LOG:-warn}"
 if [ ! -s "$WORK/library.tsv" ]; then
   "$BIN" corpus import "$WORK/library.jsonl" >/dev/null
   "$BIN" corpus list >"$WORK/library.tsv"

@@ -100,6 +100,9 @@ pub struct LocalScorer {
     /// Tokens with a Chinese character, gathered on first use (an English source's guard bars
     /// them).
     chinese: std::sync::OnceLock<Vec<u32>>,
+    /// The last generation's tokens and their keys and values, for the next prompt that starts
+    /// the same way (`generate`).
+    last_prompt: std::sync::Mutex<Option<generate::FedTokens>>,
 }
 
 impl LocalScorer {
@@ -128,6 +131,7 @@ impl LocalScorer {
             latin: std::sync::OnceLock::new(),
             pieces: std::sync::OnceLock::new(),
             chinese: std::sync::OnceLock::new(),
+            last_prompt: Default::default(),
         })
     }
 

@@ -276,18 +276,20 @@ impl Qwen2 {
                 candle_nn::rotary_emb::rope(&heads(&a.k, &a.k_bias, c.kv_heads)?, &cos, &sin)?;
             let mut v = heads(&a.v, &a.v_bias, c.kv_heads)?;
             if let Some(cache) = cache.as_deref_mut() {
-                if let Some((pk, pv)) = &cache.layers[i] {
-                    k = Tensor::cat(&[pk, &k], 2)?.contiguous()?;
-                    v = Tensor::cat(&[pv, &v], 2)?.contiguous()?;
-                }
-                cache.layers[i] = Some((k.clone(), v.clone()));
+                (k, v) = cache.append(i, past, &k, &v)?;
             }
-            let (k, v) = (
-                repeat_kv(k, c.heads / c.kv_heads)?,
-                repeat_kv(v, c.heads / c.kv_heads)?,
-            );
+            // Grouped-query attention without repeating the keys and values per head: the
+            // heads sharing a key-value head are stacked as rows of one product (`[1, kv_heads,
+            // group · t, head_dim]`). Repeating them copied the whole cache six times per layer
+            // and per generated token, which made generation slow down with the prompt's length.
+            let group = c.heads / c.kv_heads;
+            let q = q.reshape((1, c.kv_heads, group * t, head_dim))?;
             let att = causal_softmax(&q.matmul(&k.t()?)?, scale as f32, past)?;
-            let y = att.matmul(&v)?.transpose(1, 2)?.reshape((1, t, c.hidden))?;
+            let y = att
+                .matmul(&v)?
+                .reshape((1, c.heads, t, head_dim))?
+                .transpose(1, 2)?
+                .reshape((1, t, c.hidden))?;
             x = (x + a.out.forward(&y)?)?;
             let h = candle_nn::ops::rms_norm(&x, &layer.ffn_norm, c.rms_eps as f32)?;
             let ff = (candle_nn::ops::silu(&layer.gate.forward(&h)?)? * layer.up.forward(&h)?)?;
@@ -309,14 +311,60 @@ impl Qwen2 {
     }
 }
 
-/// Keys and values (after rotary embedding, before the grouped heads are repeated) of every
-/// position fed so far, per layer.
+/// Keys and values (after rotary embedding) of every position fed so far, per layer, in buffers
+/// (`[1, kv_heads, capacity, head_dim]`) that grow by doubling: appending a token writes one row
+/// instead of copying every position before it.
 pub struct KvCache {
     layers: Vec<Option<(Tensor, Tensor)>>,
     len: usize,
 }
 
+/// Positions the first buffer holds.
+const CACHE_START: usize = 64;
+
 impl KvCache {
+    /// Writes layer `layer`'s keys and values of the new positions (`[1, kv_heads, t,
+    /// head_dim]`, contiguous) after the `past` ones and returns views of all `past + t`.
+    fn append(
+        &mut self,
+        layer: usize,
+        past: usize,
+        k: &Tensor,
+        v: &Tensor,
+    ) -> Result<(Tensor, Tensor), LlmError> {
+        let (_, _, t, _) = k.dims4()?;
+        let needed = past + t;
+        let capacity = self.layers[layer]
+            .as_ref()
+            .map_or(0, |(kb, _)| kb.dim(2).unwrap_or(0));
+        if needed > capacity {
+            let grown = needed.max(capacity * 2).max(CACHE_START);
+            let widen = |old: Option<&Tensor>, new: &Tensor| -> Result<Tensor, LlmError> {
+                let (b, heads, _, d) = new.dims4()?;
+                let buffer = Tensor::zeros((b, heads, grown, d), new.dtype(), new.device())?;
+                if let Some(old) = old.filter(|_| past > 0) {
+                    buffer.slice_set(&old.narrow(2, 0, past)?.contiguous()?, 2, 0)?;
+                }
+                Ok(buffer)
+            };
+            let old = self.layers[layer].take();
+            let kb = widen(old.as_ref().map(|(kb, _)| kb), k)?;
+            let vb = widen(old.as_ref().map(|(_, vb)| vb), v)?;
+            self.layers[layer] = Some((kb, vb));
+        }
+        let Some((kb, vb)) = &self.layers[layer] else {
+            return Err(LlmError::Input("缓存未分配".into()));
+        };
+        kb.slice_set(&k.contiguous()?, 2, past)?;
+        vb.slice_set(&v.contiguous()?, 2, past)?;
+        Ok((kb.narrow(2, 0, needed)?, vb.narrow(2, 0, needed)?))
+    }
+
+    /// Forgets every position from `len` on (the buffers stay, to be written over).
+    pub fn truncate(&mut self, len: usize) {
+        self.len = self.len.min(len);
+    }
+
     /// Positions fed so far.
     pub fn len(&self) -> usize {
         self.len
@@ -360,24 +408,15 @@ fn fast_qmatmul(t: QTensor, device: &Device, arithmetic: Arithmetic) -> Result<L
     Ok(Linear::Candle(QMatMul::from_qtensor(t)?))
 }
 
-fn repeat_kv(x: Tensor, n_rep: usize) -> candle_core::Result<Tensor> {
-    if n_rep == 1 {
-        return Ok(x);
-    }
-    let (b, kv, t, d) = x.dims4()?;
-    x.unsqueeze(2)?
-        .expand((b, kv, n_rep, t, d))?
-        .reshape((b, kv * n_rep, t, d))
-}
-
-/// Softmax of each row of `scores · scale` (`[.., t, past + t]`), row `i` (a new position)
-/// over the columns it may look at (every cached position and the new ones up to itself);
+/// Softmax of each row of `scores · scale` (`[.., group · t, past + t]`), row `i` (new position
+/// `i % t`) over the columns it may look at (every cached position and the new ones up to itself);
 /// later columns get 0. One pass with the vectorised `exp` instead of a mask add, a scaling
 /// and candle's softmax (three passes over the scores, and libm's `exp`).
 fn causal_softmax(scores: &Tensor, scale: f32, past: usize) -> Result<Tensor, LlmError> {
     let dims = scores.dims().to_vec();
+    // Each group of `t` rows holds the new positions in order (grouped heads stack their rows).
     let (t, width) = match dims[..] {
-        [.., t, width] if width == past + t => (t, width),
+        [.., rows, width] if width > past && rows % (width - past) == 0 => (width - past, width),
         _ => {
             return Err(LlmError::Input(format!(
                 "注意力分数形状 {dims:?} 与已缓存的 {past} 个位置不符"
@@ -728,6 +767,15 @@ mod tests {
             }
         }
         assert!(causal_softmax(&tensor, 0.5, 1).is_err());
+        // Grouped heads stacked as rows of one matrix: the same rows, the same answer.
+        let stacked = tensor.reshape((1, 1, 2 * t, past + t)).unwrap();
+        let again: Vec<f32> = causal_softmax(&stacked, 0.5, past)
+            .unwrap()
+            .flatten_all()
+            .unwrap()
+            .to_vec1()
+            .unwrap();
+        assert_eq!(again, got);
     }
 
     #[test]

@@ -2,6 +2,7 @@
 //! of a Chinese source bars stray English words, that of an English one bars Chinese, and
 //! neither bars the tokens that end an answer.
 //! The integer arithmetic scores as the f32 one does, within its rounding.
+//! A prompt that starts like the last one resumes from it and is answered the same.
 //! Skips with a clear message when the model files are absent.
 
 use std::path::PathBuf;
@@ -113,4 +114,51 @@ fn integer_arithmetic_scores_like_f32() {
         a.iter().map(|t| (t.start, t.end)).collect::<Vec<_>>(),
         b.iter().map(|t| (t.start, t.end)).collect::<Vec<_>>()
     );
+}
+
+/// Generation resumes from the start a prompt shares with the last one (the paper writer's
+/// prompts share their instructions and outline) and answers as it would from nothing.
+#[test]
+fn a_prompt_sharing_the_last_ones_start_is_answered_as_from_a_cold_start() {
+    use llm::chat::Message;
+    use llm::generate::{Sampling, chat_prompt};
+    let Some(model) = local_model() else { return };
+    let greedy = Sampling {
+        temperature: 0.0,
+        ..Sampling::default()
+    };
+    let ask = |question: &str| {
+        chat_prompt(&[
+            Message::system("你是一名论文写作助手，回答简洁。"),
+            Message::user(format!(
+                "论文题目：高校图书馆管理系统的设计与实现。{question}"
+            )),
+        ])
+    };
+    let answer = |prompt: &str| {
+        model
+            .generate(prompt, 24, &greedy, None, &mut |_| true)
+            .unwrap()
+    };
+    let meaning = ask("请用一句话写出本文的研究意义。");
+    model.forget_last_prompt();
+    let cold = answer(&meaning);
+    assert_eq!(cold.reused_tokens, 0);
+    model.forget_last_prompt();
+    let keywords = answer(&ask("请列出两个关键词。"));
+    let resumed = answer(&meaning);
+    assert!(
+        resumed.reused_tokens >= 16 && resumed.reused_tokens < keywords.prompt_tokens,
+        "{} of {}",
+        resumed.reused_tokens,
+        resumed.prompt_tokens
+    );
+    assert_eq!(resumed.text, cold.text);
+    // The same prompt again: all but its last token are reused.
+    let again = answer(&meaning);
+    assert_eq!(again.reused_tokens, again.prompt_tokens - 1);
+    assert_eq!(again.text, cold.text);
+    // A prompt sharing almost nothing starts from nothing.
+    let other = answer(&chat_prompt(&[Message::user("你好")]));
+    assert_eq!(other.reused_tokens, 0);
 }

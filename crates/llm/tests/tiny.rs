@@ -167,5 +167,36 @@ proptest! {
                 prop_assert!((x - y).abs() < 1e-3, "{x} vs {y}");
             }
         }
+        // Cut back to the prompt and fed other tokens, the cache gives what a full pass over
+        // the prompt and those tokens gives (generation resumes a shared start this way).
+        let other: Vec<u32> = rest.iter().map(|t| (t + 1) % VOCAB as u32).collect();
+        cache.truncate(prompt.len());
+        prop_assert_eq!(cache.len(), prompt.len());
+        let got: Vec<f32> = model.next_logits(&other, &mut cache).unwrap().to_vec1().unwrap();
+        let full: Vec<u32> = prompt.iter().chain(&other).copied().collect();
+        let want: Vec<Vec<f32>> = model.logits(&full).unwrap().to_vec2().unwrap();
+        for (x, y) in got.iter().zip(want.last().unwrap()) {
+            prop_assert!((x - y).abs() < 1e-3, "{x} vs {y}");
+        }
     }
+}
+
+/// The cache's buffers grow past their first size (64 positions) without losing a position.
+#[test]
+fn a_long_generation_outgrows_the_first_cache_buffer() {
+    let model = load(5);
+    let tokens: Vec<u32> = (0..200u32).map(|i| (i * 7 + 3) % VOCAB as u32).collect();
+    let want: Vec<Vec<f32>> = model.logits(&tokens).unwrap().to_vec2().unwrap();
+    let mut cache = model.new_cache();
+    for piece in tokens.chunks(13) {
+        let got: Vec<f32> = model
+            .next_logits(piece, &mut cache)
+            .unwrap()
+            .to_vec1()
+            .unwrap();
+        for (x, y) in got.iter().zip(&want[cache.len() - 1]) {
+            assert!((x - y).abs() < 1e-3, "at {}: {x} vs {y}", cache.len());
+        }
+    }
+    assert_eq!(cache.len(), tokens.len());
 }

@@ -270,7 +270,11 @@ enum AccountCommand {
 fn init_tracing() {
     let filter = tracing_subscriber::EnvFilter::try_from_env("WENJIAN_LOG")
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info,sqlx=warn"));
-    tracing_subscriber::fmt().with_env_filter(filter).init();
+    // On stderr: stdout carries the commands' data (`--json`, `corpus list`, `openapi`).
+    tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .init();
 }
 
 /// "12.5" → 1250 fen, without going through floating point.

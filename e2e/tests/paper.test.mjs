@@ -61,6 +61,7 @@ function answer(body) {
   }
   if (system.includes('中文摘要')) return '本文围绕高校图书馆管理系统，分析业务需求，完成总体设计，并总结了系统的实现效果与不足。'.repeat(2)
   if (system.includes('academic translator')) return 'This thesis designs a library management system for universities.'
+  if (system.includes('keywords of a Chinese thesis')) return 'university library\nmanagement system\nsystem design\nborrowing'
   return ''
 }
 
@@ -317,6 +318,8 @@ test('AI paper: free outline → edited → paid (after a recharge) → written 
   assert.match(await sections.nth(0).innerText(), /\n本节论述1\.1 绪论的现状。/)
   await page.getByText('摘要', { exact: true }).waitFor()
   await page.getByText('This thesis designs a library management system for universities.').waitFor()
+  // The English keywords, translated by the writer, under the English abstract.
+  await page.getByText(/^Key words: university library; management system/).waitFor()
   // References: library records only, in GB/T 7714 form.
   await page.getByText(/^参考文献（\d+：文献库中的真实记录）$/).waitFor()
   const references = await page.locator('.paper-reference').allInnerTexts()

@@ -44,7 +44,8 @@ pub struct Blocking {
     /// How many of the answer's last tokens must repeat the source (`CopyGuard::run`).
     run: usize,
     /// Barred at every step: Latin words a Chinese source does not use (small models drift into
-    /// English when their Chinese wording is barred); every Chinese token for an English source.
+    /// English when their Chinese wording is barred); every Chinese token for an English source;
+    /// for any source, tokens of a script it does not use (`foreign_barred`).
     always: Vec<u32>,
     /// Such words as tokens without a space before them: barred unless the answer ends inside a
     /// capitalised Latin word, which they may continue ("Hy" + "brid") rather than start one.
@@ -190,6 +191,38 @@ fn is_chinese(c: char) -> bool {
 
 fn has_chinese(text: &str) -> bool {
     text.chars().any(is_chinese)
+}
+
+/// Whether `c` belongs to a script a Chinese thesis does not use: kana, Hangul, Cyrillic and the
+/// other alphabets of Asia and Europe. Greek stays (β-内酰胺酶, μg).
+fn is_foreign_script(c: char) -> bool {
+    matches!(c as u32,
+        0x0400..=0x058F // Cyrillic, Armenian
+        | 0x0590..=0x077F // Hebrew, Arabic, Syriac
+        | 0x0900..=0x0FFF // the Indic scripts, Thai, Lao, Tibetan
+        | 0x10A0..=0x11FF // Georgian, Hangul Jamo
+        | 0x3040..=0x30FF // hiragana, katakana
+        | 0x3130..=0x318F // Hangul compatibility Jamo
+        | 0x31F0..=0x31FF // katakana extensions
+        | 0xAC00..=0xD7AF // Hangul syllables
+        | 0xFF65..=0xFF9F // half-width katakana
+    )
+}
+
+/// The tokens (`foreign`: id and text, each with a character of `is_foreign_script`) barred for
+/// `source`: those with such a character the source does not have. Barred from a Chinese word,
+/// the local model wrote it in another script: "阿莫西林/舒巴タン" (run H), "牛ноп子" (run D).
+fn foreign_barred(foreign: &[(u32, String)], source: &str) -> Vec<u32> {
+    let used: std::collections::HashSet<char> =
+        source.chars().filter(|&c| is_foreign_script(c)).collect();
+    foreign
+        .iter()
+        .filter(|(_, text)| {
+            text.chars()
+                .any(|c| is_foreign_script(c) && !used.contains(&c))
+        })
+        .map(|(id, _)| *id)
+        .collect()
 }
 
 /// Whether a guard's source is English: Latin letters and no Chinese character. An answer to
@@ -412,7 +445,7 @@ impl LocalScorer {
                 exempt.insert(id);
             }
         }
-        let (always, glued) = if is_english(&guard.source) {
+        let (mut always, glued) = if is_english(&guard.source) {
             let chinese = self.chinese.get_or_init(|| {
                 self.vocabulary()
                     .filter(|(_, text)| has_chinese(text))
@@ -428,6 +461,12 @@ impl LocalScorer {
             });
             always_barred(latin, guard)
         };
+        let foreign = self.foreign.get_or_init(|| {
+            self.vocabulary()
+                .filter(|(_, text)| text.chars().any(is_foreign_script))
+                .collect()
+        });
+        always.extend(foreign_barred(foreign, &guard.source));
         let text_run = (guard.chars > 0).then(|| {
             let pieces = self
                 .pieces
@@ -756,6 +795,20 @@ mod tests {
             ..writer
         };
         assert_eq!(always_barred(&latin, &english), (vec![], vec![]));
+    }
+
+    #[test]
+    fn tokens_of_a_script_the_source_does_not_use_are_barred() {
+        let foreign: Vec<(u32, String)> = [(1, "タン"), (2, "но"), (3, "한국"), (4, "の")]
+            .map(|(id, t)| (id, t.to_string()))
+            .into();
+        assert_eq!(
+            foreign_barred(&foreign, "阿莫西林/舒巴坦，β-内酰胺酶"),
+            [1, 2, 3, 4]
+        );
+        // A source that uses a script keeps the tokens made of its characters.
+        assert_eq!(foreign_barred(&foreign, "日本語の文献"), [1, 2, 3]);
+        assert!(!"β-内酰胺酶 μg".chars().any(is_foreign_script));
     }
 
     #[test]

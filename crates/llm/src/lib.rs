@@ -100,6 +100,9 @@ pub struct LocalScorer {
     /// Tokens with a Chinese character, gathered on first use (an English source's guard bars
     /// them).
     chinese: std::sync::OnceLock<Vec<u32>>,
+    /// Tokens with a character of a script such as kana or Cyrillic, and their text, gathered on
+    /// first use (a guard bars those its source does not use).
+    foreign: std::sync::OnceLock<Vec<(u32, String)>>,
     /// The last generation's tokens and their keys and values, for the next prompt that starts
     /// the same way (`generate`).
     last_prompt: std::sync::Mutex<Option<generate::FedTokens>>,
@@ -131,6 +134,7 @@ impl LocalScorer {
             latin: std::sync::OnceLock::new(),
             pieces: std::sync::OnceLock::new(),
             chinese: std::sync::OnceLock::new(),
+            foreign: std::sync::OnceLock::new(),
             last_prompt: Default::default(),
         })
     }

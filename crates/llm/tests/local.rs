@@ -1,8 +1,8 @@
 //! With the real local model (fetched by `wenjian models fetch`; CI fetches it): the copy guard
-//! of a Chinese source bars stray English words, that of an English one bars Chinese, and
-//! neither bars the tokens that end an answer.
+//! of a Chinese source bars stray English words and other scripts, that of an English one bars
+//! Chinese, and neither bars the tokens that end an answer.
 //! The integer arithmetic scores as the f32 one does, within its rounding.
-//! A prompt that starts like the last one resumes from it and is answered the same.
+//! A prompt that starts like the last one resumes from it.
 //! Skips with a clear message when the model files are absent.
 
 use std::path::PathBuf;
@@ -50,6 +50,14 @@ fn copy_guard_never_bars_the_end_of_an_answer() {
     );
     let kept = model.tokenize("RFID").unwrap().ids;
     assert!(kept.iter().all(|&id| !blocking.bars_always(id)), "{kept:?}");
+    // Nor does it write a barred word in another script ("舒巴タン" on the paper bench).
+    for other in ["タン", "школь"] {
+        let ids = model.tokenize(other).unwrap().ids;
+        assert!(
+            ids.iter().all(|&id| blocking.bars_always(id)),
+            "{other}: {ids:?}"
+        );
+    }
 }
 
 #[test]
@@ -117,9 +125,13 @@ fn integer_arithmetic_scores_like_f32() {
 }
 
 /// Generation resumes from the start a prompt shares with the last one (the paper writer's
-/// prompts share their instructions and outline) and answers as it would from nothing.
+/// prompts share their instructions and outline): only the rest is evaluated, and the answer is
+/// still an answer to the whole prompt. Equal text is not asserted: with this model's integer
+/// products a position computed in a batch of another size can round an activation the other
+/// way, and greedy answers then part where two words are nearly tied (seen here: "本文研究…" /
+/// "本文旨在…"). The tiny model's tests check the resumed cache against a full pass.
 #[test]
-fn a_prompt_sharing_the_last_ones_start_is_answered_as_from_a_cold_start() {
+fn a_prompt_sharing_the_last_ones_start_resumes_from_it() {
     use llm::chat::Message;
     use llm::generate::{Sampling, chat_prompt};
     let Some(model) = local_model() else { return };
@@ -153,11 +165,15 @@ fn a_prompt_sharing_the_last_ones_start_is_answered_as_from_a_cold_start() {
         resumed.reused_tokens,
         resumed.prompt_tokens
     );
-    assert_eq!(resumed.text, cold.text);
     // The same prompt again: all but its last token are reused.
     let again = answer(&meaning);
     assert_eq!(again.reused_tokens, again.prompt_tokens - 1);
-    assert_eq!(again.text, cold.text);
+    for text in [&cold.text, &resumed.text, &again.text] {
+        assert!(
+            text.contains("图书馆"),
+            "not an answer to the prompt: {text}"
+        );
+    }
     // A prompt sharing almost nothing starts from nothing.
     let other = answer(&chat_prompt(&[Message::user("你好")]));
     assert_eq!(other.reused_tokens, 0);

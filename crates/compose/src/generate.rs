@@ -815,12 +815,14 @@ async fn write_leaf(
         .ok_or(ComposeError::NoSection(index + 1))?;
     let node = node_at(&draft.outline, &path).ok_or(ComposeError::NoSection(index + 1))?;
     let offered: Vec<u64> = node.references.clone();
-    // Written in order, a section is also asked for what those before it fell short of.
-    let budget = if index == draft.sections.len() && instruction.is_none() {
-        node.budget + carried_shortfall(draft, node.budget)
+    // Written in order, a section is also asked for what those before it fell short of; it is
+    // judged short (weak, asked again) by its own budget still.
+    let carried = if index == draft.sections.len() && instruction.is_none() {
+        carried_shortfall(draft, node.budget)
     } else {
-        node.budget
+        0
     };
+    let budget = node.budget + carried;
     let heading = numbered(&draft.outline, &path);
     let chapter = numbered(&draft.outline, &path[..1]);
     let pairs = [
@@ -942,7 +944,7 @@ async fn write_leaf(
         copy_guard,
     };
     let title = node.title.clone();
-    let wanted = (wanted_budget as usize * 3 / 10).max(MIN_SECTION_CHARS);
+    let wanted = ((wanted_budget - carried) as usize * 3 / 10).max(MIN_SECTION_CHARS);
     // What the other sections already say: shown their summaries, the local model repeats their
     // sentences; an endpoint's text is kept as written.
     let said = SaidBefore::of(
@@ -3150,6 +3152,41 @@ mod tests {
         assert_eq!(carried_shortfall(&draft, 100), 50);
         draft.sections[0] = section(budgets[0] + 100);
         assert_eq!(carried_shortfall(&draft, budgets[2]), 0);
+    }
+
+    #[tokio::test]
+    async fn a_section_asked_for_a_shortfall_is_judged_by_its_own_budget() {
+        let outline = plan_outline(&Scripted::new(&OUTLINE_ANSWERS), &request())
+            .await
+            .unwrap();
+        let budgets: Vec<usize> = outline
+            .leaves()
+            .iter()
+            .map(|(_, n)| n.budget as usize)
+            .collect();
+        // The first section at 40 % of its budget; the second just over the 30 % of its own
+        // budget below which a section is asked again and marked short.
+        let first = format!("{}。", "数据".repeat(budgets[0] * 2 / 10));
+        let second = format!("{}。", "分析".repeat(budgets[1] * 3 / 20 + 3));
+        let model = Scripted::new(&[first.as_str(), second.as_str()]);
+        let mut draft = Draft {
+            outline,
+            ..Draft::default()
+        };
+        for _ in 0..2 {
+            write_next_section(&model, &request(), &mut draft, None)
+                .await
+                .unwrap();
+        }
+        assert!(!draft.sections[1].weak);
+        assert_eq!(draft.sections[1].text, second);
+        // It was asked for its own budget and the first one's shortfall (at most half as much).
+        let carried = (budgets[0] - counted_chars(&first)).min(budgets[1] / 2);
+        let asked = &model.seen.lock().unwrap()[1].messages[1].content;
+        assert!(
+            asked.contains(&format!("约 {} 字", budgets[1] + carried)),
+            "{asked}"
+        );
     }
 
     #[tokio::test]

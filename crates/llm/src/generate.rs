@@ -394,11 +394,7 @@ impl LocalScorer {
     /// instructions: measured in bench `generate-speed`. Taken, not shared: a generation running
     /// at the same time starts from nothing.
     fn resume(&self, prompt: &[u32]) -> FedTokens {
-        let last = self
-            .last_prompt
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .take();
+        let last = self.last_prompt().take();
         if let Some(mut fed) = last {
             let shared = fed
                 .tokens
@@ -419,10 +415,15 @@ impl LocalScorer {
         }
     }
 
+    /// The last generation's tokens and cache (a panic elsewhere leaves them usable).
+    fn last_prompt(&self) -> std::sync::MutexGuard<'_, Option<FedTokens>> {
+        self.last_prompt.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
     /// Drops the last generation's cache: the next prompt is evaluated from its first token (a
     /// benchmark's cold start; the memory back while the model waits).
     pub fn forget_last_prompt(&self) {
-        *self.last_prompt.lock().unwrap_or_else(|e| e.into_inner()) = None;
+        *self.last_prompt() = None;
     }
 
     /// Every token and its text, the guard's lists are gathered from. Special tokens decode to
@@ -563,7 +564,7 @@ impl LocalScorer {
             logits = self.model.next_logits(&[next], &mut fed.cache)?.to_vec1()?;
             fed.tokens.push(next);
         }
-        *self.last_prompt.lock().unwrap_or_else(|e| e.into_inner()) = Some(fed);
+        *self.last_prompt() = Some(fed);
         // Where a slow paper's time goes: the prompt's evaluation or the answer's tokens.
         tracing::debug!(
             prompt_tokens = ids.len(),

@@ -19,7 +19,8 @@
 //! threshold in documents; default: the engine's rule), `REALPROSE_ANCHOR` (the light-edit
 //! anchor), `REALPROSE_OVERLAP` (the character overlap from which a sentence-layer pair is a
 //! light edit; above 1 turns that off), `REALPROSE_FIELDS` (comma-separated field names: papers only of these fields, for
-//! a held-out split; the library keeps every field), `REALPROSE_NO_EMBEDDINGS=1`, and `REALPROSE_LEGACY=1`: the engine as it was before
+//! a held-out split; the library keeps every field), `REALPROSE_NO_EMBEDDINGS=1`, `REALPROSE_SEED` (other papers from the same pools), `REALPROSE_NO_RECHECK=1` (matches common by the
+//! two-document rule are not put to the sentence layer again), and `REALPROSE_LEGACY=1`: the engine as it was before
 //! common phrases, light-edit anchors and the sentence index (the "before" figures).
 
 use simcheck::{
@@ -362,6 +363,9 @@ async fn main() {
         options.min_anchor = 0;
         options.light_edit_overlap = f32::INFINITY;
     }
+    if legacy || std::env::var("REALPROSE_NO_RECHECK").is_ok() {
+        options.recheck_two_document_commons = false;
+    }
     if let Some(t) = std::env::var("REALPROSE_OVERLAP")
         .ok()
         .and_then(|v| v.parse().ok())
@@ -393,7 +397,13 @@ async fn main() {
         options.common_phrase_docs = Some(docs);
     }
 
-    let mut rng = Rng::new(2611);
+    // Another seed draws other papers from the same pools: a fresh sample for a rule
+    // designed by reading the default one's worst papers.
+    let seed: u64 = std::env::var("REALPROSE_SEED")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(2611);
+    let mut rng = Rng::new(seed);
     let only: Vec<String> = std::env::var("REALPROSE_FIELDS")
         .map(|v| v.split(',').map(str::to_string).collect())
         .unwrap_or_default();
@@ -725,6 +735,8 @@ async fn main() {
         "common_phrase_docs": options.common_phrase_docs.unwrap_or_else(|| simcheck::common_phrase_docs(library_docs as u64)),
         "min_anchor": options.min_anchor,
         "light_edit_overlap": options.light_edit_overlap,
+        "recheck_two_document_commons": options.recheck_two_document_commons,
+        "seed": seed,
         "paraphrase_threshold": options.paraphrase_threshold,
         "translation_threshold": options.translation_threshold,
         "classes": classes,

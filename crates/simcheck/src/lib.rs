@@ -69,6 +69,9 @@ pub struct CheckOptions {
     /// A match whose fingerprints are used by at least this many library documents is a common
     /// phrase (常用表述). `None`: `common_phrase_docs(library size)`.
     pub common_phrase_docs: Option<usize>,
+    /// Ask the sentence layer again about matches common only by the two-document rule: one
+    /// that is a light edit of a single library sentence is a copy (see `check_with`).
+    pub recheck_two_document_commons: bool,
 }
 
 impl Default for CheckOptions {
@@ -88,6 +91,7 @@ impl Default for CheckOptions {
             light_edit_overlap: LIGHT_EDIT_OVERLAP,
             headings: Vec::new(),
             common_phrase_docs: None,
+            recheck_two_document_commons: true,
         }
     }
 }
@@ -238,15 +242,28 @@ pub async fn check_with<L: Library>(
     };
     mark_common_phrases(library, &mut spans, &span_hashes, common_docs).await?;
     if let Some(embedder) = embedder {
-        let mut covered = vec![false; text_chars.len()];
         // Common phrases count as covered: stock wording is not re-reported as a paraphrase.
-        for s in &spans {
-            covered[s.start..s.end].iter_mut().for_each(|c| *c = true);
-        }
-        let open_sentences = paraphrase::sentences(&doc, &text_chars, |s, e| {
-            let hit = covered[s..e].iter().filter(|c| **c).count();
-            hit * 2 >= e - s || excluded[s]
-        });
+        // A match common only by the two-document rule (short, or a short light edit) is
+        // looked at once more: a sentence that is a light edit of one library sentence, and
+        // close to no other document's, is a copy whose words other abstracts happen to use.
+        let by_two_documents = |s: &Span| {
+            options.recheck_two_document_commons
+                && s.class == SpanClass::Common
+                && (s.docs as usize) < common_docs
+        };
+        let closed = |skip_weak: bool| {
+            let mut covered = vec![false; text_chars.len()];
+            for s in spans.iter().filter(|s| !(skip_weak && by_two_documents(s))) {
+                covered[s.start..s.end].iter_mut().for_each(|c| *c = true);
+            }
+            let excluded = &excluded;
+            move |s: usize, e: usize| {
+                let hit = covered[s..e].iter().filter(|c| **c).count();
+                hit * 2 >= e - s || excluded[s]
+            }
+        };
+        let strictly_open = paraphrase::sentences(&doc, &text_chars, closed(false));
+        let open_sentences = paraphrase::sentences(&doc, &text_chars, closed(true));
         let found = paraphrase::find_in_library(
             library,
             &text_chars,
@@ -256,6 +273,27 @@ pub async fn check_with<L: Library>(
             options,
         )
         .await?;
+        // On a sentence opened again only a light edit without figures is taken, and it stands
+        // for the common phrases it holds: a template is filled in with figures ("在2.0～40.0
+        // μg·mL-1范围内与峰面积呈良好线性关系"), and the one document whose sentence is closest
+        // is no evidence that it was copied.
+        let reopened =
+            |f: &paraphrase::Found| !strictly_open.iter().any(|&(s, e)| s < f.end && f.start < e);
+        let found: Vec<paraphrase::Found> = found
+            .into_iter()
+            .filter(|f| {
+                !reopened(f)
+                    || (f.kind == paraphrase::FoundKind::LightEdit
+                        && !text_chars[f.start..f.end].iter().any(char::is_ascii_digit))
+            })
+            .collect();
+        spans.retain(|s| {
+            !(by_two_documents(s)
+                && found.iter().any(|f| {
+                    f.kind == paraphrase::FoundKind::LightEdit
+                        && overlap((s.start, s.end), (f.start, f.end)) * 2 >= s.end - s.start
+                }))
+        });
         for f in found {
             if !sources.contains_key(&f.source_id)
                 && let Some(meta) = library.meta(f.source_id).await?

@@ -399,39 +399,47 @@ fn find(
         if query_script == Script::Mixed {
             continue;
         }
-        let best = library
-            .iter()
-            .map(|(id, s, e, w)| (embed::cosine(v, w), *id, *s, *e))
-            .max_by(|a, b| a.0.total_cmp(&b.0));
-        if let Some((similarity, source_id, source_start, source_end)) = best {
-            let chars = &chars_of[&source_id];
-            let source_script = script(&chars[source_start..source_end]);
-            let translated = source_script != query_script;
+        let threshold_for = |id: u64, s: usize, e: usize| {
+            let source_script = script(&chars_of[&id][s..e]);
             if source_script == Script::Mixed {
-                continue;
-            }
-            let threshold = if translated {
+                f32::INFINITY
+            } else if source_script != query_script {
                 options.translation_threshold
             } else {
                 options.paraphrase_threshold
-            };
-            if similarity >= threshold {
-                out.push(Found {
-                    start,
-                    end,
-                    source_id,
-                    source_start,
-                    source_end,
-                    similarity,
-                    kind: kind_of(
-                        &query_chars[start..end],
-                        &chars[source_start..source_end],
-                        translated,
-                        options,
-                    ),
-                    source_text: chars[source_start..source_end].iter().collect(),
-                });
             }
+        };
+        let close: Vec<(f32, u64, usize, usize)> = library
+            .iter()
+            .map(|(id, s, e, w)| (embed::cosine(v, w), *id, *s, *e))
+            .filter(|&(similarity, id, s, e)| similarity >= threshold_for(id, s, e))
+            .collect();
+        // As through the index: a sentence as close to several documents is stock wording.
+        let mut close_docs: Vec<u64> = close.iter().map(|c| c.1).collect();
+        close_docs.sort_unstable();
+        close_docs.dedup();
+        if close_docs.len() > 1 {
+            continue;
+        }
+        let best = close.into_iter().max_by(|a, b| a.0.total_cmp(&b.0));
+        if let Some((similarity, source_id, source_start, source_end)) = best {
+            let chars = &chars_of[&source_id];
+            let translated = script(&chars[source_start..source_end]) != query_script;
+            out.push(Found {
+                start,
+                end,
+                source_id,
+                source_start,
+                source_end,
+                similarity,
+                kind: kind_of(
+                    &query_chars[start..end],
+                    &chars[source_start..source_end],
+                    translated,
+                    options,
+                ),
+                source_text: chars[source_start..source_end].iter().collect(),
+            });
         }
     }
     out

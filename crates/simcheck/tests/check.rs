@@ -869,3 +869,115 @@ async fn check_semantic(
         .await
         .unwrap()
 }
+
+/// Both ways a check meets the library's sentences: through the sentence index, and among the
+/// candidate documents' sentences when the library keeps no index. `None` without the model.
+async fn with_both_sentence_layers(
+    docs: Vec<NewDoc>,
+    paper: &str,
+    options: &CheckOptions,
+) -> Option<[(simcheck::Report, Vec<u64>); 2]> {
+    let encoder: std::sync::Arc<dyn simcheck::SentenceEmbedder> = std::sync::Arc::new(encoder()?);
+    let (_d, plain, plain_ids) = library_with(docs.clone()).await;
+    let without_index = simcheck::check_with(paper, &plain, options, Some(encoder.as_ref()))
+        .await
+        .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let inner =
+        EmbeddedLibrary::open(dir.path().join("lib"), FingerprintParams::default()).unwrap();
+    let indexed =
+        simcheck::SemanticLibrary::open(inner, dir.path().join("sentences"), Some(encoder.clone()))
+            .unwrap();
+    let indexed_ids = indexed.add(docs).await.unwrap();
+    let with_index = simcheck::check_with(paper, &indexed, options, Some(encoder.as_ref()))
+        .await
+        .unwrap();
+    Some([(without_index, plain_ids), (with_index, indexed_ids)])
+}
+
+/// A short light edit whose words other documents also use is common by the two-document rule;
+/// the sentence layer finds it a light edit of one library sentence that no other document's
+/// sentence is close to, and it counts (the real-prose bench's Client/Server sentence,
+/// docs/simcheck.md).
+#[tokio::test]
+async fn a_light_edit_of_one_sentence_counts_though_its_words_are_used_elsewhere() {
+    let source = "实验结果表明，与传统客户端服务器计算模式的远程数据库访问方法对比，该技术具有明显的性能优势。";
+    let docs = vec![
+        NewDoc::public(
+            "远程数据库访问技术",
+            format!("研究背景。{source}本文还讨论了系统的部署成本。"),
+        ),
+        // The same words, each in a sentence about something else.
+        NewDoc::public(
+            "高校图书馆服务",
+            "问卷的实验结果表明与传统教学相比学生兴趣提高。客户端服务器计算模式已被云平台取代。\
+             图书馆的远程数据库访问方法需要统一认证。两种方案对比该技术具有更低的延迟。\
+             测试显示明显的性能优势主要来自缓存。",
+        ),
+    ];
+    let edited = "实验结果表明，与传统客户端服务器计算模式的远程数据库访问方式对比，该技朮具有明显的性能优势。";
+    let paper = format!("{UNRELATED}\n{edited}\n{UNRELATED}\n");
+    let off = CheckOptions {
+        recheck_two_document_commons: false,
+        ..CheckOptions::default()
+    };
+    let Some(before) = with_both_sentence_layers(docs.clone(), &paper, &off).await else {
+        return;
+    };
+    for (report, _) in &before {
+        assert!(
+            !report.spans.is_empty() && report.spans.iter().all(|s| s.class == SpanClass::Common),
+            "the case the rule is for: common by two documents {:#?}",
+            report.spans
+        );
+        assert_eq!(report.copied_chars, 0);
+    }
+    let after = with_both_sentence_layers(docs, &paper, &CheckOptions::default())
+        .await
+        .unwrap();
+    for (report, ids) in &after {
+        assert_eq!(
+            classes_texts_sources(report, &paper),
+            vec![(SpanClass::LightEdit, edited.to_string(), ids[0])],
+            "{:#?}",
+            report.spans
+        );
+        assert_eq!(
+            report.copied_chars,
+            simcheck::normalize::count_chars(edited)
+        );
+    }
+}
+
+/// A template filled in with figures, close to one library sentence only, stays a common
+/// phrase with the sentence layer on: the figures are the fill-in (the real-prose bench's
+/// linearity fragments; the CSL abstracts write a decimal point as "。", so a sentence ends
+/// inside the figure).
+#[tokio::test]
+async fn a_template_filled_in_with_figures_stays_common_with_the_sentence_layer() {
+    let docs = vec![
+        NewDoc::public(
+            "头孢克肟的含量测定",
+            "方法：采用高效液相色谱法。结果：头孢克肟在2。0～40。0μg·mL-1范围内与峰面积积分值呈良好线性关系（r=0。9995），平均回收率为99。2％。",
+        ),
+        NewDoc::public(
+            "甲硝唑注射液的相容性",
+            "在甲硝唑注射液与输液包装材料相容性的长期留样考察中，先确认了方法在0。5～20。0μg·mL-1范围内与峰面积积分值呈现良好线性关系的条件，随后完成了六个月的稳定性测定和统计分析。",
+        ),
+    ];
+    let paper = format!(
+        "{UNRELATED}\n结果：头孢呋辛在1。0～50。0μg·mL-1范围内与峰面积积分值呈良好线性关系（r=0。9998），平均回收率为97。4％。\n{UNRELATED}\n"
+    );
+    let Some(reports) = with_both_sentence_layers(docs, &paper, &CheckOptions::default()).await
+    else {
+        return;
+    };
+    for (report, _) in &reports {
+        assert!(
+            report.spans.iter().any(|s| s.class == SpanClass::Common),
+            "{:#?}",
+            report.spans
+        );
+        assert_eq!(report.copied_chars, 0, "{:#?}", report.spans);
+    }
+}

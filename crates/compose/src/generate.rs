@@ -982,12 +982,10 @@ async fn write_leaf(
         } else {
             text
         };
-        let text = if model.is_local() {
-            without_pointer_back_opening(&text)
-        } else {
-            text
-        };
-        cap_length(&said.drop_repeats(&text), wanted_budget)
+        cap_length(
+            &without_repeats_then_pointers(&said, &text, model.is_local()),
+            wanted_budget,
+        )
     })
     .await?;
     // A chapter of the thesis itself (the package's documents have parts, not chapters).
@@ -1244,6 +1242,18 @@ const OPENING_CONNECTIVES: &[&str] = &[
 /// The section without an opening sentence that points back at the section before it
 /// (`POINTING_BACK`), when a sentence of its own follows (kept when it is all there is), and
 /// without a connective opening it (`OPENING_CONNECTIVES`; its sentence stays).
+/// `text` without what the paper already says, then (local model) without an opening that
+/// points back. In this order: a repeated opening had hidden a pointing one behind it (run I,
+/// 汪曾祺 chapter 2 opened "他的生活描写不仅…").
+fn without_repeats_then_pointers(said: &SaidBefore, text: &str, local: bool) -> String {
+    let text = said.drop_repeats(text);
+    if local {
+        without_pointer_back_opening(&text)
+    } else {
+        text
+    }
+}
+
 fn without_pointer_back_opening(text: &str) -> String {
     let text = text.trim_start();
     if let Some(rest) = OPENING_CONNECTIVES.iter().find_map(|c| {
@@ -1619,6 +1629,18 @@ fn cap_length(text: &str, budget: u32) -> String {
     }
 }
 
+/// The local model's abstract as one paragraph of the paper's own sentences.
+fn tidy_abstract(text: &str, title: &str, headings: &[String], keywords: &[String]) -> String {
+    // Sentences said twice go whatever wrote them: the local model, given one summary per
+    // section, restates them.
+    let once = SaidBefore::of(true, std::iter::empty()).drop_repeats(text);
+    let prose = abstract_prose(&clean_section(&once, title, "摘要"), headings);
+    // Once more without the chapter labels: a long label had kept a restated sentence's share
+    // of repeated n-grams under the bar (run I, 汪曾祺: one sentence twice in a row).
+    let prose = SaidBefore::of(true, std::iter::empty()).drop_repeats(&prose);
+    end_at_sentence(&without_keyword_lists(&prose, title, keywords))
+}
+
 /// Writes the abstract (Chinese, then English) from the title and the sections' first sentences.
 pub async fn write_abstract(
     model: &dyn ChatModel,
@@ -1658,11 +1680,7 @@ pub async fn write_abstract(
         .map(|(_, title, _)| title)
         .collect();
     draft.abstract_zh = best_answer(model, &chat, None, wanted, |text| {
-        // Sentences said twice go whatever wrote them: the local model, given one summary per
-        // section, restates them.
-        let once = SaidBefore::of(true, std::iter::empty()).drop_repeats(text);
-        let prose = abstract_prose(&clean_section(&once, &title, "摘要"), &headings);
-        end_at_sentence(&without_keyword_lists(&prose, &title, &keywords))
+        tidy_abstract(text, &title, &headings, &keywords)
     })
     .await?;
     let chat = ChatRequest {
@@ -2393,6 +2411,27 @@ mod tests {
             without_pointer_back_opening("因此，他的作品值得研究。汪曾祺的小说描写日常生活。"),
             "汪曾祺的小说描写日常生活。"
         );
+        // An opening that repeats an earlier section goes first, and the pointing one behind
+        // it then goes too (run I, 汪曾祺 chapter 2).
+        let said = SaidBefore::of(
+            true,
+            ["汪曾祺的小说创作与日常生活书写的关系十分密切，值得研究。"].into_iter(),
+        );
+        let answer = "汪曾祺的小说创作与日常生活书写的关系十分密切，值得研究。\
+他的生活描写丰富了小说内容。在汪曾祺的小说中，人物的对话和饮食习惯都写得很细。";
+        assert_eq!(
+            without_repeats_then_pointers(&said, answer, true),
+            "在汪曾祺的小说中，人物的对话和饮食习惯都写得很细。"
+        );
+        assert_eq!(
+            without_repeats_then_pointers(
+                &SaidBefore::of(false, std::iter::empty()),
+                answer,
+                false
+            ),
+            answer,
+            "an endpoint's text is kept as written"
+        );
         // Kept: all there is, or an opening of its own (其中, 其他 and 其次 point at nothing).
         for kept in [
             "它是指一种金融服务。",
@@ -2553,6 +2592,26 @@ mod tests {
             abstract_prose(&once, &[]),
             "本研究探讨网络流行语的构词方式。网络流行语是在网络环境中广泛使用的词语。\
 通过分析构词方式与传播机制，可以为促进信息交流提供理论支持。"
+        );
+        // A long chapter label kept a restatement under the repeat bar; after the labels go, the
+        // abstract is read for repeats again (run I, 汪曾祺, shortened).
+        let labelled = "汪曾祺的小说创作与日常生活书写的关系：汪曾祺的生活描写不仅丰富了他的小说内容，也使他的小说更具现实感和情感深度。\
+汪曾祺的生活描写及其对现代生活的启示：他的生活描写不仅丰富了他的小说内容，也使他的小说更具现实感和情感深度。";
+        let headings = [
+            "汪曾祺的小说创作与日常生活书写的关系".to_string(),
+            "汪曾祺的生活描写及其对现代生活的启示".to_string(),
+        ];
+        let once = SaidBefore::of(true, std::iter::empty()).drop_repeats(labelled);
+        assert_eq!(
+            abstract_prose(&once, &headings)
+                .matches("也使他的小说更具现实感和情感深度")
+                .count(),
+            2,
+            "the case: the label hides the repeat"
+        );
+        assert_eq!(
+            tidy_abstract(labelled, "汪曾祺小说中的日常生活书写研究", &headings, &[]),
+            "汪曾祺的生活描写不仅丰富了他的小说内容，也使他的小说更具现实感和情感深度。"
         );
         // A word that merely starts like a label is left alone; nothing left → the text as it came.
         assert_eq!(

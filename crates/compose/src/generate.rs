@@ -1295,7 +1295,12 @@ fn enumeration_as_prose(line: &str) -> String {
     else {
         return line.to_string();
     };
-    if digits.is_empty() || digits.len() > 2 || after.chars().count() < 30 {
+    // Short, it is a paragraph only when it ends as a sentence does (run I, 数字普惠金融:
+    // "5. 普惠性：面向所有社会成员，提供公平、公正的金融服务。" after （1）–（4）).
+    if digits.is_empty()
+        || digits.len() > 2
+        || (after.chars().count() < 30 && !ends_sentence(after))
+    {
         return line.to_string();
     }
     format!("（{digits}）{}", after.trim_start())
@@ -2985,8 +2990,13 @@ mod tests {
             enumeration_as_prose(item),
             "（1）日常生活中的观察：汪曾祺的成长环境充满了丰富的文化氛围，这为他日后的写作提供了灵感。"
         );
+        assert_eq!(
+            enumeration_as_prose("5. 普惠性：面向所有社会成员，提供公平、公正的金融服务。"),
+            "（5）普惠性：面向所有社会成员，提供公平、公正的金融服务。"
+        );
         for kept in [
             "1. 研究方法",
+            "2. 情感表达：",
             "2020年的数据表明，这一比例已经上升到百分之四十以上，远高于十年前的水平。",
             "3.5%的样本",
         ] {

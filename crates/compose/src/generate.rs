@@ -1297,10 +1297,9 @@ fn enumeration_as_prose(line: &str) -> String {
     };
     // Short, it is a paragraph only when it ends as a sentence does (run I, 数字普惠金融:
     // "5. 普惠性：面向所有社会成员，提供公平、公正的金融服务。" after （1）–（4）).
-    if digits.is_empty()
-        || digits.len() > 2
-        || (after.chars().count() < 30 && !ends_sentence(after))
-    {
+    let length = after.chars().count();
+    let paragraph = length >= 30 || (length >= 12 && ends_sentence(after));
+    if digits.is_empty() || digits.len() > 2 || !paragraph {
         return line.to_string();
     }
     format!("（{digits}）{}", after.trim_start())
@@ -2997,6 +2996,7 @@ mod tests {
         for kept in [
             "1. 研究方法",
             "2. 情感表达：",
+            "3. 研究背景。",
             "2020年的数据表明，这一比例已经上升到百分之四十以上，远高于十年前的水平。",
             "3.5%的样本",
         ] {

@@ -1136,6 +1136,15 @@ fn clean_section(text: &str, title: &str, heading: &str) -> String {
             // A markdown table's rule line: tables are recognised from their cell rows.
             continue;
         }
+        // A sentence with a character the decoder could not complete ("牛�苷", run I: the guard
+        // kept the second byte of 蒡 from following the first) is garbled; it goes.
+        let trimmed: String = split_sentences(&trimmed)
+            .into_iter()
+            .filter(|s| !s.contains(char::REPLACEMENT_CHARACTER))
+            .collect();
+        if trimmed.trim().is_empty() {
+            continue;
+        }
         // A sentence broken over two lines ("…“高举‘借鉴’和‘特色’两" / "面大旗”。"): the local
         // decoder, kept from copying a record, sometimes answers with a line break (read on
         // the bench). A short line or a numbered one may be a heading, and stays apart.
@@ -2980,6 +2989,15 @@ mod tests {
                      牛蒡子：通过薄层色谱法和高效液相色谱法对其进行鉴别和含量测定，确保其纯度和有效性。";
         let fresh = SaidBefore::of(true, std::iter::empty());
         assert_eq!(fresh.drop_repeats(items), items);
+    }
+
+    #[test]
+    fn a_garbled_sentence_goes() {
+        let answer = "龙胆苦苷含量应控制在1%左右。牛蒡子配方颗粒中的牛\u{FFFD}苷含量应控制在3%左右。两者都需测定。\n\u{FFFD}\n结论可靠。";
+        assert_eq!(
+            clean_section(answer, "配方颗粒", "2.1 现状"),
+            "龙胆苦苷含量应控制在1%左右。两者都需测定。\n结论可靠。"
+        );
     }
 
     #[test]

@@ -1733,19 +1733,44 @@ pub async fn write_abstract(
         };
     }
     if !draft.keywords.is_empty() {
-        let chat = ChatRequest {
-            messages: vec![
-                Message::system(KEYWORDS_EN_PROMPT.text().trim_end()),
-                Message::user(draft.keywords.join("\n")),
-            ],
-            temperature: 0.2,
-            max_tokens: Some(16 * draft.keywords.len() as u32 + 16),
-            copy_guard: Some(CopyGuard::english_only()),
-        };
-        let reply = model.chat(&chat, None).await?;
-        draft.keywords_en = english_keywords(&reply.text, draft.keywords.len());
+        draft.keywords_en = translate_keywords(model, &draft.keywords).await?;
     }
     Ok(())
+}
+
+/// The keywords in English, in their order. When the answer for the whole list leaves one out
+/// (Chinese left in it, or a sentence), the order is lost with it, so each is asked for alone
+/// (run I: "跨境电商" had no English keyword).
+async fn translate_keywords(
+    model: &dyn ChatModel,
+    keywords: &[String],
+) -> Result<Vec<String>, ComposeError> {
+    let ask = |list: String, count: usize| ChatRequest {
+        messages: vec![
+            Message::system(KEYWORDS_EN_PROMPT.text().trim_end()),
+            Message::user(list),
+        ],
+        temperature: 0.2,
+        max_tokens: Some(16 * count as u32 + 16),
+        copy_guard: Some(CopyGuard::english_only()),
+    };
+    let reply = model
+        .chat(&ask(keywords.join("\n"), keywords.len()), None)
+        .await?;
+    let together = english_keywords(&reply.text, keywords.len());
+    if together.len() == keywords.len() {
+        return Ok(together);
+    }
+    let mut each = Vec::new();
+    for keyword in keywords {
+        let reply = model.chat(&ask(keyword.clone(), 1), None).await?;
+        each.extend(english_keywords(&reply.text, 1));
+    }
+    Ok(if each.len() > together.len() {
+        each
+    } else {
+        together
+    })
 }
 
 /// The English keywords in a translator's answer: one per line (or separated by semicolons or
@@ -2989,6 +3014,31 @@ mod tests {
                      牛蒡子：通过薄层色谱法和高效液相色谱法对其进行鉴别和含量测定，确保其纯度和有效性。";
         let fresh = SaidBefore::of(true, std::iter::empty());
         assert_eq!(fresh.drop_repeats(items), items);
+    }
+
+    #[tokio::test]
+    async fn a_keyword_left_out_of_the_translation_is_asked_for_alone() {
+        let keywords: Vec<String> = ["跨境电商", "出口贸易", "贸易结构"]
+            .map(String::from)
+            .to_vec();
+        let model = Scripted::new(&[
+            "跨境电商平台的发展\nexport trade\ntrade structure",
+            "Cross-border e-commerce",
+            "Export trade",
+            "Trade structure",
+        ]);
+        assert_eq!(
+            translate_keywords(&model, &keywords).await.unwrap(),
+            ["Cross-border e-commerce", "Export trade", "Trade structure"]
+        );
+        assert_eq!(model.seen.lock().unwrap().len(), 4);
+        // All there at once: one call.
+        let model = Scripted::new(&["Cross-border e-commerce\nExport trade\nTrade structure"]);
+        assert_eq!(
+            translate_keywords(&model, &keywords).await.unwrap().len(),
+            3
+        );
+        assert_eq!(model.seen.lock().unwrap().len(), 1);
     }
 
     #[test]

@@ -302,38 +302,23 @@ pub(crate) async fn find_in_library<L: Library>(
             let Some(&(source_start, source_end)) = sentences.get(hit.sentence as usize) else {
                 continue;
             };
-            let source_script = script(&chars[source_start..source_end]);
-            if source_script == Script::Mixed {
-                continue;
-            }
-            let translated = source_script != query_script;
-            let threshold = if translated {
-                options.translation_threshold
-            } else {
-                options.paraphrase_threshold
-            };
-            if hit.similarity < threshold {
+            let source = &chars[source_start..source_end];
+            if hit.similarity < threshold(options, query_script, source) {
                 continue;
             }
             if !close_docs.contains(&hit.doc) {
                 close_docs.push(hit.doc);
             }
             if best.is_none() {
-                best = Some(Found {
-                    start,
-                    end,
-                    source_id: hit.doc,
-                    source_start,
-                    source_end,
-                    similarity: hit.similarity,
-                    kind: kind_of(
-                        &query_chars[start..end],
-                        &chars[source_start..source_end],
-                        translated,
-                        options,
-                    ),
-                    source_text: chars[source_start..source_end].iter().collect(),
-                });
+                best = Some(found(
+                    query_chars,
+                    (start, end),
+                    hit.doc,
+                    chars,
+                    (source_start, source_end),
+                    hit.similarity,
+                    options,
+                ));
             }
         }
         // A sentence as close to several documents' sentences is the field's stock wording
@@ -399,20 +384,12 @@ fn find(
         if query_script == Script::Mixed {
             continue;
         }
-        let threshold_for = |id: u64, s: usize, e: usize| {
-            let source_script = script(&chars_of[&id][s..e]);
-            if source_script == Script::Mixed {
-                f32::INFINITY
-            } else if source_script != query_script {
-                options.translation_threshold
-            } else {
-                options.paraphrase_threshold
-            }
-        };
         let close: Vec<(f32, u64, usize, usize)> = library
             .iter()
             .map(|(id, s, e, w)| (embed::cosine(v, w), *id, *s, *e))
-            .filter(|&(similarity, id, s, e)| similarity >= threshold_for(id, s, e))
+            .filter(|&(similarity, id, s, e)| {
+                similarity >= threshold(options, query_script, &chars_of[&id][s..e])
+            })
             .collect();
         // As through the index: a sentence as close to several documents is stock wording.
         let mut close_docs: Vec<u64> = close.iter().map(|c| c.1).collect();
@@ -423,26 +400,53 @@ fn find(
         }
         let best = close.into_iter().max_by(|a, b| a.0.total_cmp(&b.0));
         if let Some((similarity, source_id, source_start, source_end)) = best {
-            let chars = &chars_of[&source_id];
-            let translated = script(&chars[source_start..source_end]) != query_script;
-            out.push(Found {
-                start,
-                end,
+            out.push(found(
+                query_chars,
+                (start, end),
                 source_id,
-                source_start,
-                source_end,
+                &chars_of[&source_id],
+                (source_start, source_end),
                 similarity,
-                kind: kind_of(
-                    &query_chars[start..end],
-                    &chars[source_start..source_end],
-                    translated,
-                    options,
-                ),
-                source_text: chars[source_start..source_end].iter().collect(),
-            });
+                options,
+            ));
         }
     }
     out
+}
+
+/// The similarity from which a library sentence is close to a query sentence of `query_script`:
+/// the translation threshold across languages, never for a mixed fragment.
+fn threshold(options: &CheckOptions, query_script: Script, source: &[char]) -> f32 {
+    match script(source) {
+        Script::Mixed => f32::INFINITY,
+        s if s != query_script => options.translation_threshold,
+        _ => options.paraphrase_threshold,
+    }
+}
+
+/// The pair of query sentence `[start, end)` and source sentence `[source_start, source_end)`
+/// of `chars`, above its threshold.
+fn found(
+    query_chars: &[char],
+    (start, end): (usize, usize),
+    source_id: u64,
+    chars: &[char],
+    (source_start, source_end): (usize, usize),
+    similarity: f32,
+    options: &CheckOptions,
+) -> Found {
+    let query = &query_chars[start..end];
+    let source = &chars[source_start..source_end];
+    Found {
+        start,
+        end,
+        source_id,
+        source_start,
+        source_end,
+        similarity,
+        kind: kind_of(query, source, script(source) != script(query), options),
+        source_text: source.iter().collect(),
+    }
 }
 
 #[cfg(test)]

@@ -284,7 +284,7 @@ pub async fn check_with<L: Library>(
             .filter(|f| {
                 !reopened(f)
                     || (f.kind == paraphrase::FoundKind::LightEdit
-                        && !text_chars[f.start..f.end].iter().any(char::is_ascii_digit))
+                        && !text_chars[f.start..f.end].iter().any(|c| c.is_numeric()))
             })
             .collect();
         spans.retain(|s| {

@@ -1656,11 +1656,12 @@ fn cap_length(text: &str, budget: u32) -> String {
 fn tidy_abstract(text: &str, title: &str, headings: &[String], keywords: &[String]) -> String {
     // Sentences said twice go whatever wrote them: the local model, given one summary per
     // section, restates them.
-    let once = SaidBefore::of(true, std::iter::empty()).drop_repeats(text);
+    let nothing_before = SaidBefore::of(true, std::iter::empty());
+    let once = nothing_before.drop_repeats(text);
     let prose = abstract_prose(&clean_section(&once, title, "摘要"), headings);
     // Once more without the chapter labels: a long label had kept a restated sentence's share
     // of repeated n-grams under the bar (run I, 汪曾祺: one sentence twice in a row).
-    let prose = SaidBefore::of(true, std::iter::empty()).drop_repeats(&prose);
+    let prose = nothing_before.drop_repeats(&prose);
     end_at_sentence(&without_keyword_lists(&prose, title, keywords))
 }
 

@@ -263,7 +263,11 @@ pub async fn check_with<L: Library>(
             }
         };
         let strictly_open = paraphrase::sentences(&doc, &text_chars, closed(false));
-        let open_sentences = paraphrase::sentences(&doc, &text_chars, closed(true));
+        let open_sentences = if options.recheck_two_document_commons {
+            paraphrase::sentences(&doc, &text_chars, closed(true))
+        } else {
+            strictly_open.clone()
+        };
         let found = paraphrase::find_in_library(
             library,
             &text_chars,

@@ -362,6 +362,7 @@ async fn main() {
         options.common_phrase_docs = Some(usize::MAX);
         options.min_anchor = 0;
         options.light_edit_overlap = f32::INFINITY;
+        options.short_light_edit_overlap = f32::INFINITY;
     }
     if legacy || std::env::var("REALPROSE_NO_RECHECK").is_ok() {
         options.recheck_two_document_commons = false;
@@ -371,6 +372,12 @@ async fn main() {
         .and_then(|v| v.parse().ok())
     {
         options.light_edit_overlap = t;
+    }
+    if let Some(t) = std::env::var("REALPROSE_SHORT_OVERLAP")
+        .ok()
+        .and_then(|v| v.parse().ok())
+    {
+        options.short_light_edit_overlap = t;
     }
     if let Some(t) = std::env::var("REALPROSE_TRANSLATION")
         .ok()
@@ -735,6 +742,7 @@ async fn main() {
         "common_phrase_docs": options.common_phrase_docs.unwrap_or_else(|| simcheck::common_phrase_docs(library_docs as u64)),
         "min_anchor": options.min_anchor,
         "light_edit_overlap": options.light_edit_overlap,
+        "short_light_edit_overlap": options.short_light_edit_overlap,
         "recheck_two_document_commons": options.recheck_two_document_commons,
         "seed": seed,
         "paraphrase_threshold": options.paraphrase_threshold,

@@ -63,6 +63,11 @@ pub struct CheckOptions {
     /// subsequence of letters and characters covers at least this share of the longer one: its
     /// characters are the source's, only scattered edits broke the fingerprints.
     pub light_edit_overlap: f32,
+    /// The overlap a shorter sentence (`paraphrase::MIN_SHORT_LIGHT_EDIT_LETTERS` to 24
+    /// letters) needs to be a light edit: nearly every character kept, as a copied sentence
+    /// is and a filled-in template is not (`f32::INFINITY`: shorter sentences are never light
+    /// edits).
+    pub short_light_edit_overlap: f32,
     /// The headings the document marks, `(line, level)` (a .docx's heading styles): they decide
     /// the chapters (see `segment_with`). Empty: chapters are recognised from the text.
     pub headings: Vec<(usize, u8)>,
@@ -89,6 +94,7 @@ impl Default for CheckOptions {
             translation_threshold: TRANSLATION_THRESHOLD,
             min_anchor: align::LIGHT_EDIT_ANCHOR,
             light_edit_overlap: LIGHT_EDIT_OVERLAP,
+            short_light_edit_overlap: SHORT_LIGHT_EDIT_OVERLAP,
             headings: Vec::new(),
             common_phrase_docs: None,
             recheck_two_document_commons: true,
@@ -109,6 +115,10 @@ pub const TRANSLATION_THRESHOLD: f32 = 0.60;
 /// `csl-paraphrases.json` reach at most 0.75, sentences with one character in twelve edited at
 /// least 0.80.
 pub const LIGHT_EDIT_OVERLAP: f32 = 0.80;
+
+/// The character overlap from which a shorter sentence-layer pair is a light edit
+/// (`CheckOptions::short_light_edit_overlap`), chosen with `simcheck-realprose`.
+pub const SHORT_LIGHT_EDIT_OVERLAP: f32 = 0.90;
 
 /// Checks `text` against `library` for copies (no paraphrase layer).
 pub async fn check<L: Library>(

@@ -143,13 +143,23 @@ pub fn edge_overlap(edge: &[char], source: &[char]) -> f32 {
 /// paraphrase, never counted.
 const MIN_LIGHT_EDIT_LETTERS: usize = 25;
 
+/// A sentence from this many letters up to `MIN_LIGHT_EDIT_LETTERS` is a light edit only with
+/// nearly all of one source sentence's characters (`CheckOptions::short_light_edit_overlap`):
+/// a short copied sentence with a character or two changed ("为什么说它是‘一种新的结合体’呢？" less
+/// one word) keeps over nine in ten, a template filled in with other words does not.
+pub const MIN_SHORT_LIGHT_EDIT_LETTERS: usize = 16;
+
 /// The kind of a pair above its threshold.
 fn kind_of(query: &[char], source: &[char], translated: bool, options: &CheckOptions) -> FoundKind {
     if translated {
-        FoundKind::Translated
-    } else if letters(query).len() >= MIN_LIGHT_EDIT_LETTERS
-        && char_overlap(query, source) >= options.light_edit_overlap
-    {
+        return FoundKind::Translated;
+    }
+    let needed = match letters(query).len() {
+        n if n >= MIN_LIGHT_EDIT_LETTERS => options.light_edit_overlap,
+        n if n >= MIN_SHORT_LIGHT_EDIT_LETTERS => options.short_light_edit_overlap,
+        _ => f32::INFINITY,
+    };
+    if char_overlap(query, source) >= needed {
         FoundKind::LightEdit
     } else {
         FoundKind::Paraphrase
@@ -327,16 +337,37 @@ pub(crate) async fn find_in_library<L: Library>(
             out.extend(best);
         }
     }
-    // Consecutive sentences taken from consecutive sentences of one source are one passage.
-    let mut merged: Vec<Found> = Vec::new();
-    for f in out {
-        if let Some(last) = merged.last_mut()
+    Ok(passages(
+        out,
+        query_chars,
+        |id| {
+            docs.get(&id)
+                .and_then(|d| d.as_ref())
+                .map(|(chars, _)| chars.as_slice())
+        },
+        options,
+    ))
+}
+
+/// Consecutive sentences taken from consecutive sentences of one source are one passage. A
+/// passage of suspected paraphrases is judged again as a whole: a copied passage cut into short
+/// sentences ("为什么说它是‘一种新的结合体’呢？--它是一种怎样的‘新’呢？") has no sentence long
+/// enough to be a light edit on its own.
+fn passages<'a>(
+    found: Vec<Found>,
+    query_chars: &[char],
+    source_chars: impl Fn(u64) -> Option<&'a [char]>,
+    options: &CheckOptions,
+) -> Vec<Found> {
+    let mut merged: Vec<(Found, bool)> = Vec::new();
+    for f in found {
+        if let Some((last, joined)) = merged.last_mut()
             && last.source_id == f.source_id
             && last.kind == f.kind
             && query_chars[last.end..f.start.max(last.end)]
                 .iter()
                 .all(|c| c.is_whitespace())
-            && let Some(Some((chars, _))) = docs.get(&f.source_id)
+            && let Some(chars) = source_chars(f.source_id)
             && last.source_end <= f.source_start
             && chars[last.source_end..f.source_start]
                 .iter()
@@ -346,11 +377,21 @@ pub(crate) async fn find_in_library<L: Library>(
             last.source_end = f.source_end;
             last.similarity = last.similarity.min(f.similarity);
             last.source_text = chars[last.source_start..last.source_end].iter().collect();
+            *joined = true;
             continue;
         }
-        merged.push(f);
+        merged.push((f, false));
     }
-    Ok(merged)
+    merged
+        .into_iter()
+        .map(|(mut f, joined)| {
+            if joined && f.kind == FoundKind::Paraphrase {
+                let source: Vec<char> = f.source_text.chars().collect();
+                f.kind = kind_of(&query_chars[f.start..f.end], &source, false, options);
+            }
+            f
+        })
+        .collect()
 }
 
 fn find(
@@ -411,7 +452,12 @@ fn find(
             ));
         }
     }
-    out
+    passages(
+        out,
+        query_chars,
+        |id| chars_of.get(&id).map(|c| c.as_slice()),
+        options,
+    )
 }
 
 /// The similarity from which a library sentence is close to a query sentence of `query_script`:
@@ -451,7 +497,51 @@ fn found(
 
 #[cfg(test)]
 mod tests {
-    use super::char_overlap;
+    use super::{FoundKind, char_overlap, kind_of};
+    use crate::CheckOptions;
+
+    fn kind(query: &str, source: &str, options: &CheckOptions) -> FoundKind {
+        let (q, s): (Vec<char>, Vec<char>) = (query.chars().collect(), source.chars().collect());
+        kind_of(&q, &s, false, options)
+    }
+
+    #[test]
+    fn a_short_sentence_is_a_light_edit_only_with_nearly_all_its_characters() {
+        let options = CheckOptions::default();
+        // 21 letters: one word dropped, one character slipped in.
+        let source = "为什么说它是一种新的统一模型呢？它新在哪里呢？";
+        let edited = "为什么说它是一种的统一模型呢？它新在呵哪里呢？";
+        assert!(overlap(edited, source) >= 0.9);
+        assert_eq!(kind(edited, source, &options), FoundKind::LightEdit);
+        // A template filled in with other words keeps fewer.
+        assert_eq!(
+            kind(
+                "目的：了解我院门诊抗菌药物的使用情况。",
+                "目的：了解我院住院患者抗菌药物的使用情况。",
+                &options
+            ),
+            FoundKind::Paraphrase
+        );
+        // Under 16 letters a sentence is never more than a suspicion.
+        assert_eq!(
+            kind("它新在呵哪里呢？", "它新在哪里呢？", &options),
+            FoundKind::Paraphrase
+        );
+        let off = CheckOptions {
+            short_light_edit_overlap: f32::INFINITY,
+            ..CheckOptions::default()
+        };
+        assert_eq!(kind(edited, source, &off), FoundKind::Paraphrase);
+        // From 25 letters the usual overlap is enough.
+        let long_source = "为什么说它是一种新的统一模型呢？它到底新在哪里，又统一了什么呢？";
+        let long_edited = "为什么说它是一种的统一型呢？它到底在哪里，又统一了么呢？";
+        let o = overlap(long_edited, long_source);
+        assert!((0.8..0.9).contains(&o), "{o}");
+        assert_eq!(
+            kind(long_edited, long_source, &options),
+            FoundKind::LightEdit
+        );
+    }
 
     fn overlap(a: &str, b: &str) -> f32 {
         char_overlap(

@@ -949,6 +949,50 @@ async fn a_light_edit_of_one_sentence_counts_though_its_words_are_used_elsewhere
     }
 }
 
+/// Two short sentences copied one after the other with a character or two changed are one
+/// light-edited passage, though neither alone is long enough to be judged a light edit (the
+/// real-prose bench's rhetorical questions, docs/simcheck.md).
+#[tokio::test]
+async fn short_sentences_copied_in_a_row_are_judged_as_one_passage() {
+    let docs = vec![NewDoc::public(
+        "建模思路",
+        "本文讨论一种新的建模思路。为什么说它是一种新模型呢？它究竟新在哪些地方呢？下文从三个方面回答这个问题。",
+    )];
+    let edited = "为什么说它是一种模型呢？它究呵竟新在哪些地方呢？";
+    let paper = format!("{UNRELATED}\n{edited}\n{UNRELATED}\n");
+    let Some(reports) =
+        with_both_sentence_layers(docs.clone(), &paper, &CheckOptions::default()).await
+    else {
+        return;
+    };
+    for (report, ids) in &reports {
+        assert_eq!(
+            classes_texts_sources(report, &paper),
+            vec![(SpanClass::LightEdit, edited.to_string(), ids[0])],
+            "{:#?}",
+            report.spans
+        );
+        assert_eq!(
+            report.copied_chars,
+            simcheck::normalize::count_chars(edited)
+        );
+    }
+    // Without the rule for shorter passages it stays a suspicion, never counted.
+    let off = CheckOptions {
+        short_light_edit_overlap: f32::INFINITY,
+        ..CheckOptions::default()
+    };
+    for (report, ids) in &with_both_sentence_layers(docs, &paper, &off).await.unwrap() {
+        assert_eq!(
+            classes_texts_sources(report, &paper),
+            vec![(SpanClass::Paraphrase, edited.to_string(), ids[0])],
+            "{:#?}",
+            report.spans
+        );
+        assert_eq!(report.copied_chars, 0);
+    }
+}
+
 /// A template filled in with figures, close to one library sentence only, stays a common
 /// phrase with the sentence layer on: the figures are the fill-in (the real-prose bench's
 /// linearity fragments; the CSL abstracts write a decimal point as "。", so a sentence ends

@@ -1,6 +1,7 @@
 //! Shared pieces of the benchmarks: deterministic text generation, the PAN text-alignment
 //! measures, and process measurements.
 
+pub mod drawn_vectors;
 pub mod pan;
 pub mod textgen;
 

@@ -22,6 +22,9 @@ use usearch::{Index, IndexOptions, MetricKind, ScalarKind};
 
 const FILE: &str = "sentences.usearch";
 const MAX_SENTENCES_PER_DOC: usize = 1 << 16;
+/// Candidates a search keeps (see `SentenceIndex::set_expansion_search`), chosen with
+/// `sentence-index-scale` (docs/simcheck.md).
+const EXPANSION_SEARCH: usize = 64;
 
 fn key(doc: DocId, sentence: usize) -> u64 {
     (doc << 16) | sentence as u64
@@ -47,6 +50,8 @@ pub struct SentenceIndex {
     /// The stamp of the file the index in memory was read from or written to.
     loaded: Mutex<Option<(SystemTime, u64)>>,
     writer: Mutex<()>,
+    /// Candidates a search keeps (HNSW's ef): more finds more true neighbours, slower.
+    expansion_search: std::sync::atomic::AtomicUsize,
 }
 
 impl SentenceIndex {
@@ -55,12 +60,14 @@ impl SentenceIndex {
         let dir = dir.into();
         fs::create_dir_all(&dir)?;
         let index = Self::read(&dir, dimensions)?;
+        index.change_expansion_search(EXPANSION_SEARCH);
         Ok(SentenceIndex {
             loaded: Mutex::new(stamp(&dir.join(FILE))),
             dir,
             dimensions,
             index: RwLock::new(index),
             writer: Mutex::new(()),
+            expansion_search: std::sync::atomic::AtomicUsize::new(EXPANSION_SEARCH),
         })
     }
 
@@ -71,7 +78,7 @@ impl SentenceIndex {
             quantization: ScalarKind::I8,
             connectivity: 16,
             expansion_add: 128,
-            expansion_search: 64,
+            expansion_search: EXPANSION_SEARCH,
             multi: false,
         }
     }
@@ -97,6 +104,8 @@ impl SentenceIndex {
         let mut loaded = self.loaded.lock().unwrap_or_else(|e| e.into_inner());
         if now != *loaded {
             let index = Self::read(&self.dir, self.dimensions)?;
+            // A load may bring the file's own setting.
+            index.change_expansion_search(self.expansion_search());
             *self.index.write().unwrap_or_else(|e| e.into_inner()) = index;
             *loaded = now;
         }
@@ -242,6 +251,23 @@ impl SentenceIndex {
         })
     }
 
+    /// Candidates a search keeps unless changed.
+    pub const DEFAULT_EXPANSION_SEARCH: usize = EXPANSION_SEARCH;
+
+    /// Candidates each search keeps (`DEFAULT_EXPANSION_SEARCH` unless changed).
+    pub fn expansion_search(&self) -> usize {
+        self.expansion_search
+            .load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    /// Changes how many candidates each search keeps, for measuring recall against speed.
+    pub fn set_expansion_search(&self, candidates: usize) {
+        let index = self.index.write().unwrap_or_else(|e| e.into_inner());
+        self.expansion_search
+            .store(candidates, std::sync::atomic::Ordering::Relaxed);
+        index.change_expansion_search(candidates);
+    }
+
     /// Indexed sentences.
     pub fn len(&self) -> usize {
         self.index.read().unwrap_or_else(|e| e.into_inner()).size()
@@ -267,6 +293,7 @@ impl SentenceIndex {
         if probe.dimensions() != self.dimensions {
             return Err(corrupt("the replacement has other dimensions"));
         }
+        probe.change_expansion_search(self.expansion_search());
         let path = self.dir.join(FILE);
         fs::rename(from, &path)?;
         *self.index.write().unwrap_or_else(|e| e.into_inner()) = probe;
@@ -460,5 +487,41 @@ impl<L: Library> Library for SemanticLibrary<L> {
         self.inner
             .seeds(query_hashes, filter, max_postings_per_hash)
             .await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn unit(i: usize) -> Vec<f32> {
+        let mut v = vec![0.1f32; 8];
+        v[i % 8] = 1.0;
+        v
+    }
+
+    #[test]
+    fn a_changed_search_expansion_holds_when_another_process_rewrites_the_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let reader = SentenceIndex::open(dir.path(), 8).unwrap();
+        let writer = SentenceIndex::open(dir.path(), 8).unwrap();
+        assert_eq!(
+            reader.expansion_search(),
+            SentenceIndex::DEFAULT_EXPANSION_SEARCH
+        );
+        reader.set_expansion_search(200);
+        writer
+            .add(&[(1, (0..8).map(unit).collect::<Vec<_>>())])
+            .unwrap();
+        // The reader loads the writer's file on its next search.
+        let hits = reader.search(&[unit(3)], 1).unwrap();
+        assert_eq!((hits[0][0].doc, hits[0][0].sentence), (1, 3));
+        assert_eq!(reader.expansion_search(), 200);
+        let loaded = reader.index.read().unwrap().expansion_search();
+        assert_eq!(loaded, 200);
+        assert_eq!(
+            writer.index.read().unwrap().expansion_search(),
+            SentenceIndex::DEFAULT_EXPANSION_SEARCH
+        );
     }
 }

@@ -5,6 +5,19 @@ pub mod drawn_vectors;
 pub mod pan;
 pub mod textgen;
 
+/// The numbers given on the command line (sizes, counts), or `default` when none is.
+pub fn numbers_from_args(default: &[usize]) -> Vec<usize> {
+    let given: Vec<usize> = std::env::args()
+        .skip(1)
+        .filter_map(|a| a.parse().ok())
+        .collect();
+    if given.is_empty() {
+        default.to_vec()
+    } else {
+        given
+    }
+}
+
 /// Peak resident memory of this process in bytes (Linux `VmHWM`).
 pub fn peak_rss_bytes() -> Option<u64> {
     let status = std::fs::read_to_string("/proc/self/status").ok()?;

@@ -26,15 +26,7 @@ fn real_sentences() -> Option<Vec<String>> {
 }
 
 fn main() {
-    let sizes: Vec<usize> = std::env::args()
-        .skip(1)
-        .filter_map(|a| a.parse().ok())
-        .collect();
-    let sizes = if sizes.is_empty() {
-        vec![100, 1_000, 10_000]
-    } else {
-        sizes
-    };
+    let sizes = wenjian_bench::numbers_from_args(&[100, 1_000, 10_000]);
     let Ok(encoder) = embed::UseEncoder::load(&wenjian_bench::models_dir().join("usem3")) else {
         eprintln!("skipped: usem3 not found (run `wenjian models fetch usem3`)");
         return;

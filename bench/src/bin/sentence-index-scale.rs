@@ -73,15 +73,7 @@ fn row(vectors: usize, real: Option<&RealSample>) -> serde_json::Value {
 }
 
 fn main() {
-    let sizes: Vec<usize> = std::env::args()
-        .skip(1)
-        .filter_map(|a| a.parse().ok())
-        .collect();
-    let sizes = if sizes.is_empty() {
-        vec![100_000, 1_000_000, 10_000_000]
-    } else {
-        sizes
-    };
+    let sizes = wenjian_bench::numbers_from_args(&[100_000, 1_000_000, 10_000_000]);
     let real = drawn_vectors::real_sample();
     println!("{}", drawn_vectors::describe(real.as_ref()));
     for vectors in sizes {

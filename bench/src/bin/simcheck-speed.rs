@@ -220,15 +220,7 @@ async fn postgres_row(docs: usize, runs: usize) -> serde_json::Value {
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() {
-    let sizes: Vec<usize> = std::env::args()
-        .skip(1)
-        .filter_map(|a| a.parse().ok())
-        .collect();
-    let sizes = if sizes.is_empty() {
-        vec![1_000, 10_000, 100_000]
-    } else {
-        sizes
-    };
+    let sizes = wenjian_bench::numbers_from_args(&[1_000, 10_000, 100_000]);
     let runs: usize = std::env::var("BENCH_RUNS")
         .ok()
         .and_then(|v| v.parse().ok())

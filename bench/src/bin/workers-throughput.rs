@@ -50,15 +50,7 @@ async fn main() {
         eprintln!("workers-throughput: no evaluation data; skipped");
         return;
     };
-    let counts: Vec<usize> = std::env::args()
-        .skip(1)
-        .filter_map(|a| a.parse().ok())
-        .collect();
-    let counts = if counts.is_empty() {
-        vec![1, 2, 4]
-    } else {
-        counts
-    };
+    let counts = wenjian_bench::numbers_from_args(&[1, 2, 4]);
     let tasks: usize = std::env::var("THROUGHPUT_TASKS")
         .ok()
         .and_then(|v| v.parse().ok())

@@ -895,6 +895,23 @@ async fn with_both_sentence_layers(
     Some([(without_index, plain_ids), (with_index, indexed_ids)])
 }
 
+/// Each report (one per sentence layer) finds `edited` whole as one light edit of the first
+/// library document, counted.
+fn assert_one_light_edit(reports: &[(simcheck::Report, Vec<u64>); 2], paper: &str, edited: &str) {
+    for (report, ids) in reports {
+        assert_eq!(
+            classes_texts_sources(report, paper),
+            vec![(SpanClass::LightEdit, edited.to_string(), ids[0])],
+            "{:#?}",
+            report.spans
+        );
+        assert_eq!(
+            report.copied_chars,
+            simcheck::normalize::count_chars(edited)
+        );
+    }
+}
+
 /// A short light edit whose words other documents also use is common by the two-document rule;
 /// the sentence layer finds it a light edit of one library sentence that no other document's
 /// sentence is close to, and it counts (the real-prose bench's Client/Server sentence,
@@ -935,18 +952,7 @@ async fn a_light_edit_of_one_sentence_counts_though_its_words_are_used_elsewhere
     let after = with_both_sentence_layers(docs, &paper, &CheckOptions::default())
         .await
         .unwrap();
-    for (report, ids) in &after {
-        assert_eq!(
-            classes_texts_sources(report, &paper),
-            vec![(SpanClass::LightEdit, edited.to_string(), ids[0])],
-            "{:#?}",
-            report.spans
-        );
-        assert_eq!(
-            report.copied_chars,
-            simcheck::normalize::count_chars(edited)
-        );
-    }
+    assert_one_light_edit(&after, &paper, edited);
 }
 
 /// Two short sentences copied one after the other with a character or two changed are one
@@ -965,18 +971,7 @@ async fn short_sentences_copied_in_a_row_are_judged_as_one_passage() {
     else {
         return;
     };
-    for (report, ids) in &reports {
-        assert_eq!(
-            classes_texts_sources(report, &paper),
-            vec![(SpanClass::LightEdit, edited.to_string(), ids[0])],
-            "{:#?}",
-            report.spans
-        );
-        assert_eq!(
-            report.copied_chars,
-            simcheck::normalize::count_chars(edited)
-        );
-    }
+    assert_one_light_edit(&reports, &paper, edited);
     // Without the rule for shorter passages it stays a suspicion, never counted.
     let off = CheckOptions {
         short_light_edit_overlap: f32::INFINITY,

@@ -8,6 +8,7 @@
 
 use crate::percentile;
 use crate::textgen::Rng;
+use embed::cosine;
 use std::time::Instant;
 
 pub const DIMENSIONS: usize = 512;
@@ -29,10 +30,6 @@ const QUERY_COSINES: [f32; 2] = [
 fn normalized(v: Vec<f32>) -> Vec<f32> {
     let norm = v.iter().map(|x| x * x).sum::<f32>().sqrt().max(1e-6);
     v.into_iter().map(|x| x / norm).collect()
-}
-
-fn cosine(a: &[f32], b: &[f32]) -> f32 {
-    a.iter().zip(b).map(|(x, y)| x * y).sum()
 }
 
 fn unit_vector(rng: &mut Rng) -> Vec<f32> {

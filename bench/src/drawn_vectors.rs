@@ -143,6 +143,7 @@ pub fn measure(docs: &[(usize, Vec<Vec<f32>>)]) -> Structure {
 /// document direction and the sentence's own, weighted so the mean cosines match. With a real
 /// sample, the shared direction is the real mean and the others are mixes of real residuals;
 /// without one they are uniform on the sphere (the hardest case for the graph).
+#[derive(Clone)]
 pub struct Drawer<'a> {
     rng: Rng,
     residuals: Option<&'a [Vec<f32>]>,
@@ -279,30 +280,83 @@ pub struct Planted {
     vector: Vec<f32>,
 }
 
+/// What the searches ask and what they should find: the planted sentences, their rewordings at
+/// each query cosine, and the true nearest (document, sentence, cosine on the encoder's own
+/// vectors) of the first `EXACT_QUERIES` of each set, kept while the library was drawn.
+pub struct Workload {
+    planted: Vec<Planted>,
+    query_sets: Vec<(f32, Vec<Vec<f32>>)>,
+    exact: Vec<Vec<Vec<(u64, u32, f32)>>>,
+}
+
+/// Keeps `nearest` the `K` best of what it is offered.
+fn offer(nearest: &mut Vec<(u64, u32, f32)>, candidate: (u64, u32, f32)) {
+    if nearest.len() < K || candidate.2 > nearest[K - 1].2 {
+        let at = nearest.partition_point(|n| n.2 >= candidate.2);
+        nearest.insert(at, candidate);
+        nearest.truncate(K);
+    }
+}
+
+fn dot(a: &[f32], b: &[f32]) -> f32 {
+    a.iter().zip(b).map(|(x, y)| x * y).sum()
+}
+
 /// Fills `index` with `vectors` drawn vectors, documents of `PER_DOC` numbered from 1, in adds
-/// of about `BATCH_VECTORS`; returns the seconds spent adding, each add's vectors per second,
-/// and `planted` sentences spread evenly over the library.
+/// of about `BATCH_VECTORS`, rebuilding it on projected vectors when it wants to, as a library
+/// does; returns the seconds spent adding (rebuild included), each add's vectors per second,
+/// and the workload of `planted` sentences spread evenly over the library.
 pub fn fill(
     index: &simcheck::SentenceIndex,
     drawer: &mut Drawer,
     vectors: usize,
     planted: usize,
-) -> (f64, Vec<serde_json::Value>, Vec<Planted>) {
+) -> (f64, Vec<serde_json::Value>, Workload) {
     let docs = vectors.div_ceil(PER_DOC);
     let every = (vectors / planted.max(1)).max(1);
+    // The library is drawn twice from the same state: first to know the planted sentences, so
+    // that their rewordings' true nearest are kept as the library is drawn the second time.
+    let mut ahead = drawer.clone();
     let mut sample = Vec::new();
-    let mut batch: Vec<(u64, Vec<Vec<f32>>)> = Vec::new();
-    let (mut in_batch, mut added, mut insert_secs) = (0, 0, 0.0);
-    let mut batches = Vec::new();
+    let mut added = 0;
     for doc in 1..=docs as u64 {
-        let (_, doc_vectors) = drawer.document(PER_DOC.min(vectors - added));
-        for (i, v) in doc_vectors.iter().enumerate() {
+        let (_, doc_vectors) = ahead.document(PER_DOC.min(vectors - added));
+        for (i, v) in doc_vectors.into_iter().enumerate() {
             if (added + i) % every == 0 && sample.len() < planted {
                 sample.push(Planted {
                     doc,
                     sentence: i as u32,
-                    vector: v.clone(),
+                    vector: v,
                 });
+            }
+        }
+        added += PER_DOC.min(vectors - added);
+    }
+    let mut mover = ahead;
+    let query_sets: Vec<(f32, Vec<Vec<f32>>)> = QUERY_COSINES
+        .iter()
+        .map(|&to| {
+            (
+                to,
+                sample.iter().map(|p| mover.moved(&p.vector, to)).collect(),
+            )
+        })
+        .collect();
+    let mut exact: Vec<Vec<Vec<(u64, u32, f32)>>> = query_sets
+        .iter()
+        .map(|(_, q)| vec![Vec::new(); q.len().min(EXACT_QUERIES)])
+        .collect();
+    let mut batch: Vec<(u64, Vec<Vec<f32>>)> = Vec::new();
+    let (mut in_batch, mut insert_secs) = (0, 0.0);
+    let mut batches = Vec::new();
+    added = 0;
+    for doc in 1..=docs as u64 {
+        let (_, doc_vectors) = drawer.document(PER_DOC.min(vectors - added));
+        for ((_, queries), nearest) in query_sets.iter().zip(exact.iter_mut()) {
+            for (q, nearest) in queries.iter().zip(nearest.iter_mut()) {
+                for (i, v) in doc_vectors.iter().enumerate() {
+                    offer(nearest, (doc, i as u32, dot(q, v)));
+                }
             }
         }
         added += doc_vectors.len();
@@ -311,20 +365,54 @@ pub fn fill(
         if in_batch >= BATCH_VECTORS || added == vectors {
             let t = Instant::now();
             index.add(&std::mem::take(&mut batch)).expect("add");
+            let rebuilt = index.wants_projection()
+                && index
+                    .project(&(1..=doc).collect::<Vec<u64>>())
+                    .expect("project");
             let secs = t.elapsed().as_secs_f64();
             insert_secs += secs;
             let per_second = in_batch as f64 / secs;
             batches.push(serde_json::json!({
                 "vectors_after": added,
                 "vectors_per_second": per_second.round(),
+                "rebuilt_on_projected_vectors": rebuilt,
             }));
             if std::env::var_os("BENCH_VERBOSE").is_some() {
-                eprintln!("{added} vectors, {per_second:.0}/s in the last add");
+                eprintln!(
+                    "{added} vectors, {per_second:.0}/s in the last add (rebuilt: {rebuilt})"
+                );
             }
             in_batch = 0;
         }
     }
-    (insert_secs, batches, sample)
+    let workload = Workload {
+        planted: sample,
+        query_sets,
+        exact,
+    };
+    (insert_secs, batches, workload)
+}
+
+/// The projection the index was rebuilt on, if any: its dimensions and the energy it keeps.
+pub fn projection_summary(index: &simcheck::SentenceIndex) -> serde_json::Value {
+    match index.projection() {
+        Some(p) => serde_json::json!({
+            "dimensions": p.dimensions(),
+            "kept_energy_of_its_fit_sample": p.kept_energy(),
+        }),
+        None => serde_json::Value::Null,
+    }
+}
+
+/// `BENCH_PROJECT_FROM` and `BENCH_PROJECTED_DIMENSIONS`, when set, change when and how far
+/// `index` is projected.
+pub fn projection_from_env(index: &simcheck::SentenceIndex) {
+    let get = |name: &str| std::env::var(name).ok().and_then(|v| v.parse().ok());
+    if let (Some(from), dims) = (get("BENCH_PROJECT_FROM"), get("BENCH_PROJECTED_DIMENSIONS")) {
+        index.set_projection(from, dims.unwrap_or(128));
+    } else if let Some(dims) = get("BENCH_PROJECTED_DIMENSIONS") {
+        index.set_projection(100_000, dims);
+    }
 }
 
 /// Candidates a search keeps, to measure at: `BENCH_EXPANSIONS` (comma-separated), default
@@ -344,46 +432,25 @@ pub fn expansions() -> Vec<usize> {
 
 /// For each number of candidates and each query cosine (the paraphrase and the translation
 /// threshold): the planted sentences moved to that cosine of themselves are searched `runs`
-/// times as one paper's batch; p50/p95 in ms and recall@4 of the planted source.
+/// times as one paper's batch; p50/p95 in ms, recall@4 of the planted source, the share of the
+/// true 4 nearest found, and how far the index's similarity of those is from the true one.
 pub fn searches(
     index: &simcheck::SentenceIndex,
-    drawer: &mut Drawer,
-    planted: &[Planted],
+    workload: &Workload,
     expansions: &[usize],
     runs: usize,
 ) -> Vec<serde_json::Value> {
-    let query_sets: Vec<(f32, Vec<Vec<f32>>)> = QUERY_COSINES
-        .iter()
-        .map(|&to| {
-            let queries = planted
-                .iter()
-                .map(|p| drawer.moved(&p.vector, to))
-                .collect();
-            (to, queries)
-        })
-        .collect();
-    // The true nearest of the first queries, to say what share of them the graph finds.
-    let exact: Vec<Vec<Vec<(u64, u32)>>> = query_sets
-        .iter()
-        .map(|(_, queries)| {
-            let checked = &queries[..queries.len().min(EXACT_QUERIES)];
-            index
-                .exact_search(checked, K)
-                .expect("exact search")
-                .into_iter()
-                .map(|hits| hits.iter().map(|h| (h.doc, h.sentence)).collect())
-                .collect()
-        })
-        .collect();
+    let planted = &workload.planted;
     // How often the planted source is among the true nearest at all: the ceiling of recall,
     // below 1 where other sentences are as close to the rewording as its source.
-    let ceilings: Vec<f64> = exact
+    let ceilings: Vec<f64> = workload
+        .exact
         .iter()
         .map(|truths| {
             let hit = truths
                 .iter()
                 .zip(planted)
-                .filter(|(t, p)| t.contains(&(p.doc, p.sentence)))
+                .filter(|(t, p)| t.iter().any(|t| (t.0, t.1) == (p.doc, p.sentence)))
                 .count();
             hit as f64 / truths.len().max(1) as f64
         })
@@ -391,25 +458,30 @@ pub fn searches(
     let mut rows = Vec::new();
     for &expansion in expansions {
         index.set_expansion_search(expansion);
-        for (((to, queries), exact), ceiling) in query_sets.iter().zip(&exact).zip(&ceilings) {
+        for (((to, queries), exact), ceiling) in workload
+            .query_sets
+            .iter()
+            .zip(&workload.exact)
+            .zip(&ceilings)
+        {
             let mut ms = Vec::with_capacity(runs);
             let mut found = 0;
             let mut of_exact = 0.0;
+            let mut errors: Vec<f64> = Vec::new();
             for run in 0..runs {
                 let t = Instant::now();
                 let hits = index.search(queries, K).expect("search");
                 ms.push(t.elapsed().as_secs_f64() * 1000.0);
                 if run == 0 {
-                    let kept: usize = hits
-                        .iter()
-                        .zip(exact)
-                        .map(|(h, truth)| {
-                            truth
-                                .iter()
-                                .filter(|t| h.iter().any(|h| (h.doc, h.sentence) == **t))
-                                .count()
-                        })
-                        .sum();
+                    let mut kept = 0;
+                    for (h, truth) in hits.iter().zip(exact) {
+                        for t in truth {
+                            if let Some(h) = h.iter().find(|h| (h.doc, h.sentence) == (t.0, t.1)) {
+                                kept += 1;
+                                errors.push(f64::from((h.similarity - t.2).abs()));
+                            }
+                        }
+                    }
                     of_exact =
                         kept as f64 / exact.iter().map(Vec::len).sum::<usize>().max(1) as f64;
                     found = hits
@@ -422,6 +494,7 @@ pub fn searches(
                 }
             }
             ms.sort_by(f64::total_cmp);
+            errors.sort_by(f64::total_cmp);
             rows.push(serde_json::json!({
                 "expansion_search": expansion,
                 "query_cosine_to_source": to,
@@ -431,6 +504,9 @@ pub fn searches(
                 "recall_at_4": found as f64 / planted.len().max(1) as f64,
                 "share_of_the_true_4_nearest_found": of_exact,
                 "planted_source_in_the_true_4_nearest": ceiling,
+                "index_similarity_error_p50": percentile(&errors, 50.0),
+                "index_similarity_error_p99": percentile(&errors, 99.0),
+                "index_similarity_error_max": errors.last().copied().unwrap_or(0.0),
             }));
         }
     }

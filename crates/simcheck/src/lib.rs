@@ -11,6 +11,7 @@ pub mod fingerprint;
 pub mod library;
 pub mod normalize;
 pub mod paraphrase;
+pub mod projection;
 pub mod related;
 pub mod report;
 pub mod segment;
@@ -68,6 +69,11 @@ pub struct CheckOptions {
     /// is and a filled-in template is not (`f32::INFINITY`: shorter sentences are never light
     /// edits).
     pub short_light_edit_overlap: f32,
+    /// The cosine from which a long sentence (25 letters or more) with `light_edit_overlap` of a
+    /// library sentence's characters is a light edit even below `paraphrase_threshold`: scattered
+    /// edits (eight in fifty letters) move the encoder more than they move the characters
+    /// (`f32::INFINITY`: only pairs above the threshold are light edits).
+    pub edited_copy_floor: f32,
     /// The headings the document marks, `(line, level)` (a .docx's heading styles): they decide
     /// the chapters (see `segment_with`). Empty: chapters are recognised from the text.
     pub headings: Vec<(usize, u8)>,
@@ -95,6 +101,7 @@ impl Default for CheckOptions {
             min_anchor: align::LIGHT_EDIT_ANCHOR,
             light_edit_overlap: LIGHT_EDIT_OVERLAP,
             short_light_edit_overlap: SHORT_LIGHT_EDIT_OVERLAP,
+            edited_copy_floor: EDITED_COPY_FLOOR,
             headings: Vec::new(),
             common_phrase_docs: None,
             recheck_two_document_commons: true,
@@ -119,6 +126,10 @@ pub const LIGHT_EDIT_OVERLAP: f32 = 0.80;
 /// The character overlap from which a shorter sentence-layer pair is a light edit
 /// (`CheckOptions::short_light_edit_overlap`), chosen with `simcheck-realprose`.
 pub const SHORT_LIGHT_EDIT_OVERLAP: f32 = 0.90;
+
+/// The cosine from which an edited copy is judged on its characters
+/// (`CheckOptions::edited_copy_floor`), chosen with `simcheck-realprose` (docs/simcheck.md).
+pub const EDITED_COPY_FLOOR: f32 = 0.50;
 
 /// Checks `text` against `library` for copies (no paraphrase layer).
 pub async fn check<L: Library>(

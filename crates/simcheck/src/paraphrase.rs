@@ -149,6 +149,24 @@ const MIN_LIGHT_EDIT_LETTERS: usize = 25;
 /// one word) keeps over nine in ten, a template filled in with other words does not.
 pub const MIN_SHORT_LIGHT_EDIT_LETTERS: usize = 16;
 
+/// Whether a pair of this similarity counts as found: above the threshold, or a long sentence
+/// of the source's own characters with scattered edits that moved the encoder further
+/// (`CheckOptions::edited_copy_floor`).
+fn close_enough(
+    similarity: f32,
+    needed: f32,
+    query: &[char],
+    source: &[char],
+    options: &CheckOptions,
+) -> bool {
+    similarity >= needed
+        || (similarity >= options.edited_copy_floor
+            && needed.is_finite()
+            && script(query) == script(source)
+            && letters(query).len() >= MIN_LIGHT_EDIT_LETTERS
+            && char_overlap(query, source) >= options.light_edit_overlap)
+}
+
 /// The kind of a pair above its threshold.
 fn kind_of(query: &[char], source: &[char], translated: bool, options: &CheckOptions) -> FoundKind {
     if translated {
@@ -245,6 +263,10 @@ type SourceSentences = (Vec<char>, Vec<(usize, usize)>);
 /// How many nearest library sentences are read per query sentence.
 const NEIGHBOURS: usize = 4;
 
+/// How far below a threshold the index's similarity of a hit may be and the hit still be
+/// confirmed with the encoder (the index's error, measured in docs/simcheck.md).
+const CONFIRM_MARGIN: f32 = 0.05;
+
 /// Suspected paraphrases and translations of the query sentences: through the library's
 /// sentence index when it keeps one (every library document is a candidate), else among the
 /// sentences of `candidates` (the documents sharing the most k-grams).
@@ -287,12 +309,12 @@ pub(crate) async fn find_in_library<L: Library>(
     };
     // Each hit document once: its characters and sentences, or `None` when out of scope.
     let mut docs: HashMap<DocId, Option<SourceSentences>> = HashMap::new();
-    let mut out = Vec::new();
-    for ((&(start, end), hits), _) in wanted.iter().zip(neighbours).zip(&vectors) {
+    // Per query sentence, the hits near enough a threshold to be confirmed: (document, span).
+    let mut near: Vec<Vec<(DocId, (usize, usize))>> = Vec::with_capacity(wanted.len());
+    for (&(start, end), hits) in wanted.iter().zip(&neighbours) {
         // Never `Mixed`: those were left out before embedding.
         let query_script = script(&query_chars[start..end]);
-        let mut best: Option<Found> = None;
-        let mut close_docs: Vec<DocId> = Vec::new();
+        let mut close = Vec::new();
         for hit in hits {
             if let std::collections::hash_map::Entry::Vacant(slot) = docs.entry(hit.doc) {
                 let admitted = match library.meta(hit.doc).await? {
@@ -309,42 +331,92 @@ pub(crate) async fn find_in_library<L: Library>(
             let Some(Some((chars, sentences))) = docs.get(&hit.doc) else {
                 continue;
             };
-            let Some(&(source_start, source_end)) = sentences.get(hit.sentence as usize) else {
+            let Some(&span) = sentences.get(hit.sentence as usize) else {
                 continue;
             };
-            let source = &chars[source_start..source_end];
-            if hit.similarity < threshold(options, query_script, source) {
-                continue;
-            }
-            if !close_docs.contains(&hit.doc) {
-                close_docs.push(hit.doc);
-            }
-            if best.is_none() {
-                best = Some(found(
-                    query_chars,
-                    (start, end),
-                    hit.doc,
-                    chars,
-                    (source_start, source_end),
-                    hit.similarity,
-                    options,
-                ));
+            let needed = threshold(options, query_script, &chars[span.0..span.1]);
+            let source = &chars[span.0..span.1];
+            let query = &query_chars[start..end];
+            if close_enough(
+                hit.similarity + CONFIRM_MARGIN,
+                needed,
+                query,
+                source,
+                options,
+            ) {
+                close.push((hit.doc, span));
             }
         }
-        // A sentence as close to several documents' sentences is the field's stock wording
-        // ("两组患者不良反应发生率比较，差异无统计学意义"), not a rewording of one of them.
-        if close_docs.len() == 1 {
-            out.extend(best);
-        }
+        near.push(close);
     }
-    Ok(passages(
-        out,
+    // The index's similarities approximate the encoder's (8-bit, and projected in a large
+    // library): each candidate is judged on the encoder's own vector of its source sentence.
+    let chars_of = |doc: DocId| -> Option<&[char]> {
+        docs.get(&doc)
+            .and_then(|d| d.as_ref())
+            .map(|(chars, _)| chars.as_slice())
+    };
+    let mut candidates: Vec<(DocId, (usize, usize))> = near.iter().flatten().copied().collect();
+    candidates.sort_unstable();
+    candidates.dedup();
+    let texts: Vec<String> = candidates
+        .iter()
+        .map(|&(doc, (s, e))| chars_of(doc).map_or_else(String::new, |c| c[s..e].iter().collect()))
+        .collect();
+    let source_vectors: HashMap<(DocId, (usize, usize)), Vec<f32>> = candidates
+        .into_iter()
+        .zip(embed_all(embedder, &texts))
+        .collect();
+    let mut out = Vec::new();
+    for ((&(start, end), close), vector) in wanted.iter().zip(near).zip(&vectors) {
+        let query_script = script(&query_chars[start..end]);
+        let confirmed: Vec<(f32, DocId, usize, usize)> = close
+            .into_iter()
+            .filter_map(|(doc, (s, e))| {
+                let chars = chars_of(doc)?;
+                let similarity = embed::cosine(vector, source_vectors.get(&(doc, (s, e)))?);
+                let (query, source) = (&query_chars[start..end], &chars[s..e]);
+                let needed = threshold(options, query_script, source);
+                close_enough(similarity, needed, query, source, options)
+                    .then_some((similarity, doc, s, e))
+            })
+            .collect();
+        out.extend(judge(
+            confirmed,
+            query_chars,
+            (start, end),
+            options,
+            chars_of,
+        ));
+    }
+    Ok(passages(out, query_chars, chars_of, options))
+}
+
+/// The finding for one query sentence from the library sentences above its threshold
+/// (similarity, document, span): the closest, unless they come from several documents — a
+/// sentence as close to several documents' sentences is the field's stock wording
+/// ("两组患者不良反应发生率比较，差异无统计学意义"), not a rewording of one of them.
+fn judge<'a>(
+    close: Vec<(f32, DocId, usize, usize)>,
+    query_chars: &[char],
+    query: (usize, usize),
+    options: &CheckOptions,
+    source_chars: impl Fn(DocId) -> Option<&'a [char]>,
+) -> Option<Found> {
+    let mut close_docs: Vec<DocId> = close.iter().map(|c| c.1).collect();
+    close_docs.sort_unstable();
+    close_docs.dedup();
+    if close_docs.len() > 1 {
+        return None;
+    }
+    let (similarity, doc, s, e) = close.into_iter().max_by(|a, b| a.0.total_cmp(&b.0))?;
+    Some(found(
         query_chars,
-        |id| {
-            docs.get(&id)
-                .and_then(|d| d.as_ref())
-                .map(|(chars, _)| chars.as_slice())
-        },
+        query,
+        doc,
+        source_chars(doc)?,
+        (s, e),
+        similarity,
         options,
     ))
 }
@@ -429,28 +501,20 @@ fn find(
             .iter()
             .map(|(id, s, e, w)| (embed::cosine(v, w), *id, *s, *e))
             .filter(|&(similarity, id, s, e)| {
-                similarity >= threshold(options, query_script, &chars_of[&id][s..e])
+                let source = &chars_of[&id][s..e];
+                let needed = threshold(options, query_script, source);
+                close_enough(
+                    similarity,
+                    needed,
+                    &query_chars[start..end],
+                    source,
+                    options,
+                )
             })
             .collect();
-        // As through the index: a sentence as close to several documents is stock wording.
-        let mut close_docs: Vec<u64> = close.iter().map(|c| c.1).collect();
-        close_docs.sort_unstable();
-        close_docs.dedup();
-        if close_docs.len() > 1 {
-            continue;
-        }
-        let best = close.into_iter().max_by(|a, b| a.0.total_cmp(&b.0));
-        if let Some((similarity, source_id, source_start, source_end)) = best {
-            out.push(found(
-                query_chars,
-                (start, end),
-                source_id,
-                &chars_of[&source_id],
-                (source_start, source_end),
-                similarity,
-                options,
-            ));
-        }
+        out.extend(judge(close, query_chars, (start, end), options, |id| {
+            chars_of.get(&id).map(|c| c.as_slice())
+        }));
     }
     passages(
         out,

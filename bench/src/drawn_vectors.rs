@@ -303,8 +303,7 @@ fn dot(a: &[f32], b: &[f32]) -> f32 {
 }
 
 /// Fills `index` with `vectors` drawn vectors, documents of `PER_DOC` numbered from 1, in adds
-/// of about `BATCH_VECTORS`, rebuilding it on projected vectors when it wants to, as a library
-/// does; returns the seconds spent adding (rebuild included), each add's vectors per second,
+/// of about `BATCH_VECTORS`; returns the seconds spent adding, each add's vectors per second,
 /// and the workload of `planted` sentences spread evenly over the library.
 pub fn fill(
     index: &simcheck::SentenceIndex,
@@ -365,22 +364,15 @@ pub fn fill(
         if in_batch >= BATCH_VECTORS || added == vectors {
             let t = Instant::now();
             index.add(&std::mem::take(&mut batch)).expect("add");
-            let rebuilt = index.wants_projection()
-                && index
-                    .project(&(1..=doc).collect::<Vec<u64>>())
-                    .expect("project");
             let secs = t.elapsed().as_secs_f64();
             insert_secs += secs;
             let per_second = in_batch as f64 / secs;
             batches.push(serde_json::json!({
                 "vectors_after": added,
                 "vectors_per_second": per_second.round(),
-                "rebuilt_on_projected_vectors": rebuilt,
             }));
             if std::env::var_os("BENCH_VERBOSE").is_some() {
-                eprintln!(
-                    "{added} vectors, {per_second:.0}/s in the last add (rebuilt: {rebuilt})"
-                );
+                eprintln!("{added} vectors, {per_second:.0}/s in the last add ");
             }
             in_batch = 0;
         }
@@ -391,28 +383,6 @@ pub fn fill(
         exact,
     };
     (insert_secs, batches, workload)
-}
-
-/// The projection the index was rebuilt on, if any: its dimensions and the energy it keeps.
-pub fn projection_summary(index: &simcheck::SentenceIndex) -> serde_json::Value {
-    match index.projection() {
-        Some(p) => serde_json::json!({
-            "dimensions": p.dimensions(),
-            "kept_energy_of_its_fit_sample": p.kept_energy(),
-        }),
-        None => serde_json::Value::Null,
-    }
-}
-
-/// `BENCH_PROJECT_FROM` and `BENCH_PROJECTED_DIMENSIONS`, when set, change when and how far
-/// `index` is projected.
-pub fn projection_from_env(index: &simcheck::SentenceIndex) {
-    let get = |name: &str| std::env::var(name).ok().and_then(|v| v.parse().ok());
-    if let (Some(from), dims) = (get("BENCH_PROJECT_FROM"), get("BENCH_PROJECTED_DIMENSIONS")) {
-        index.set_projection(from, dims.unwrap_or(128));
-    } else if let Some(dims) = get("BENCH_PROJECTED_DIMENSIONS") {
-        index.set_projection(100_000, dims);
-    }
 }
 
 /// Candidates a search keeps, to measure at: `BENCH_EXPANSIONS` (comma-separated), default

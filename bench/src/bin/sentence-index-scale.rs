@@ -15,10 +15,9 @@
 //! (default 10) set the timing, `BENCH_EXPANSIONS` (default 64,128,256) the candidates a search
 //! keeps, each measured on the same index; `BENCH_DIR` keeps the index there instead of a
 //! temporary directory (it needs about 661 bytes per vector of disk); `BENCH_VERBOSE=1` prints
-//! each add's insertion speed as it goes. From 100,000 vectors the index is rebuilt on projected
-//! vectors, as a library's is; `BENCH_PROJECT_FROM` and `BENCH_PROJECTED_DIMENSIONS` change
-//! when and to how many dimensions (a `BENCH_PROJECT_FROM` above the size keeps it unprojected).
-//! Recall is against the true nearest on the encoder's own (unprojected) vectors.
+//! each add's insertion speed as it goes.
+//! Recall is against the true nearest on the drawn vectors themselves (kept while the library is
+//! drawn), so it counts what 8-bit storage and the graph lose together.
 
 use std::time::Instant;
 use wenjian_bench::drawn_vectors::{self, DIMENSIONS, PER_DOC, RealSample};
@@ -39,7 +38,6 @@ fn row(vectors: usize, real: Option<&RealSample>) -> serde_json::Value {
         .join(format!("scale-{vectors}"));
     let _ = std::fs::remove_dir_all(&dir);
     let index = simcheck::SentenceIndex::open(&dir, DIMENSIONS).expect("open index");
-    drawn_vectors::projection_from_env(&index);
     let mut drawer = drawn_vectors::drawer(real);
     let (insert_secs, batches, workload) = drawn_vectors::fill(
         &index,
@@ -53,7 +51,6 @@ fn row(vectors: usize, real: Option<&RealSample>) -> serde_json::Value {
     let t = Instant::now();
     let index = simcheck::SentenceIndex::open(&dir, DIMENSIONS).expect("reopen index");
     let load_secs = t.elapsed().as_secs_f64();
-    let projection = drawn_vectors::projection_summary(&index);
     let searches = drawn_vectors::searches(
         &index,
         &workload,
@@ -71,7 +68,6 @@ fn row(vectors: usize, real: Option<&RealSample>) -> serde_json::Value {
         "index_bytes": bytes,
         "index_bytes_per_vector": bytes as f64 / vectors.max(1) as f64,
         "load_seconds": load_secs,
-        "projection": projection,
         "searches": searches,
         "peak_rss_bytes": peak_rss_bytes(),
     })

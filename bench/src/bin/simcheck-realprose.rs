@@ -20,8 +20,7 @@
 //! anchor), `REALPROSE_OVERLAP` (the character overlap from which a sentence-layer pair is a
 //! light edit; above 1 turns that off), `REALPROSE_EDITED_COPY_FLOOR` (the cosine from which a
 //! long sentence is judged on its characters alone; above 1 turns that off),
-//! `REALPROSE_PROJECTED_DIMENSIONS` (the sentence index rebuilt on vectors projected to so many
-//! dimensions, as a large library's is), `REALPROSE_FIELDS` (comma-separated field names: papers only of these fields, for
+//! `REALPROSE_FIELDS` (comma-separated field names: papers only of these fields, for
 //! a held-out split; the library keeps every field), `REALPROSE_NO_EMBEDDINGS=1`, `REALPROSE_SEED` (other papers from the same pools), `REALPROSE_NO_RECHECK=1` (matches common by the
 //! two-document rule are not put to the sentence layer again), and `REALPROSE_LEGACY=1`: the engine as it was before
 //! common phrases, light-edit anchors and the sentence index (the "before" figures).
@@ -359,15 +358,6 @@ async fn main() {
         });
     }
 
-    if let Some(dims) = std::env::var("REALPROSE_PROJECTED_DIMENSIONS")
-        .ok()
-        .and_then(|v| v.parse().ok())
-    {
-        if let Some(index) = library.sentence_index() {
-            index.set_projection(0, dims);
-        }
-        library.project_when_large().await.expect("project");
-    }
     let import_seconds = import_began.elapsed().as_secs_f64();
     let mut options = CheckOptions::default();
     if legacy {
@@ -755,7 +745,6 @@ async fn main() {
             "sentences": i.len(),
             "bytes": i.bytes(),
             "bytes_per_library_char": i.bytes() as f64 / library_chars.max(1) as f64,
-            "projected_dimensions": i.projection().map(|p| p.dimensions()),
         })),
         "import_seconds": import_seconds,
         "legacy_engine": legacy,

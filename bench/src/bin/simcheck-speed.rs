@@ -256,14 +256,12 @@ async fn main() {
                 let dims = encoder.embed("维度").len();
                 assert_eq!(dims, drawn_vectors::DIMENSIONS, "the encoder's dimensions");
                 let index = simcheck::SentenceIndex::open(&index_dir, dims).expect("index");
-                drawn_vectors::projection_from_env(&index);
                 let per_doc = ((doc_chars() as f64 * SENTENCES_PER_CHAR).round() as usize).max(1);
                 let vectors = (docs * per_doc).min(max_sentences);
                 let mut drawer = drawn_vectors::drawer(real.as_ref());
                 let (index_secs, adds, workload) =
                     drawn_vectors::fill(&index, &mut drawer, vectors, 850);
                 let index_bytes = index.bytes();
-                let projection = drawn_vectors::projection_summary(&index);
                 let searches =
                     drawn_vectors::searches(&index, &workload, &expansions, runs.min(10));
                 drop(index);
@@ -297,7 +295,6 @@ async fn main() {
                     "index_vectors_for_the_whole_library": (library_chars as f64 * SENTENCES_PER_CHAR).round(),
                     "index_build_seconds": index_secs,
                     "index_adds": adds,
-                    "index_projection": projection,
                     "index_searches_of_planted_sources": searches,
                     "check_ms_with_by_expansion_search": with_layer
                         .iter()

@@ -11,7 +11,6 @@ pub mod fingerprint;
 pub mod library;
 pub mod normalize;
 pub mod paraphrase;
-pub mod projection;
 pub mod related;
 pub mod report;
 pub mod segment;

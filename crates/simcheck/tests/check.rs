@@ -1020,3 +1020,65 @@ async fn a_template_filled_in_with_figures_stays_common_with_the_sentence_layer(
         assert_eq!(report.copied_chars, 0, "{:#?}", report.spans);
     }
 }
+
+/// A long copied sentence with scattered odd characters put in, swapped in and taken out (eight
+/// edits in fifty letters) moves the encoder below the paraphrase threshold but keeps most of the
+/// source's characters: it is a light edit, counted (the real-prose bench's unfound sentence,
+/// docs/simcheck.md).
+#[tokio::test]
+async fn a_long_sentence_with_scattered_odd_edits_is_a_light_edit_below_the_threshold() {
+    let source = "本研究采用分层随机抽样方法对三所高校的一千二百名本科生进行了问卷调查，并分析了学习动机与学业成绩之间的关系。";
+    let docs = vec![NewDoc::public(
+        "本科生学习动机调查",
+        format!("研究背景。{source}最后提出了教学改进建议。"),
+    )];
+    let edited = "本研丂究采用分层随抽样方法对三所乄高校的一千二百名本科生进丟行了问卷调查，并分析了学习动乊机与学业成乢绩之间关系。";
+    let Some(encoder) = encoder() else {
+        return;
+    };
+    let cosine = embed::cosine(
+        &simcheck::SentenceEmbedder::embed(&encoder, source),
+        &simcheck::SentenceEmbedder::embed(&encoder, edited),
+    );
+    assert!(
+        cosine < simcheck::PARAPHRASE_THRESHOLD && cosine >= simcheck::EDITED_COPY_FLOOR,
+        "the case the rule is for: cosine {cosine}"
+    );
+    let paper = format!("{UNRELATED}\n{edited}\n{UNRELATED}\n");
+    let reports = with_both_sentence_layers(docs.clone(), &paper, &CheckOptions::default())
+        .await
+        .unwrap();
+    assert_one_light_edit(&reports, &paper, edited);
+    // Judged on the encoder alone, it is not found at all.
+    let off = CheckOptions {
+        edited_copy_floor: f32::INFINITY,
+        ..CheckOptions::default()
+    };
+    for (report, _) in &with_both_sentence_layers(docs, &paper, &off).await.unwrap() {
+        assert_eq!(report.copied_chars, 0, "{:#?}", report.spans);
+    }
+}
+
+#[test]
+fn probe_tmp() {
+    let Some(encoder) = encoder() else { return };
+    let source = "本研究采用分层随机抽样方法对三所高校的一千二百名本科生进行了问卷调查，并分析了学习动机与学业成绩之间的关系。";
+    for edited in [
+        "本研究不采用分层随抽样方法对三所高校的一千二百名本科生以进行了问卷调查，并分析了学习动机与学业成绩之间的关系。",
+        "本研究但采用分层随机抽样方法对三所高校的一千名本科生进行了问卷调查，并不分析了学习动作与学业成绩之间作的关系。",
+        "本研究采作分层随机抽样方法对三所高中的一千二百名本科生进行了问卷调查，并分析了学习动机与学业成以之间使的关系。",
+        "本研究采用分层随机抽样方法对三所高校的一千二百名本科生进行了问卷调查，并分析了学习动机与学业成绩之间的关系。",
+        "本研不究采用分层上随机抽样方对三所高校的一千二名本科生进行了问作卷调查，并分析了学习动机与学业成中绩之间的关系。",
+        "本研究采用分层随机抽样方法对三所高校的一千二百名本科生进行了问卷调查，并分析了学习动机与学业成绩之间的关系。",
+    ] {
+        let c = embed::cosine(
+            &simcheck::SentenceEmbedder::embed(&encoder, source),
+            &simcheck::SentenceEmbedder::embed(&encoder, edited),
+        );
+        let o = simcheck::paraphrase::char_overlap(
+            &source.chars().collect::<Vec<_>>(),
+            &edited.chars().collect::<Vec<_>>(),
+        );
+        eprintln!("PROBE {c:.3} {o:.3} {edited}");
+    }
+}

@@ -471,10 +471,27 @@ async fn mark_common_phrases<L: Library>(
 }
 
 /// Most letters and characters an edited sentence edge may hold for a match to be extended
-/// over it.
+/// over it with `EDGE_OVERLAP`.
 const EDGE_CHARS: usize = 16;
 /// The share of an edge's characters the source must have next to the match, in order.
 const EDGE_OVERLAP: f32 = 0.6;
+
+/// The share a sentence edge of `letters` letters and characters needs: a longer edge (a
+/// cluster of edits left no fingerprint over it: "…为儦方便人们吉理倏某些俘非本族傉言…") needs as
+/// much of the source's characters as a light-edited sentence does (`LIGHT_EDIT_OVERLAP`).
+fn edge_needed(letters: usize) -> f32 {
+    if letters <= EDGE_CHARS {
+        EDGE_OVERLAP
+    } else {
+        LIGHT_EDIT_OVERLAP
+    }
+}
+
+/// The source letters read next to a match for an edge of `letters`: a few more, since edits
+/// may have taken some out.
+fn edge_window(letters: usize) -> usize {
+    letters + 2 + letters / 8
+}
 
 /// A match that stops a few characters short of its sentence's start or end, where the source
 /// goes on with mostly the same characters, reaches the sentence edge: an edit close to the edge
@@ -506,17 +523,19 @@ fn extend_to_sentence_edges(
     {
         let head = &text_chars[sentence.start..start];
         let wanted = letters(head);
-        if (1..=EDGE_CHARS).contains(&wanted) {
-            // The source's characters just before the match, two more than the head holds.
+        if wanted >= 1 {
+            // The source's characters just before the match, a few more than the head holds.
             let mut from = source_start;
             let mut seen = 0;
-            while from > 0 && seen < wanted + 2 {
+            while from > 0 && seen < edge_window(wanted) {
                 from -= 1;
                 if source_chars[from].is_alphanumeric() {
                     seen += 1;
                 }
             }
-            if paraphrase::edge_overlap(head, &source_chars[from..source_start]) >= EDGE_OVERLAP {
+            if paraphrase::edge_overlap(head, &source_chars[from..source_start])
+                >= edge_needed(wanted)
+            {
                 let mut at = source_start;
                 let mut seen = 0;
                 while at > from && seen < wanted {
@@ -537,16 +556,17 @@ fn extend_to_sentence_edges(
     {
         let tail = &text_chars[end..sentence.end];
         let wanted = letters(tail);
-        if (1..=EDGE_CHARS).contains(&wanted) {
+        if wanted >= 1 {
             let mut to = source_end;
             let mut seen = 0;
-            while to < source_chars.len() && seen < wanted + 2 {
+            while to < source_chars.len() && seen < edge_window(wanted) {
                 if source_chars[to].is_alphanumeric() {
                     seen += 1;
                 }
                 to += 1;
             }
-            if paraphrase::edge_overlap(tail, &source_chars[source_end..to]) >= EDGE_OVERLAP {
+            if paraphrase::edge_overlap(tail, &source_chars[source_end..to]) >= edge_needed(wanted)
+            {
                 let mut at = source_end;
                 let mut seen = 0;
                 while at < to && seen < wanted {
@@ -581,6 +601,29 @@ async fn join_passages<L: Library>(library: &L, spans: &mut Vec<Span>) -> Result
     for i in order {
         if let Some(o) = open {
             let (first, next) = (&spans[o], &spans[i]);
+            // Pieces extended over one edited sentence to its edges can overlap, their source
+            // bounds a character or two apart: they are one passage.
+            let overlapping = first.source_id == next.source_id
+                && next.start < first.end
+                && next.source_start < first.source_end
+                && first.source_start < next.source_end;
+            if overlapping {
+                if next.end > first.end {
+                    let (end, source_end) = (next.end, next.source_end.max(first.source_end));
+                    let edited = next.class == SpanClass::LightEdit;
+                    let span = &mut spans[o];
+                    span.end = end;
+                    span.source_end = source_end;
+                    if edited {
+                        span.class = SpanClass::LightEdit;
+                    }
+                    if !changed.contains(&o) {
+                        changed.push(o);
+                    }
+                }
+                removed[i] = true;
+                continue;
+            }
             // Two short matches near each other are a field's template filled in differently
             // more often than one edited passage.
             let long_enough =

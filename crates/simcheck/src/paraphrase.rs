@@ -260,12 +260,11 @@ pub fn embed_all(embedder: &dyn SentenceEmbedder, sentences: &[String]) -> Vec<V
 /// A library text as characters, with its checkable sentences.
 type SourceSentences = (Vec<char>, Vec<(usize, usize)>);
 
+/// A library sentence close to a query sentence: similarity, document, start, end.
+type Close = (f32, DocId, usize, usize);
+
 /// How many nearest library sentences are read per query sentence.
 const NEIGHBOURS: usize = 4;
-
-/// How far below a threshold the index's similarity of a hit may be and the hit still be
-/// confirmed with the encoder (the index's error, measured in docs/simcheck.md).
-const CONFIRM_MARGIN: f32 = 0.05;
 
 /// Suspected paraphrases and translations of the query sentences: through the library's
 /// sentence index when it keeps one (every library document is a candidate), else among the
@@ -309,8 +308,10 @@ pub(crate) async fn find_in_library<L: Library>(
     };
     // Each hit document once: its characters and sentences, or `None` when out of scope.
     let mut docs: HashMap<DocId, Option<SourceSentences>> = HashMap::new();
-    // Per query sentence, the hits near enough a threshold to be confirmed: (document, span).
-    let mut near: Vec<Vec<(DocId, (usize, usize))>> = Vec::with_capacity(wanted.len());
+    // Per query sentence, the hits close enough. The index's 8-bit similarity is within 0.018 of
+    // the encoder's; confirming hits near the threshold with the encoder found a few more
+    // reworded sentences but cost more than the search (docs/simcheck.md).
+    let mut near: Vec<Vec<Close>> = Vec::with_capacity(wanted.len());
     for (&(start, end), hits) in wanted.iter().zip(&neighbours) {
         // Never `Mixed`: those were left out before embedding.
         let query_script = script(&query_chars[start..end]);
@@ -337,57 +338,20 @@ pub(crate) async fn find_in_library<L: Library>(
             let needed = threshold(options, query_script, &chars[span.0..span.1]);
             let source = &chars[span.0..span.1];
             let query = &query_chars[start..end];
-            if close_enough(
-                hit.similarity + CONFIRM_MARGIN,
-                needed,
-                query,
-                source,
-                options,
-            ) {
-                close.push((hit.doc, span));
+            if close_enough(hit.similarity, needed, query, source, options) {
+                close.push((hit.similarity, hit.doc, span.0, span.1));
             }
         }
         near.push(close);
     }
-    // The index's similarities approximate the encoder's (8-bit, and projected in a large
-    // library): each candidate is judged on the encoder's own vector of its source sentence.
     let chars_of = |doc: DocId| -> Option<&[char]> {
         docs.get(&doc)
             .and_then(|d| d.as_ref())
             .map(|(chars, _)| chars.as_slice())
     };
-    let mut candidates: Vec<(DocId, (usize, usize))> = near.iter().flatten().copied().collect();
-    candidates.sort_unstable();
-    candidates.dedup();
-    let texts: Vec<String> = candidates
-        .iter()
-        .map(|&(doc, (s, e))| chars_of(doc).map_or_else(String::new, |c| c[s..e].iter().collect()))
-        .collect();
-    let source_vectors: HashMap<(DocId, (usize, usize)), Vec<f32>> = candidates
-        .into_iter()
-        .zip(embed_all(embedder, &texts))
-        .collect();
     let mut out = Vec::new();
-    for ((&(start, end), close), vector) in wanted.iter().zip(near).zip(&vectors) {
-        let query_script = script(&query_chars[start..end]);
-        let confirmed: Vec<(f32, DocId, usize, usize)> = close
-            .into_iter()
-            .filter_map(|(doc, (s, e))| {
-                let chars = chars_of(doc)?;
-                let similarity = embed::cosine(vector, source_vectors.get(&(doc, (s, e)))?);
-                let (query, source) = (&query_chars[start..end], &chars[s..e]);
-                let needed = threshold(options, query_script, source);
-                close_enough(similarity, needed, query, source, options)
-                    .then_some((similarity, doc, s, e))
-            })
-            .collect();
-        out.extend(judge(
-            confirmed,
-            query_chars,
-            (start, end),
-            options,
-            chars_of,
-        ));
+    for (&query, close) in wanted.iter().zip(near) {
+        out.extend(judge(close, query_chars, query, options, chars_of));
     }
     Ok(passages(out, query_chars, chars_of, options))
 }
@@ -397,7 +361,7 @@ pub(crate) async fn find_in_library<L: Library>(
 /// sentence as close to several documents' sentences is the field's stock wording
 /// ("两组患者不良反应发生率比较，差异无统计学意义"), not a rewording of one of them.
 fn judge<'a>(
-    close: Vec<(f32, DocId, usize, usize)>,
+    close: Vec<Close>,
     query_chars: &[char],
     query: (usize, usize),
     options: &CheckOptions,
@@ -497,7 +461,7 @@ fn find(
         if query_script == Script::Mixed {
             continue;
         }
-        let close: Vec<(f32, u64, usize, usize)> = library
+        let close: Vec<Close> = library
             .iter()
             .map(|(id, s, e, w)| (embed::cosine(v, w), *id, *s, *e))
             .filter(|&(similarity, id, s, e)| {

@@ -1040,7 +1040,7 @@ async fn a_sentence_with_odd_characters_in_its_words_is_a_light_edit_below_the_t
         &simcheck::SentenceEmbedder::embed(&encoder, edited),
     );
     assert!(
-        cosine < simcheck::PARAPHRASE_THRESHOLD && cosine >= simcheck::EDITED_COPY_FLOOR,
+        (simcheck::EDITED_COPY_FLOOR..simcheck::PARAPHRASE_THRESHOLD).contains(&cosine),
         "the case the rule is for: cosine {cosine}"
     );
     let paper = format!("{UNRELATED}\n{edited}\n{UNRELATED}\n");

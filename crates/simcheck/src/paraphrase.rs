@@ -335,8 +335,8 @@ pub(crate) async fn find_in_library<L: Library>(
             let Some(&span) = sentences.get(hit.sentence as usize) else {
                 continue;
             };
-            let needed = threshold(options, query_script, &chars[span.0..span.1]);
             let source = &chars[span.0..span.1];
+            let needed = threshold(options, query_script, source);
             let query = &query_chars[start..end];
             if close_enough(hit.similarity, needed, query, source, options) {
                 close.push((hit.similarity, hit.doc, span.0, span.1));

@@ -372,7 +372,7 @@ pub fn fill(
                 "vectors_per_second": per_second.round(),
             }));
             if std::env::var_os("BENCH_VERBOSE").is_some() {
-                eprintln!("{added} vectors, {per_second:.0}/s in the last add ");
+                eprintln!("{added} vectors, {per_second:.0}/s in the last add");
             }
             in_batch = 0;
         }

@@ -476,6 +476,11 @@ const EDGE_CHARS: usize = 16;
 /// The share of an edge's characters the source must have next to the match, in order.
 const EDGE_OVERLAP: f32 = 0.6;
 
+/// An edge longer than this is never joined: it bounds the comparison's cost on hostile text (one
+/// long unpunctuated "sentence" holding many matches). Clause-long edited edges do occur (64 lost
+/// two edited passages of the real-prose bench, 256 none).
+const LONG_EDGE_MAX_LETTERS: usize = 256;
+
 /// The share a sentence edge of `letters` letters and characters needs: a longer edge (a
 /// cluster of edits left no fingerprint over it: "…为儦方便人们吉理倏某些俘非本族傉言…") needs as
 /// much of the source's characters as a light-edited sentence does (`LIGHT_EDIT_OVERLAP`).
@@ -523,7 +528,7 @@ fn extend_to_sentence_edges(
     {
         let head = &text_chars[sentence.start..start];
         let wanted = letters(head);
-        if wanted >= 1 {
+        if (1..=LONG_EDGE_MAX_LETTERS).contains(&wanted) {
             // The source's characters just before the match, a few more than the head holds.
             let mut from = source_start;
             let mut seen = 0;
@@ -556,7 +561,7 @@ fn extend_to_sentence_edges(
     {
         let tail = &text_chars[end..sentence.end];
         let wanted = letters(tail);
-        if wanted >= 1 {
+        if (1..=LONG_EDGE_MAX_LETTERS).contains(&wanted) {
             let mut to = source_end;
             let mut seen = 0;
             while to < source_chars.len() && seen < edge_window(wanted) {

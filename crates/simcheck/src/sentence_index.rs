@@ -214,37 +214,13 @@ impl SentenceIndex {
     /// The `k` nearest library sentences of each query vector, best first; queries are spread
     /// over every core.
     pub fn search(&self, queries: &[Vec<f32>], k: usize) -> LibraryResult<Vec<Vec<SentenceHit>>> {
-        self.nearest(queries, k, false)
-    }
-
-    /// The true `k` nearest, by comparing with every vector: for measuring what the graph's
-    /// search misses, far too slow for a check.
-    pub fn exact_search(
-        &self,
-        queries: &[Vec<f32>],
-        k: usize,
-    ) -> LibraryResult<Vec<Vec<SentenceHit>>> {
-        self.nearest(queries, k, true)
-    }
-
-    fn nearest(
-        &self,
-        queries: &[Vec<f32>],
-        k: usize,
-        exact: bool,
-    ) -> LibraryResult<Vec<Vec<SentenceHit>>> {
         self.refresh()?;
         let index = self.index.read().unwrap_or_else(|e| e.into_inner());
         if index.size() == 0 {
             return Ok(vec![Vec::new(); queries.len()]);
         }
         let one = |q: &Vec<f32>| -> LibraryResult<Vec<SentenceHit>> {
-            let found = if exact {
-                index.exact_search(q, k)
-            } else {
-                index.search(q, k)
-            }
-            .map_err(backend)?;
+            let found = index.search(q, k).map_err(backend)?;
             Ok(found
                 .keys
                 .iter()
@@ -540,8 +516,6 @@ mod tests {
         // The reader loads the writer's file on its next search.
         let hits = reader.search(&[unit(3)], 1).unwrap();
         assert_eq!((hits[0][0].doc, hits[0][0].sentence), (1, 3));
-        let exact = reader.exact_search(&[unit(3)], 1).unwrap();
-        assert_eq!((exact[0][0].doc, exact[0][0].sentence), (1, 3));
         assert_eq!(reader.expansion_search(), 200);
         let loaded = reader.index.read().unwrap().expansion_search();
         assert_eq!(loaded, 200);

@@ -1099,3 +1099,30 @@ async fn a_match_reaches_the_sentence_end_over_a_long_cluster_of_edits() {
         report.spans
     );
 }
+
+#[tokio::test]
+async fn an_edited_stretch_longer_than_an_edge_is_not_joined_to_the_match() {
+    let copied =
+        "本文以近十年出版的三百余种地方志为材料，系统考察了明清时期江南地区市镇经济的发展脉络，";
+    let source = format!(
+        "{copied}并讨论了商业网络与地方社会结构之间的互动关系以及其对近代城市化进程的深远影响，同时结合大量档案资料分析了市镇人口流动、手工业分工和地方财政收支的长期变化趋势及其内在动因，进而比较了太湖流域与钱塘江沿岸两类市镇在交通条件、物产结构、宗族组织和士绅参与方面的显著差异，考察了牙行制度、会馆公所与地方官府在市场管理中的分工协作及其随时代推移而发生的复杂演变，梳理了丝织业、棉纺业和粮食贸易如何通过跨区域的长途贩运把江南市镇同华北、华南乃至海外市场紧密联系起来，还讨论了战乱、灾荒与赋役改革对市镇兴衰的冲击以及地方社会为应对这些冲击所形成的种种自我调节机制，另外借助地理信息系统重建了若干典型市镇的街巷格局、店铺分布与水陆码头位置，并通过对契约文书、商业账簿和私人日记的细读还原了普通商户与雇工的日常经营状况，并据此提出了重新认识传统社会经济转型的若干理论假设与研究路径。"
+    );
+    let (_d, lib, ids) = library_with(vec![NewDoc::public(
+        "江南市镇经济",
+        format!("研究背景。{source}最后是结论。"),
+    )])
+    .await;
+    // Every fourth character of the 364-letter rest taken out: 273 letters, more than an edge
+    // (each of them still the source's, in order).
+    let edited = format!(
+        "{copied}并讨论商业网与地方会结构间的互关系以其对近城市化程的深影响，同结合大档案资分析了镇人口动、手工分工和方财政支的长变化趋及其内动因，进比较了湖流域钱塘江岸两类镇在交条件、物结构、宗组织和绅参与面的显差异，考了牙行度、会馆所与地官府在场管理的分工作及其时代推而发生复杂演，梳理了织业、棉业和粮贸易如通过跨域的长贩运把南市镇华北、华乃至海市场紧联系起，还讨论战乱、灾与赋役革对市兴衰的击以及方社会应对这冲击所成的种自我调机制，另借助地信息系重建了干典型镇的街格局、店分布与陆码头置，并通对契约书、商业簿和私日记的读还原普通商与雇工日常经状况，并此提出重新认传统社经济转的若干论假设研究路。"
+    );
+    let paper = format!("{UNRELATED}\n{edited}\n{UNRELATED}\n");
+    let report = check(&paper, &lib, &CheckOptions::default()).await.unwrap();
+    assert_eq!(
+        classes_texts_sources(&report, &paper),
+        vec![(SpanClass::Copy, format!("{copied}并讨论"), ids[0])],
+        "{:#?}",
+        report.spans
+    );
+}

@@ -20,7 +20,8 @@
 //! anchor), `REALPROSE_OVERLAP` (the character overlap from which a sentence-layer pair is a
 //! light edit; above 1 turns that off), `REALPROSE_EDITED_COPY_FLOOR` (the cosine from which a
 //! long sentence is judged on its characters alone; above 1 turns that off),
-//! `REALPROSE_FIELDS` (comma-separated field names: papers only of these fields, for
+//! `REALPROSE_RARE_RUN` (the run of rarely shared wording that stays counted inside a common
+//! match; a huge number turns that off), `REALPROSE_FIELDS` (comma-separated field names: papers only of these fields, for
 //! a held-out split; the library keeps every field), `REALPROSE_NO_EMBEDDINGS=1`, `REALPROSE_SEED` (other papers from the same pools), `REALPROSE_NO_RECHECK=1` (matches common by the
 //! two-document rule are not put to the sentence layer again), and `REALPROSE_LEGACY=1`: the engine as it was before
 //! common phrases, light-edit anchors and the sentence index (the "before" figures).
@@ -381,6 +382,12 @@ async fn main() {
         .and_then(|v| v.parse().ok())
     {
         options.short_light_edit_overlap = t;
+    }
+    if let Some(n) = std::env::var("REALPROSE_RARE_RUN")
+        .ok()
+        .and_then(|v| v.parse().ok())
+    {
+        options.rare_run_chars = n;
     }
     if let Some(t) = std::env::var("REALPROSE_EDITED_COPY_FLOOR")
         .ok()
@@ -754,6 +761,7 @@ async fn main() {
         "short_light_edit_overlap": options.short_light_edit_overlap,
         "edited_copy_floor": options.edited_copy_floor,
         "recheck_two_document_commons": options.recheck_two_document_commons,
+        "rare_run_chars": options.rare_run_chars,
         "seed": seed,
         "paraphrase_threshold": options.paraphrase_threshold,
         "translation_threshold": options.translation_threshold,

@@ -82,6 +82,10 @@ pub struct CheckOptions {
     /// Ask the sentence layer again about matches common only by the two-document rule: one
     /// that is a light edit of a single library sentence is a copy (see `check_with`).
     pub recheck_two_document_commons: bool,
+    /// Inside a match marked common, a run at least this long (characters) that fewer documents
+    /// share is the source's own wording and stays counted (`usize::MAX`: the whole match is
+    /// common; see `split_off_rare_runs`).
+    pub rare_run_chars: usize,
 }
 
 impl Default for CheckOptions {
@@ -104,6 +108,7 @@ impl Default for CheckOptions {
             headings: Vec::new(),
             common_phrase_docs: None,
             recheck_two_document_commons: true,
+            rare_run_chars: RARE_RUN_CHARS,
         }
     }
 }
@@ -189,8 +194,8 @@ pub async fn check_with<L: Library>(
         .collect();
 
     let mut spans = Vec::new();
-    // The query k-gram hashes each aligned span was found by, parallel to `spans`.
-    let mut span_hashes: Vec<Vec<u64>> = Vec::new();
+    // The shared k-grams each aligned span was found by, parallel to `spans`.
+    let mut span_seeds: Vec<Vec<SeedAt>> = Vec::new();
     let mut sources = HashMap::new();
     for (doc_id, mut doc_seeds) in candidates {
         let (Some(meta), Some(source_text)) =
@@ -230,14 +235,18 @@ pub async fn check_with<L: Library>(
                         SpanClass::Copy
                     },
                 );
-                span_hashes.push(
-                    doc_seeds
-                        .iter()
-                        .map(|&(q, _)| q as usize)
-                        .filter(|&q| qs <= q && q + params.k <= qe)
-                        .map(|q| hashes[q])
-                        .collect(),
-                );
+                let mut seeds_in: Vec<SeedAt> = doc_seeds
+                    .iter()
+                    .map(|&(q, s)| (q as usize, s as usize))
+                    .filter(|&(q, s)| qs <= q && q + params.k <= qe && s + params.k <= source.len())
+                    .map(|(q, s)| SeedAt {
+                        hash: hashes[q],
+                        at: query.original_range(q, q + params.k),
+                        source_at: source.original_range(s, s + params.k),
+                    })
+                    .collect();
+                seeds_in.sort_by_key(|seed| seed.at);
+                span_seeds.push(seeds_in);
                 spans.push(Span {
                     start,
                     end,
@@ -260,7 +269,14 @@ pub async fn check_with<L: Library>(
         Some(n) => n,
         None => common_phrase_docs(library.doc_count().await?),
     };
-    mark_common_phrases(library, &mut spans, &span_hashes, common_docs).await?;
+    mark_common_phrases(
+        library,
+        &mut spans,
+        &span_seeds,
+        common_docs,
+        options.rare_run_chars,
+    )
+    .await?;
     if let Some(embedder) = embedder {
         // Common phrases count as covered: stock wording is not re-reported as a paraphrase.
         // A match common only by the two-document rule (short, or a short light edit) is
@@ -373,15 +389,121 @@ const COMMON_PHRASE_SQRT_FACTOR: f64 = 0.12;
 /// docs/simcheck.md: 40 counts the own text's filled-in templates, 100 misses duplicates).
 const LONG_LIGHT_EDIT_CHARS: usize = 60;
 
+/// A k-gram a span shares with its source: where it lies in the paper and in the source
+/// (character ranges of the original texts).
+struct SeedAt {
+    hash: u64,
+    at: (usize, usize),
+    source_at: (usize, usize),
+}
+
+/// A run of rare k-grams at least this long inside a common match is the source's own wording
+/// between stock phrases ("方法：色谱柱为Hypersil C8，流动相为甲醇-0.04mol/L三乙胺（50∶50，磷酸调节
+/// pH值至6），流速为…"): it stays a copy.
+pub const RARE_RUN_CHARS: usize = 25;
+
+/// Marks `span` common (used by `docs` documents), except its runs of rare k-grams (`rare[i]` for
+/// `seeds[i]`) of `rare_run_chars` or more, which keep the span's class; returns the pieces
+/// beyond the first, `span` becoming the first.
+fn split_off_rare_runs(
+    span: &mut Span,
+    seeds: &[SeedAt],
+    rare: &[bool],
+    docs: u32,
+    rare_run_chars: usize,
+) -> Vec<Span> {
+    let class = span.class;
+    // Only the k-grams on the match's own diagonal: a stock phrase the source repeats elsewhere
+    // is shared there too.
+    let drift = |seed: &SeedAt| {
+        (seed.at.0 - span.start).abs_diff(seed.source_at.0.saturating_sub(span.source_start))
+    };
+    let tolerance = ((span.end - span.start) / 10).max(8);
+    let on_path = seeds.iter().zip(rare).filter(|(seed, _)| {
+        span.start <= seed.at.0
+            && seed.at.1 <= span.end
+            && span.source_start <= seed.source_at.0
+            && seed.source_at.1 <= span.source_end
+            && drift(seed) <= tolerance
+    });
+    // Rare runs: consecutive rare k-grams, as paper and source ranges.
+    let mut runs: Vec<((usize, usize), (usize, usize))> = Vec::new();
+    let mut open: Option<((usize, usize), (usize, usize))> = None;
+    for (seed, &is_rare) in on_path {
+        match (&mut open, is_rare) {
+            (Some(run), true) => {
+                run.0.1 = run.0.1.max(seed.at.1);
+                run.1.1 = run.1.1.max(seed.source_at.1);
+            }
+            (None, true) => open = Some((seed.at, seed.source_at)),
+            (_, false) => runs.extend(open.take()),
+        }
+    }
+    runs.extend(open);
+    runs.retain(|(at, source_at)| at.1 - at.0 >= rare_run_chars && source_at.0 < source_at.1);
+    // Pieces in order, each with its source range: common, rare, common, …
+    let mut bounds: Vec<((usize, usize), (usize, usize), SpanClass)> = Vec::new();
+    let (mut at, mut source_at) = (span.start, span.source_start);
+    for (rare_at, rare_source) in runs {
+        if rare_at.0 < at || rare_source.0 < source_at {
+            continue;
+        }
+        if rare_at.0 > at {
+            bounds.push((
+                (at, rare_at.0),
+                (source_at, rare_source.0),
+                SpanClass::Common,
+            ));
+        }
+        bounds.push((rare_at, rare_source, class));
+        (at, source_at) = (rare_at.1, rare_source.1);
+    }
+    if at < span.end {
+        bounds.push((
+            (at, span.end),
+            (source_at, span.source_end),
+            SpanClass::Common,
+        ));
+    }
+    let source_chars: Vec<char> = span.source_text.chars().collect();
+    let mut pieces: Vec<Span> = bounds
+        .into_iter()
+        .map(|((start, end), (source_start, source_end), class)| Span {
+            start,
+            end,
+            source_id: span.source_id,
+            source_start,
+            source_end,
+            class,
+            chars: 0,
+            source_text: passage(
+                &source_chars,
+                source_start - span.source_start,
+                source_end.max(source_start) - span.source_start,
+            ),
+            docs: if class == SpanClass::Common { docs } else { 0 },
+        })
+        .collect();
+    if pieces.is_empty() {
+        span.class = SpanClass::Common;
+        span.docs = docs;
+        return Vec::new();
+    }
+    *span = pieces.remove(0);
+    pieces
+}
+
 /// Marks as common the spans most of whose fingerprints at least `threshold` public documents
-/// use, and keeps one entry per passage (its most used source stands for all).
+/// use (but for the source's own wording between them), and keeps one entry per passage (its
+/// most used source stands for all).
 async fn mark_common_phrases<L: Library>(
     library: &L,
     spans: &mut Vec<Span>,
-    span_hashes: &[Vec<u64>],
+    span_seeds: &[Vec<SeedAt>],
     threshold: usize,
+    rare_run_chars: usize,
 ) -> Result<(), LibraryError> {
-    let mut distinct: Vec<u64> = span_hashes.iter().flatten().copied().collect();
+    let mut distinct: Vec<u64> = span_seeds.iter().flatten().map(|s| s.hash).collect();
     distinct.sort_unstable();
     distinct.dedup();
     if distinct.is_empty() || threshold == usize::MAX {
@@ -395,8 +517,30 @@ async fn mark_common_phrases<L: Library>(
         .copied()
         .zip(library.document_frequencies(&distinct, cap).await?)
         .collect();
-    for (span, hashes) in spans.iter_mut().zip(span_hashes) {
-        let mut used: Vec<u32> = hashes.iter().map(|h| df[h]).collect();
+    // How many documents' matches cover each character of the paper: k-grams every field uses
+    // can be common one by one while the passage they make up is one source's.
+    let paper_chars = spans.iter().map(|s| s.end).max().unwrap_or(0);
+    let mut sharing = vec![0u32; paper_chars];
+    {
+        let mut by_source: Vec<(DocId, usize, usize)> = spans
+            .iter()
+            .map(|s| (s.source_id, s.start, s.end))
+            .collect();
+        by_source.sort_unstable();
+        // Spans of one source in text order: each character counts once per source.
+        let mut reached: Option<(DocId, usize)> = None;
+        for (doc, start, end) in by_source {
+            let before = reached.filter(|r| r.0 == doc).map_or(0, |r| r.1);
+            for n in &mut sharing[start.max(before).min(end)..end] {
+                *n += 1;
+            }
+            reached = Some((doc, before.max(end)));
+        }
+    }
+    let mut pieces: Vec<Span> = Vec::new();
+    let mut rare_pieces: Vec<Span> = Vec::new();
+    for (span, seeds) in spans.iter_mut().zip(span_seeds) {
+        let mut used: Vec<u32> = seeds.iter().map(|s| df[&s.hash]).collect();
         // A short match, or a light edit (a template with other figures filled in), is a
         // formula as soon as two documents share most of it; a longer exact passage two
         // documents share (a paper and its thesis) is still copying until many use it.
@@ -412,11 +556,35 @@ async fn mark_common_phrases<L: Library>(
         };
         let common = used.iter().filter(|&&d| d as usize >= needed).count();
         if !used.is_empty() && common * 2 >= used.len() {
+            let rare: Vec<bool> = seeds
+                .iter()
+                .zip(&used)
+                .map(|(seed, &d)| {
+                    (d as usize) < needed
+                        || (span.class == SpanClass::Copy || length >= LONG_LIGHT_EDIT_CHARS)
+                            && sharing[seed.at.0..seed.at.1]
+                                .iter()
+                                .any(|&n| (n as usize) < needed)
+                })
+                .collect();
             used.sort_unstable();
-            span.class = SpanClass::Common;
-            span.docs = used[used.len() / 2];
+            let docs = used[used.len() / 2];
+            for piece in split_off_rare_runs(span, seeds, &rare, docs, rare_run_chars) {
+                if piece.class == SpanClass::Common {
+                    pieces.push(piece);
+                } else {
+                    rare_pieces.push(piece);
+                }
+            }
+            if span.class != SpanClass::Common {
+                rare_pieces.push(span.clone());
+                span.class = SpanClass::Common;
+                span.end = span.start;
+            }
         }
     }
+    spans.retain(|s| s.end > s.start);
+    spans.extend(pieces);
     // A match over characters a common phrase already covers (found against another source,
     // often with no fingerprint of its own inside it) is that phrase again, not a copy.
     let common_ranges: Vec<(usize, usize, u32)> = spans
@@ -467,6 +635,8 @@ async fn mark_common_phrases<L: Library>(
         i += 1;
         !drop[i - 1]
     });
+    // The source's own wording inside a common match was judged on its own characters.
+    spans.extend(rare_pieces);
     Ok(())
 }
 

@@ -1126,3 +1126,63 @@ async fn an_edited_stretch_longer_than_an_edge_is_not_joined_to_the_match() {
         report.spans
     );
 }
+
+/// A passage copied whole from one paper, whose opening and closing are the field's stock
+/// results phrases: the stock phrases are common, the source's own finding between them is
+/// counted (the real-prose bench's "结果：4组患者T1时点…" paste, docs/simcheck.md).
+#[tokio::test]
+async fn the_own_wording_inside_a_copied_common_passage_is_counted() {
+    let opening = "结果：各组患者治疗前的各项指标比较，差异均无统计学意义（P>0.05）；治疗后";
+    let closing =
+        "，差异均有统计学意义（P<0.05），两组患者不良反应发生率比较差异无统计学意义（P>0.05）。";
+    let finding = "观察组患者的血清白介素六、肿瘤坏死因子与超敏C反应蛋白水平均显著低于对照组";
+    let others = [
+        "试验组的疼痛评分与住院天数均明显少于常规护理组",
+        "联合用药组的总有效率高于单药组且复发率更低",
+        "干预组产妇的产后出血量和焦虑评分均低于对照组",
+        "研究组的肺功能指标改善程度优于常规治疗组",
+        "实验组患儿的退热时间与咳嗽消失时间均短于对照组",
+    ];
+    let mut docs = vec![NewDoc::public(
+        "炎症因子研究",
+        format!("目的：观察疗效。{opening}{finding}{closing}结论：值得推广。"),
+    )];
+    docs.extend(others.iter().enumerate().map(|(i, other)| {
+        NewDoc::public(
+            format!("临床研究{i}"),
+            format!("目的：评价干预效果。{opening}{other}{closing}"),
+        )
+    }));
+    let (_d, lib, ids) = library_with(docs).await;
+    let passage = format!("{opening}{finding}{closing}");
+    let paper = format!("{UNRELATED}\n{passage}\n{UNRELATED}\n");
+    let report = check(&paper, &lib, &CheckOptions::default()).await.unwrap();
+    let found = classes_texts_sources(&report, &paper);
+    let copies: Vec<&(SpanClass, String, u64)> = found
+        .iter()
+        .filter(|(class, _, _)| *class != SpanClass::Common)
+        .collect();
+    assert!(
+        copies.len() == 1
+            && copies[0].0 == SpanClass::Copy
+            && copies[0].2 == ids[0]
+            && copies[0]
+                .1
+                .contains("观察组患者的血清白介素六、肿瘤坏死因子与超敏C反应蛋白水平")
+            && copies[0].1.chars().count() <= finding.chars().count() + 4,
+        "{found:#?}"
+    );
+    assert!(
+        found
+            .iter()
+            .any(|(class, _, _)| *class == SpanClass::Common),
+        "{found:#?}"
+    );
+    // Judged as a whole, the passage is one common phrase and nothing of it counts.
+    let whole = CheckOptions {
+        rare_run_chars: usize::MAX,
+        ..CheckOptions::default()
+    };
+    let report = check(&paper, &lib, &whole).await.unwrap();
+    assert_eq!(report.copied_chars, 0, "{:#?}", report.spans);
+}

@@ -393,9 +393,12 @@ const LONG_LIGHT_EDIT_CHARS: usize = 60;
 /// (character ranges of the original texts).
 struct SeedAt {
     hash: u64,
-    at: (usize, usize),
-    source_at: (usize, usize),
+    at: Range,
+    source_at: Range,
 }
+
+/// Characters `[start, end)` of a text.
+type Range = (usize, usize);
 
 /// A run of rare k-grams at least this long inside a common match is the source's own wording
 /// between stock phrases ("方法：色谱柱为Hypersil C8，流动相为甲醇-0.04mol/L三乙胺（50∶50，磷酸调节
@@ -427,8 +430,8 @@ fn split_off_rare_runs(
             && drift(seed) <= tolerance
     });
     // Rare runs: consecutive rare k-grams, as paper and source ranges.
-    let mut runs: Vec<((usize, usize), (usize, usize))> = Vec::new();
-    let mut open: Option<((usize, usize), (usize, usize))> = None;
+    let mut runs: Vec<(Range, Range)> = Vec::new();
+    let mut open: Option<(Range, Range)> = None;
     for (seed, &is_rare) in on_path {
         match (&mut open, is_rare) {
             (Some(run), true) => {
@@ -442,7 +445,7 @@ fn split_off_rare_runs(
     runs.extend(open);
     runs.retain(|(at, source_at)| at.1 - at.0 >= rare_run_chars && source_at.0 < source_at.1);
     // Pieces in order, each with its source range: common, rare, common, …
-    let mut bounds: Vec<((usize, usize), (usize, usize), SpanClass)> = Vec::new();
+    let mut bounds: Vec<(Range, Range, SpanClass)> = Vec::new();
     let (mut at, mut source_at) = (span.start, span.source_start);
     for (rare_at, rare_source) in runs {
         if rare_at.0 < at || rare_source.0 < source_at {

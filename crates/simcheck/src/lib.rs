@@ -401,15 +401,15 @@ struct SeedAt {
 type Range = (usize, usize);
 
 /// A run of rare k-grams at least this long inside a common match is the source's own wording
-/// between stock phrases ("方法：色谱柱为Hypersil C8，流动相为甲醇-0.04mol/L三乙胺（50∶50，磷酸调节
-/// pH值至6），流速为…"): it stays a copy.
+/// between stock phrases ("…差异均无统计学意义（P>0.05）。T2～T4时点，N组患者的血糖、ACTH、NE、SVR、
+/// EVLW和PVPI均显著高于其余3组…差异均有统计学意义"): it stays a copy.
 pub const RARE_RUN_CHARS: usize = 25;
 
-/// Marks `span` common (used by `docs` documents), except its runs of rare k-grams (`rare[i]` for
-/// `seeds[i]`) of `rare_run_chars` or more, which keep the span's class; returns the pieces
-/// beyond the first, `span` becoming the first.
+/// `span` as the pieces of a common match (used by `docs` documents): its runs of rare k-grams
+/// (`rare[i]` for `seeds[i]`) of `rare_run_chars` or more keep the span's class, the rest is
+/// common. In text order; the whole span, common, when it has no such run.
 fn split_off_rare_runs(
-    span: &mut Span,
+    span: &Span,
     seeds: &[SeedAt],
     rare: &[bool],
     docs: u32,
@@ -469,7 +469,7 @@ fn split_off_rare_runs(
         ));
     }
     let source_chars: Vec<char> = span.source_text.chars().collect();
-    let mut pieces: Vec<Span> = bounds
+    bounds
         .into_iter()
         .map(|((start, end), (source_start, source_end), class)| Span {
             start,
@@ -486,14 +486,7 @@ fn split_off_rare_runs(
             ),
             docs: if class == SpanClass::Common { docs } else { 0 },
         })
-        .collect();
-    if pieces.is_empty() {
-        span.class = SpanClass::Common;
-        span.docs = docs;
-        return Vec::new();
-    }
-    *span = pieces.remove(0);
-    pieces
+        .collect()
 }
 
 /// Marks as common the spans most of whose fingerprints at least `threshold` public documents
@@ -579,11 +572,8 @@ async fn mark_common_phrases<L: Library>(
                     rare_pieces.push(piece);
                 }
             }
-            if span.class != SpanClass::Common {
-                rare_pieces.push(span.clone());
-                span.class = SpanClass::Common;
-                span.end = span.start;
-            }
+            // Replaced by its pieces.
+            span.end = span.start;
         }
     }
     spans.retain(|s| s.end > s.start);
